@@ -1,0 +1,29 @@
+import type { Message, Usage } from './messages.js';
+
+/** Why a run ended. */
+export type DoneReason = 'end_turn' | 'max_turns' | 'aborted' | 'error' | 'max_tokens';
+
+/**
+ * Everything runQuery() yields, as one tagged union. Consumers `switch` on `type` and end
+ * with `assertNever(event)`, so a new event kind is a compile error where it is not handled.
+ */
+export type AgentEvent =
+  | { type: 'text_delta'; text: string }
+  /** A complete assistant message, appended to history. */
+  | { type: 'assistant_message'; message: Message }
+  /** A user-role message the loop appended: tool results, or text steered in mid-run. */
+  | { type: 'user_message'; message: Message }
+  | { type: 'tool_started'; id: string; name: string; input: unknown; summary: string }
+  | { type: 'tool_progress'; id: string; text: string }
+  | { type: 'tool_finished'; id: string; name: string; content: string; isError: boolean; durationMs: number }
+  | { type: 'approval_requested'; id: string; name: string; summary: string }
+  | { type: 'compaction'; level: number; tokensBefore: number; tokensAfter: number }
+  | { type: 'usage'; usage: Usage; model: string }
+  /** The model endpoint is being retried after a transient failure. */
+  | { type: 'retry'; attempt: number; delayMs: number; message: string }
+  | { type: 'error'; message: string; retryable: boolean }
+  | { type: 'done'; reason: DoneReason; turns: number };
+
+export function assertNever(value: never): never {
+  throw new Error(`unhandled variant: ${JSON.stringify(value)}`);
+}

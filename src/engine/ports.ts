@@ -1,0 +1,30 @@
+import type { PermissionDecision, PermissionQuery } from '../policy/types.js';
+
+/** A rule `Always allow` adds for one person: the tool plus an exact command or a path prefix. */
+export type AlwaysRule = { toolName: string; command?: string; pathPrefix?: string };
+
+/** What the loop needs from the permission layer. */
+export interface PermissionGate {
+  evaluate(query: PermissionQuery): PermissionDecision;
+  /** Called when the person chose "always allow"; persists the narrow rule. */
+  rememberAlways(userId: string, rule: AlwaysRule): void;
+}
+
+export type HookEventName =
+  | 'session_start'
+  | 'session_end'
+  | 'pre_compact'
+  | 'post_compact'
+  | 'pre_tool_use'
+  | 'post_tool_use';
+
+/** What the loop needs from the hooks layer. Must not throw. */
+export interface HookGate {
+  run(
+    event: HookEventName,
+    payload: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<{ blocked: boolean; reason?: string }>;
+}
+
+export const noHooks: HookGate = { run: async () => ({ blocked: false }) };

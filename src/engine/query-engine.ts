@@ -1,0 +1,208 @@
+import type { AgentEvent } from '../core/events.js';
+import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
+import type { Interaction } from '../policy/types.js';
+import type { ProviderClient } from '../providers/types.js';
+import type { ConversationRepository, SessionRow } from '../store/conversations.js';
+import type { ToolContext, ToolRegistry } from '../tools/tool.js';
+import type { HookGate, PermissionGate } from './ports.js';
+import { runQuery } from './run-query.js';
+
+/** What every engine of one hob process shares. */
+export type EngineDeps = {
+  provider: ProviderClient;
+  tools: ToolRegistry;
+  permissions: PermissionGate;
+  hooks: HookGate;
+  conversations: ConversationRepository;
+  /** Built once per submitted message (carries the current time). */
+  systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean }): string;
+  costUsd(model: string, usage: Usage): number;
+  workspace: string;
+  maxTurns: number;
+  maxTokens: number;
+  approvalTimeoutSeconds: number;
+};
+
+export type SubmitOptions = {
+  userId: string;
+  interaction: Interaction;
+  signal: AbortSignal;
+  /** False for headless runs: the prompt then says nobody can approve. */
+  interactive?: boolean;
+  sendFile?: ToolContext['sendFile'];
+};
+
+export type EngineStatus = {
+  sessionKey: string;
+  sessionId: string;
+  model: string;
+  messages: number;
+  usage: Usage;
+  costUsd: number;
+  requests: number;
+  running: boolean;
+};
+
+/**
+ * One conversation: its history (rebuilt from the store), usage totals and the single run
+ * in flight. Every completed message is appended to the store as it happens, so a crash
+ * loses at most the message being streamed.
+ */
+export class QueryEngine {
+  private session: SessionRow;
+  private history: Message[];
+  private usage: Usage;
+  private cost: number;
+  private requests: number;
+  private steering: string[] = [];
+  private running = false;
+  /** Working-memory metadata the run may keep (e.g. the files it touched). */
+  readonly metadata = new Map<string, unknown>();
+
+  constructor(
+    readonly sessionKey: string,
+    private readonly deps: EngineDeps,
+  ) {
+    this.session = deps.conversations.activeSession(sessionKey);
+    this.history = deps.conversations.loadMessages(this.session.id);
+    const totals = deps.conversations.usageTotals(this.session.id);
+    this.usage = totals;
+    this.cost = totals.costUsd;
+    this.requests = totals.requests;
+  }
+
+  get messages(): readonly Message[] {
+    return this.history;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Runs the agent on a new user message. One run at a time per conversation. */
+  async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
+    const blocks = typeof content === 'string' ? [text(content)] : content;
+    const pending = this.pendingWork();
+    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
+    if (pending.kind !== 'none' && this.history.at(-1)?.role === 'user') {
+      // Roles must alternate: fold the new text into the last user message.
+      const last = this.history.at(-1) as Message;
+      last.content.push(...blocks);
+      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks });
+    } else {
+      this.append({ role: 'user', content: blocks });
+    }
+    yield* this.run(options);
+  }
+
+  /**
+   * Resumes a tool loop that a crash or restart cut off: answers tool calls that never got a
+   * result (saying so, since they may or may not have run) and lets the model continue.
+   * Yields nothing when there is nothing to resume.
+   */
+  async *continuePending(options: SubmitOptions): AsyncGenerator<AgentEvent> {
+    const pending = this.pendingWork();
+    if (pending.kind === 'none') return;
+    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
+    yield* this.run(options);
+  }
+
+  /** Whether the history ends mid-run (a user message or unanswered tool calls). */
+  hasPendingWork(): boolean {
+    return this.pendingWork().kind !== 'none';
+  }
+
+  /** Text that arrived during a run; the loop injects it at the next tool boundary. */
+  steer(line: string): void {
+    this.steering.push(line);
+  }
+
+  /** Starts a fresh session for this conversation; the old one stays in the store. */
+  reset(): void {
+    this.session = this.deps.conversations.startSession(this.sessionKey);
+    this.history = [];
+    this.usage = emptyUsage();
+    this.cost = 0;
+    this.requests = 0;
+    this.steering = [];
+    this.metadata.clear();
+  }
+
+  status(): EngineStatus {
+    return {
+      sessionKey: this.sessionKey,
+      sessionId: this.session.id,
+      model: this.deps.provider.model,
+      messages: this.history.length,
+      usage: this.usage,
+      costUsd: this.cost,
+      requests: this.requests,
+      running: this.running,
+    };
+  }
+
+  private async *run(options: SubmitOptions): AsyncGenerator<AgentEvent> {
+    if (this.running) throw new Error(`conversation ${this.sessionKey} is already running`);
+    this.running = true;
+    const interactive = options.interactive ?? true;
+    try {
+      const events = runQuery({
+        provider: this.deps.provider,
+        system: this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive }),
+        messages: this.history,
+        tools: this.deps.tools,
+        permissions: this.deps.permissions,
+        hooks: this.deps.hooks,
+        maxTurns: this.deps.maxTurns,
+        maxTokens: this.deps.maxTokens,
+        approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
+        drainSteering: () => this.steering.splice(0),
+        context: {
+          signal: options.signal,
+          workspace: this.deps.workspace,
+          sessionKey: this.sessionKey,
+          userId: options.userId,
+          interaction: options.interaction,
+          sendFile: options.sendFile,
+        },
+      });
+      for await (const event of events) {
+        if (event.type === 'assistant_message' || event.type === 'user_message') this.append(event.message);
+        if (event.type === 'usage') this.recordUsage(event.model, event.usage);
+        yield event;
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private append(message: Message): void {
+    this.history.push(message);
+    this.deps.conversations.appendMessage(this.session.id, message);
+  }
+
+  private recordUsage(model: string, usage: Usage): void {
+    const cost = this.deps.costUsd(model, usage);
+    this.usage = addUsage(this.usage, usage);
+    this.cost += cost;
+    this.requests += 1;
+    this.deps.conversations.recordUsage(this.session.id, model, usage, cost);
+  }
+
+  private pendingWork(): { kind: 'none' } | { kind: 'user_waiting' } | { kind: 'unanswered_tools'; results: ToolResultBlock[] } {
+    const last = this.history.at(-1);
+    if (!last) return { kind: 'none' };
+    if (last.role === 'user') return { kind: 'user_waiting' };
+    const calls = toolUses(last);
+    if (calls.length === 0) return { kind: 'none' };
+    return {
+      kind: 'unanswered_tools',
+      results: calls.map((call) => ({
+        type: 'tool_result',
+        toolUseId: call.id,
+        content: 'Interrupted: hob stopped before this call finished, so it may or may not have run. Check its effect before repeating it.',
+        isError: true,
+      })),
+    };
+  }
+}

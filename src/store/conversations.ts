@@ -1,0 +1,102 @@
+import type { Clock } from '../core/clock.js';
+import { newId, type IdGenerator } from '../core/ids.js';
+import type { Message, Usage } from '../core/messages.js';
+import type { Db } from './db.js';
+
+export type SessionRow = { id: string; sessionKey: string; createdAt: number; updatedAt: number };
+export type UsageTotals = Usage & { costUsd: number; requests: number };
+
+/**
+ * Sessions and their messages. A conversation (session key) has one active session; `/new`
+ * starts another. Messages are appended one row each — never rewritten.
+ */
+export class ConversationRepository {
+  private readonly statements;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator = newId,
+  ) {
+    this.statements = {
+      active: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number }>(
+        'SELECT id, session_key, created_at, updated_at FROM sessions WHERE session_key = ? AND active = 1 ORDER BY created_at DESC LIMIT 1',
+      ),
+      insertSession: db.prepare('INSERT INTO sessions (id, session_key, active, created_at, updated_at) VALUES (?, ?, 1, ?, ?)'),
+      deactivate: db.prepare('UPDATE sessions SET active = 0 WHERE session_key = ? AND active = 1'),
+      touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
+      insertMessage: db.prepare('INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?)'),
+      messages: db.prepare<[string], { role: 'user' | 'assistant'; content: string }>(
+        'SELECT role, content FROM messages WHERE session_id = ? ORDER BY id',
+      ),
+      insertUsage: db.prepare(
+        `INSERT INTO usage (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      usageTotals: db.prepare<[string], { i: number; o: number; cr: number; cw: number; c: number; n: number }>(
+        `SELECT COALESCE(SUM(input_tokens),0) i, COALESCE(SUM(output_tokens),0) o, COALESCE(SUM(cache_read_tokens),0) cr,
+                COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
+      ),
+      keysWithSessions: db.prepare<[], { session_key: string }>('SELECT DISTINCT session_key FROM sessions WHERE active = 1'),
+    };
+  }
+
+  /** The conversation's active session, created on first use. */
+  activeSession(sessionKey: string): SessionRow {
+    const row = this.statements.active.get(sessionKey);
+    if (row) return { id: row.id, sessionKey: row.session_key, createdAt: row.created_at, updatedAt: row.updated_at };
+    return this.startSession(sessionKey);
+  }
+
+  /** Ends the active session (its messages stay) and starts a new one. */
+  startSession(sessionKey: string): SessionRow {
+    const now = this.clock.now();
+    const id = this.ids('ses');
+    this.db.transaction(() => {
+      this.statements.deactivate.run(sessionKey);
+      this.statements.insertSession.run(id, sessionKey, now, now);
+    })();
+    return { id, sessionKey, createdAt: now, updatedAt: now };
+  }
+
+  appendMessage(sessionId: string, message: Message): void {
+    const now = this.clock.now();
+    this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
+    this.statements.touch.run(now, sessionId);
+  }
+
+  /** The session's history; consecutive rows of one role (a message typed after a crash) are merged. */
+  loadMessages(sessionId: string): Message[] {
+    const history: Message[] = [];
+    for (const row of this.statements.messages.all(sessionId)) {
+      const content = JSON.parse(row.content) as Message['content'];
+      const last = history.at(-1);
+      if (last && last.role === row.role) last.content.push(...content);
+      else history.push({ role: row.role, content });
+    }
+    return history;
+  }
+
+  recordUsage(sessionId: string, model: string, usage: Usage, costUsd: number): void {
+    this.statements.insertUsage.run(
+      sessionId,
+      model,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+      costUsd,
+      this.clock.now(),
+    );
+  }
+
+  usageTotals(sessionId: string): UsageTotals {
+    const row = this.statements.usageTotals.get(sessionId) ?? { i: 0, o: 0, cr: 0, cw: 0, c: 0, n: 0 };
+    return { inputTokens: row.i, outputTokens: row.o, cacheReadTokens: row.cr, cacheWriteTokens: row.cw, costUsd: row.c, requests: row.n };
+  }
+
+  /** Session keys that have an active session (used at start-up to resume cut-off runs). */
+  activeSessionKeys(): string[] {
+    return this.statements.keysWithSessions.all().map((row) => row.session_key);
+  }
+}

@@ -1,0 +1,37 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrations } from './migrations.js';
+
+export type Db = Database.Database;
+
+/**
+ * Opens (creating if needed) hob's SQLite file in WAL mode and brings its schema up to date.
+ * One process writes; readers never block the writer.
+ */
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+/** Applies every migration newer than the file's user_version, each in its own transaction. */
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(
+      `The database was written by a newer hob (schema ${current}, this hob knows ${migrations.length}). Upgrade hob or use another data_dir.`,
+    );
+  }
+  for (let version = current; version < migrations.length; version++) {
+    db.transaction(() => {
+      db.exec(migrations[version] as string);
+      db.pragma(`user_version = ${version + 1}`);
+    })();
+  }
+}

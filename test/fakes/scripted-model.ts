@@ -1,0 +1,66 @@
+import { ProviderError } from '../../src/core/errors.js';
+import { emptyUsage, type Block, type Message } from '../../src/core/messages.js';
+import type { ProviderClient, ProviderEvent, ProviderRequest } from '../../src/providers/types.js';
+
+/** One scripted model reply. */
+export type ScriptedReply =
+  | { text: string; toolCalls?: { name: string; input: unknown; id?: string }[] }
+  | { toolCalls: { name: string; input: unknown; id?: string }[]; text?: string }
+  | { error: ProviderError }
+  /** Streams `text` (if any), then waits until the run is aborted. */
+  | { hang: true; text?: string };
+
+export type ScriptedStep = ScriptedReply | ((request: ProviderRequest) => ScriptedReply);
+
+/**
+ * An in-process model for loop tests: replies come from a script, one per call, and every
+ * request is recorded (deep-copied). When the script runs out it answers "(script ended)".
+ */
+export class ScriptedModel implements ProviderClient {
+  readonly provider = 'scripted';
+  readonly requests: ProviderRequest[] = [];
+  private nextId = 1;
+
+  constructor(
+    private readonly script: ScriptedStep[] = [],
+    readonly model = 'scripted-model',
+  ) {}
+
+  push(...steps: ScriptedStep[]): this {
+    this.script.push(...steps);
+    return this;
+  }
+
+  async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    this.requests.push(structuredClone(request));
+    const step = this.script.shift() ?? { text: '(script ended)' };
+    const reply = typeof step === 'function' ? step(request) : step;
+    if ('error' in reply) {
+      yield { type: 'error', error: reply.error, streamed: false };
+      return;
+    }
+    const content: Block[] = [];
+    if (reply.text) {
+      for (const piece of splitWords(reply.text)) yield { type: 'text_delta', text: piece };
+      content.push({ type: 'text', text: reply.text });
+    }
+    if ('hang' in reply) {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      yield { type: 'error', error: new ProviderError('aborted', { retryable: false }), streamed: Boolean(reply.text) };
+      return;
+    }
+    for (const call of reply.toolCalls ?? []) {
+      const id = call.id ?? `toolu_${this.nextId++}`;
+      yield { type: 'tool_use', id, name: call.name, input: call.input };
+      content.push({ type: 'tool_use', id, name: call.name, input: call.input });
+    }
+    const message: Message = { role: 'assistant', content };
+    const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 5 };
+    const stopReason = reply.toolCalls?.length ? 'tool_use' : 'end_turn';
+    yield { type: 'done', message, stopReason, usage, model: this.model };
+  }
+}
+
+function splitWords(value: string): string[] {
+  return value.match(/\S+\s*|\s+/g) ?? [value];
+}

@@ -100,8 +100,8 @@ export class QueryEngine {
    * result (saying so, since they may or may not have run) and lets the model continue.
    * Yields nothing when there is nothing to resume.
    */
-  async *continuePending(options: SubmitOptions): AsyncGenerator<AgentEvent> {
-    const pending = this.pendingWork();
+  async *continuePending(options: SubmitOptions, notStarted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent> {
+    const pending = this.pendingWork(notStarted);
     if (pending.kind === 'none') return;
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
     yield* this.run(options);
@@ -115,6 +115,11 @@ export class QueryEngine {
   /** Text that arrived during a run; the loop injects it at the next tool boundary. */
   steer(line: string): void {
     this.steering.push(line);
+  }
+
+  /** Steered text the last run ended without reading; the caller turns it into a new message. */
+  takeSteering(): string[] {
+    return this.steering.splice(0);
   }
 
   /** Starts a fresh session for this conversation; the old one stays in the store. */
@@ -189,7 +194,7 @@ export class QueryEngine {
     this.deps.conversations.recordUsage(this.session.id, model, usage, cost);
   }
 
-  private pendingWork(): { kind: 'none' } | { kind: 'user_waiting' } | { kind: 'unanswered_tools'; results: ToolResultBlock[] } {
+  private pendingWork(notStarted: ReadonlySet<string> = new Set()): { kind: 'none' } | { kind: 'user_waiting' } | { kind: 'unanswered_tools'; results: ToolResultBlock[] } {
     const last = this.history.at(-1);
     if (!last) return { kind: 'none' };
     if (last.role === 'user') return { kind: 'user_waiting' };
@@ -200,7 +205,9 @@ export class QueryEngine {
       results: calls.map((call) => ({
         type: 'tool_result',
         toolUseId: call.id,
-        content: 'Interrupted: hob stopped before this call finished, so it may or may not have run. Check its effect before repeating it.',
+        content: notStarted.has(call.id)
+          ? 'Not run: hob restarted while this call waited for approval. Call it again if it is still needed.'
+          : 'Interrupted: hob stopped before this call finished, so it may or may not have run. Check its effect before repeating it.',
         isError: true,
       })),
     };

@@ -146,6 +146,7 @@ async function askPerson(env: ToolRunEnv, call: ToolUseBlock, summary: string, r
       {
         id: '',
         sessionKey: env.context.sessionKey,
+        toolUseId: call.id,
         requesterId: env.context.userId,
         toolName: call.name,
         input: call.input,

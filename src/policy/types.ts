@@ -4,6 +4,8 @@ export type ApprovalRequest = {
   /** Set by whoever records the request (the broker); empty before that. */
   id: string;
   sessionKey: string;
+  /** The model's tool_use id this approval is for. */
+  toolUseId: string;
   /** The person whose message started the run; only they (or an owner) may decide. */
   requesterId: string;
   toolName: string;

@@ -42,4 +42,68 @@ export const migrations: string[] = [
     UNIQUE (user_id, tool_name, command, path_prefix)
   ) STRICT;
   `,
+  /* 2: gateway — approvals, delivery outbox, pairing, inbound updates */ `
+  CREATE TABLE approvals (
+    id TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    tool_use_id TEXT NOT NULL,
+    requester_id TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    message_id TEXT,
+    tool_name TEXT NOT NULL,
+    input TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    decision TEXT CHECK (decision IN ('allow_once', 'allow_always', 'deny', 'timeout', 'cancelled')),
+    decided_by TEXT,
+    decided_at INTEGER
+  ) STRICT;
+  CREATE INDEX approvals_pending ON approvals(decision, expires_at);
+
+  CREATE TABLE outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    session_key TEXT,
+    message TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    platform_message_id TEXT,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER
+  ) STRICT;
+  CREATE INDEX outbox_pending ON outbox(status, next_attempt_at);
+
+  CREATE TABLE pairings (
+    code TEXT PRIMARY KEY,
+    platform TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    user_name TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'revoked', 'expired')),
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    decided_by TEXT,
+    decided_at INTEGER
+  ) STRICT;
+  CREATE INDEX pairings_user ON pairings(platform, user_id, status);
+
+  CREATE TABLE inbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    platform TEXT NOT NULL,
+    update_id TEXT NOT NULL,
+    session_key TEXT NOT NULL,
+    message TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'done')),
+    created_at INTEGER NOT NULL,
+    UNIQUE (platform, update_id)
+  ) STRICT;
+  CREATE INDEX inbox_queued ON inbox(status, id);
+  `,
 ];

@@ -48,7 +48,8 @@ export function defineTool<Schema extends z.ZodType>(tool: {
   return {
     name: tool.name,
     description: tool.description,
-    input: tool.input,
+    // A schema's output type is its infer type; TypeScript cannot see that through the generic.
+    input: tool.input as z.ZodType<z.infer<Schema>>,
     readOnly: typeof readOnly === 'function' ? readOnly : () => readOnly,
     target: tool.target,
     run: tool.run,

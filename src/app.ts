@@ -1,0 +1,129 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { HobConfig } from './config/schema.js';
+import { requireModelKey } from './config/load.js';
+import { systemClock, type Clock } from './core/clock.js';
+import type { EngineDeps } from './engine/query-engine.js';
+import { QueryEngine } from './engine/query-engine.js';
+import type { PermissionGate } from './engine/ports.js';
+import { buildSystemPrompt } from './engine/system-prompt.js';
+import { createLogger, type Logger } from './logger.js';
+import { createHookRunner } from './policy/hooks.js';
+import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
+import { createProvider } from './providers/index.js';
+import { costUsd } from './providers/pricing.js';
+import type { ProviderClient } from './providers/types.js';
+import { ConversationRepository } from './store/conversations.js';
+import { openDatabase, type Db } from './store/db.js';
+import { PermissionRuleRepository } from './store/permission-rules.js';
+import { builtinTools } from './tools/builtins.js';
+import { ToolRegistry, type AnyTool } from './tools/tool.js';
+
+export type AppOptions = {
+  config: HobConfig;
+  configPath?: string;
+  /** Where the person talks from, for the system prompt ("a terminal", "Telegram"). */
+  channel: string;
+  logDestination?: 'file' | 'stderr' | 'silent';
+  clock?: Clock;
+  /** Tests hand in a scripted model. */
+  provider?: ProviderClient;
+  extraTools?: AnyTool[];
+};
+
+/** Everything one hob process shares: the store, the model, tools, policy and logs. */
+export type App = {
+  config: HobConfig;
+  db: Db;
+  logger: Logger;
+  conversations: ConversationRepository;
+  permissions: PermissionChecker;
+  deps: EngineDeps;
+  engine(sessionKey: string): QueryEngine;
+  close(): void;
+};
+
+export async function createApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const provider = options.provider ?? (await createProvider(providerSettings(config, options.configPath)));
+  mkdirSync(config.data_dir, { recursive: true });
+  mkdirSync(config.tools.workspace, { recursive: true });
+  const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
+  const dbPath = join(config.data_dir, 'hob.db');
+  const db = openDatabase(dbPath);
+  const conversations = new ConversationRepository(db, clock);
+  const rules = new PermissionRuleRepository(db, clock);
+
+  const permissions = createPermissionChecker(config.permissions, {
+    workspace: config.tools.workspace,
+    home: homedir(),
+    protectedPaths: [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, ...(options.configPath ? [options.configPath] : []), join(config.data_dir, 'logs')],
+    alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
+  });
+  const gate: PermissionGate = {
+    evaluate: (query) => permissions.evaluate(query),
+    rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
+  };
+  const tools = new ToolRegistry([
+    ...builtinTools({
+      bashTimeoutSeconds: config.tools.bash_timeout_seconds,
+      webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
+    }),
+    ...(options.extraTools ?? []),
+  ]);
+  const hooks = createHookRunner(config.hooks, { cwd: config.tools.workspace, logger });
+
+  const deps: EngineDeps = {
+    provider,
+    tools,
+    permissions: gate,
+    hooks,
+    conversations,
+    systemPrompt: ({ interactive }) =>
+      buildSystemPrompt({
+        now: new Date(clock.now()),
+        timezone: config.timezone,
+        workspace: config.tools.workspace,
+        toolNames: tools.names(),
+        channel: options.channel,
+        interactive,
+      }),
+    costUsd,
+    workspace: config.tools.workspace,
+    maxTurns: config.model.max_turns,
+    maxTokens: config.model.max_tokens,
+    approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
+  };
+
+  return {
+    config,
+    db,
+    logger,
+    conversations,
+    permissions,
+    deps,
+    engine: (sessionKey) => new QueryEngine(sessionKey, deps),
+    close: () => {
+      db.close();
+      logger.flush();
+    },
+  };
+}
+
+function providerSettings(config: HobConfig, configPath: string | undefined) {
+  return {
+    provider: config.model.provider,
+    name: config.model.name,
+    apiKey: requireModelKey(config, configPath),
+    baseUrl: config.model.base_url,
+    promptCaching: config.model.prompt_caching,
+    fallback: config.model.fallback,
+    retry: {
+      maxAttempts: config.model.retry.max_attempts,
+      baseDelayMs: config.model.retry.base_delay_ms,
+      maxDelayMs: config.model.retry.max_delay_ms,
+    },
+  };
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { consoleSessionKey, consoleUserId } from './cli/console-identity.js';
+import { UserFacingError, errorMessage } from './core/errors.js';
+
+/**
+ * hob's command line. Each command loads only what it needs, so `hob --help` and
+ * `hob ask` start fast.
+ */
+const program = new Command()
+  .name('hob')
+  .description('A personal AI assistant for your terminal, Telegram, Slack and Discord.')
+  .option('-c, --config <file>', 'config file (default: $HOB_CONFIG or ~/.hob/config.yaml)')
+  .showHelpAfterError();
+
+program
+  .command('chat')
+  .description('talk to hob in this terminal (piped input: one message per line)')
+  .action(async () => {
+    const app = await loadApp('a terminal');
+    const { runChat } = await import('./cli/chat.js');
+    try {
+      await runChat({
+        engine: app.engine(consoleSessionKey()),
+        userId: consoleUserId(),
+        logger: app.logger,
+        approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
+      });
+    } finally {
+      app.close();
+    }
+  });
+
+program
+  .command('ask')
+  .description('answer one message and exit')
+  .argument('<message...>', 'what to ask')
+  .option('--json', 'print every event as a JSON line')
+  .option('-y, --yes', 'allow tool calls that would ask for approval (rules that deny still deny)')
+  .action(async (words: string[], flags: { json?: boolean; yes?: boolean }) => {
+    const app = await loadApp('a one-off command line question');
+    const { runAsk } = await import('./cli/ask.js');
+    try {
+      app.conversations.startSession('cli:ask');
+      process.exitCode = await runAsk({
+        engine: app.engine('cli:ask'),
+        prompt: words.join(' '),
+        json: Boolean(flags.json),
+        yes: Boolean(flags.yes),
+        userId: consoleUserId(),
+      });
+    } finally {
+      app.close();
+    }
+  });
+
+program
+  .command('start')
+  .description('run hob on every configured channel (the terminal when none is configured)')
+  .action(async () => {
+    const { runStart } = await import('./cli/start.js');
+    await runStart(program.opts<{ config?: string }>().config);
+  });
+
+async function loadApp(channel: string) {
+  const { loadConfig } = await import('./config/load.js');
+  const { createApp } = await import('./app.js');
+  const { config, path } = loadConfig({ path: program.opts<{ config?: string }>().config });
+  return createApp({ config, configPath: path, channel });
+}
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof UserFacingError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`hob failed: ${errorMessage(error)}\n`);
+    if (process.env.HOB_DEBUG) process.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
+  }
+  process.exitCode = 1;
+});

@@ -1,0 +1,193 @@
+/**
+ * Finding, reading, interpolating and validating config.yaml. Every problem in the file is
+ * reported at once in one ConfigError, ordered as they appear in the file.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { UserFacingError } from '../core/errors.js';
+import { ConfigError, expectedPhrase, problemLine, problemsFromIssues } from './errors.js';
+import { interpolateEnv, type ConfigPath, type PathProblem } from './interpolate.js';
+import { hobConfigSchema, MODEL_KEY_ENV, type HobConfig } from './schema.js';
+
+export type LoadConfigOptions = {
+  /** An explicit config file (`--config`). It must exist. */
+  path?: string;
+  /** Environment for ${VAR}, HOB_CONFIG, HOME and the model key fallback. Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Config text to use instead of reading a file; `path` then only names it in errors. */
+  text?: string;
+};
+
+export type LoadedConfig = {
+  config: HobConfig;
+  /** The file the config came from; undefined when hob runs on defaults. */
+  path: string | undefined;
+};
+
+function homeOf(env: NodeJS.ProcessEnv): string {
+  return env['HOME'] || env['USERPROFILE'] || homedir();
+}
+
+function expandPath(path: string, home: string, baseDir: string): string {
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return isAbsolute(path) ? resolve(path) : resolve(baseDir, path);
+}
+
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(homeOf(env), '.hob', 'config.yaml');
+}
+
+/** Explicit path, else HOB_CONFIG, else ~/.hob/config.yaml if it exists, else none. */
+export function resolveConfigPath(options: LoadConfigOptions = {}): string | undefined {
+  const env = options.env ?? process.env;
+  const home = homeOf(env);
+  // Given text is the whole config; its path (if any) only names it.
+  if (options.text !== undefined) return options.path && expandPath(options.path, home, process.cwd());
+  const explicit = options.path ?? (env['HOB_CONFIG'] || undefined);
+  if (explicit !== undefined) {
+    const path = expandPath(explicit, home, process.cwd());
+    if (!existsSync(path)) {
+      const source = options.path === undefined ? ' (named by HOB_CONFIG)' : '';
+      throw new ConfigError([`Config file ${path}${source} does not exist.`]);
+    }
+    return path;
+  }
+  const fallback = defaultConfigPath(env);
+  return existsSync(fallback) ? fallback : undefined;
+}
+
+function readConfigText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([`Cannot read config file ${path}: ${reason}`]);
+  }
+}
+
+/** Offset of the deepest node on `path` that the file has, to list problems in file order. */
+function offsetOf(doc: Document, path: ConfigPath): number {
+  let node: unknown = doc.contents;
+  let offset = 0;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment);
+      if (pair === undefined) break;
+      offset = isNode(pair.key) && pair.key.range ? pair.key.range[0] : offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item: unknown = node.items[segment];
+      if (!isNode(item)) break;
+      offset = item.range ? item.range[0] : offset;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return offset;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * An empty YAML key (`model:` with everything commented out) means "not set". A channel
+ * section left empty still counts as written, so its missing credentials are reported.
+ */
+function dropNulls(value: unknown, path: ConfigPath): unknown {
+  if (Array.isArray(value)) return value.map((item, index) => dropNulls(item, [...path, index]));
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const isChannel = path.length === 1 && path[0] === 'channels';
+    const next = item === null && isChannel ? {} : dropNulls(item, [...path, key]);
+    if (next !== null) defineKey(copy, key, next);
+  }
+  return copy;
+}
+
+/** Plain assignment would let a YAML key "__proto__" replace the prototype instead of being an unknown key. */
+function defineKey(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function startsWith(path: ConfigPath, prefix: ConfigPath): boolean {
+  return prefix.length <= path.length && prefix.every((segment, index) => path[index] === segment);
+}
+
+/** Parses and validates config text. `file` names it in errors and anchors relative paths. */
+export function parseConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): HobConfig {
+  const env = options.env ?? process.env;
+  const file = options.file;
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const seenLines = new Set<number>();
+    const lines: string[] = [];
+    for (const error of doc.errors) {
+      const position = error.linePos?.[0];
+      // Later errors on the same line are usually echoes of the first.
+      if (position !== undefined && seenLines.has(position.line)) continue;
+      if (position !== undefined) seenLines.add(position.line);
+      const where = position ? `line ${position.line}, column ${position.col}: ` : '';
+      const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '');
+      lines.push(problemLine(file, { path: [], message: `${where}YAML syntax error: ${reason}` }));
+    }
+    throw new ConfigError(lines);
+  }
+
+  const raw = dropNulls(doc.toJS({ maxAliasCount: 100 }) ?? {}, []);
+  const { value: data, problems: referenceProblems } = interpolateEnv(raw, env);
+  const result = hobConfigSchema.safeParse(data, { error: expectedPhrase });
+  const problems: PathProblem[] = [...referenceProblems];
+  if (!result.success) {
+    for (const problem of problemsFromIssues(result.error.issues, hobConfigSchema, data)) {
+      // A value whose ${VAR} failed is already reported; its validation would only echo it.
+      if (!referenceProblems.some((reference) => startsWith(problem.path, reference.path))) problems.push(problem);
+    }
+  }
+  if (problems.length > 0 || !result.success) {
+    const ordered = problems
+      .map((problem, index) => ({ problem, index, offset: offsetOf(doc, problem.path) }))
+      .sort((a, b) => a.offset - b.offset || a.index - b.index);
+    throw new ConfigError(ordered.map(({ problem }) => problemLine(file, problem)));
+  }
+
+  const config = result.data;
+  const home = homeOf(env);
+  const baseDir = file ? dirname(file) : process.cwd();
+  const fallbackKey = env[MODEL_KEY_ENV[config.model.provider]];
+  return {
+    ...config,
+    data_dir: expandPath(config.data_dir, home, baseDir),
+    model: { ...config.model, api_key: config.model.api_key ?? (fallbackKey || undefined) },
+    tools: { ...config.tools, workspace: expandPath(config.tools.workspace, home, baseDir) },
+  };
+}
+
+/** Finds and loads the config (see resolveConfigPath); defaults when there is no file. */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const path = resolveConfigPath(options);
+  const text = options.text ?? (path === undefined ? '' : readConfigText(path));
+  return { config: parseConfig(text, { file: path, env }), path };
+}
+
+/**
+ * The model API key, or a UserFacingError saying where to put one. Not part of loading:
+ * `hob doctor` reports a missing key, commands that call the model require it.
+ */
+export function requireModelKey(config: HobConfig, configPath?: string): string {
+  const key = config.model.api_key;
+  if (key !== undefined && key !== '') return key;
+  const variable = MODEL_KEY_ENV[config.model.provider];
+  const file = configPath ?? '~/.hob/config.yaml';
+  let message = `No model API key. Set ${variable} in the environment, or model.api_key in ${file}.`;
+  if (config.model.provider === 'openai') {
+    message += ' An OpenAI-compatible local server that needs no key accepts any placeholder, e.g. api_key: none.';
+  }
+  throw new UserFacingError(message);
+}

@@ -1,0 +1,177 @@
+/**
+ * The shape of config.yaml. Every object is strict so a typo is an error, every key but a
+ * channel's credentials has a default, and the parsed value has all defaults filled in.
+ * Messages are phrased as "expected …"; errors.ts appends what was received.
+ */
+import { z } from 'zod';
+import { channelsSchema } from './channels-schema.js';
+import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
+
+export const MODEL_PROVIDERS = ['anthropic', 'openai'] as const;
+export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+const DEFAULT_MODEL: Record<ModelProvider, { name: string; baseUrl: string }> = {
+  anthropic: { name: 'claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com' },
+  openai: { name: 'gpt-4.1-mini', baseUrl: 'https://api.openai.com/v1' },
+};
+
+/** Where the model key comes from when model.api_key is not set. */
+export const MODEL_KEY_ENV: Record<ModelProvider, string> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+};
+
+export const HOOK_EVENTS = [
+  'session_start',
+  'session_end',
+  'pre_compact',
+  'post_compact',
+  'pre_tool_use',
+  'post_tool_use',
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const TIME_ZONE = 'expected an IANA time zone name like "Europe/Berlin" or "America/New_York"';
+const timeZone = z
+  .string({ error: TIME_ZONE })
+  .refine(isTimeZone, { error: TIME_ZONE })
+  // "utc" and "europe/berlin" are accepted by Intl; hand consumers the canonical spelling.
+  .transform((name) => new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone);
+
+const retrySchema = z
+  .strictObject({
+    max_attempts: positiveInt.default(4),
+    base_delay_ms: nonNegativeInt.default(500),
+    max_delay_ms: nonNegativeInt.default(30_000),
+  })
+  .prefault({});
+
+const modelSchema = z
+  .strictObject({
+    provider: z.enum(MODEL_PROVIDERS).default('anthropic'),
+    name: nonEmptyString.optional(),
+    api_key: z.string({ error: 'expected a string' }).optional(),
+    base_url: httpUrl.optional(),
+    max_tokens: positiveInt.default(8192),
+    max_turns: positiveInt.default(50),
+    prompt_caching: z.boolean().default(true),
+    fallback: stringList,
+    retry: retrySchema,
+  })
+  .transform((model) => ({
+    ...model,
+    name: model.name ?? DEFAULT_MODEL[model.provider].name,
+    // Empty means "not set"; load.ts then falls back to the provider's environment variable.
+    api_key: model.api_key === '' ? undefined : model.api_key,
+    base_url: model.base_url ?? DEFAULT_MODEL[model.provider].baseUrl,
+  }))
+  .prefault({});
+
+const pathRuleSchema = z.strictObject({
+  pattern: nonEmptyString,
+  allow: z.boolean(),
+});
+
+const permissionsSchema = z
+  .strictObject({
+    mode: z.enum(['default', 'plan', 'full_auto']).default('default'),
+    approval_timeout_seconds: positiveInt.default(300),
+    allowed_tools: stringList,
+    denied_tools: stringList,
+    path_rules: z.array(pathRuleSchema).default(() => []),
+    denied_commands: stringList,
+  })
+  .prefault({});
+
+const hookCommon = {
+  timeout_seconds: positiveInt.default(30),
+  /** Tool name glob for tool hooks; "*" matches everything. */
+  matcher: nonEmptyString.default('*'),
+  block_on_failure: z.boolean().default(false),
+};
+
+const hookSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('command'), command: nonEmptyString, ...hookCommon }),
+  z.strictObject({
+    type: z.literal('http'),
+    url: httpUrl,
+    headers: z.record(z.string(), z.string({ error: 'expected a string' })).default(() => ({})),
+    ...hookCommon,
+  }),
+]);
+
+const hookList = z.array(hookSchema).default(() => []);
+const hooksSchema = z
+  .strictObject({
+    session_start: hookList,
+    session_end: hookList,
+    pre_compact: hookList,
+    post_compact: hookList,
+    pre_tool_use: hookList,
+    post_tool_use: hookList,
+  })
+  .prefault({});
+
+const toolsSchema = z
+  .strictObject({
+    /** Defaults to <data_dir>/workspace (filled in below, once data_dir is known). */
+    workspace: nonEmptyString.optional(),
+    bash_timeout_seconds: positiveInt.default(120),
+    web_fetch: z
+      .strictObject({
+        max_bytes: positiveInt.default(2_000_000),
+        timeout_seconds: positiveInt.default(20),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+const gatewaySchema = z
+  .strictObject({
+    busy_mode: z.enum(['steer', 'queue', 'interrupt']).default('steer'),
+    group_sessions: z.enum(['per_user', 'shared']).default('per_user'),
+    max_queue: positiveInt.default(20),
+    max_conversations: positiveInt.default(500),
+    idle_timeout_seconds: positiveInt.default(1800),
+    pairing_code_ttl_seconds: positiveInt.default(3600),
+  })
+  .prefault({});
+
+export const hobConfigSchema = z
+  .strictObject({
+    data_dir: nonEmptyString.default('~/.hob'),
+    timezone: timeZone.default('UTC'),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    model: modelSchema,
+    permissions: permissionsSchema,
+    hooks: hooksSchema,
+    tools: toolsSchema,
+    gateway: gatewaySchema,
+    channels: channelsSchema,
+  })
+  .transform((config) => ({
+    ...config,
+    tools: { ...config.tools, workspace: config.tools.workspace ?? `${config.data_dir}/workspace` },
+  }));
+
+/** The validated config with every default filled in. Paths are absolute once loadConfig returns. */
+export type HobConfig = z.output<typeof hobConfigSchema>;
+/** What may be written in config.yaml (after ${VAR} interpolation). */
+export type HobConfigInput = z.input<typeof hobConfigSchema>;
+export type ModelConfig = HobConfig['model'];
+export type PermissionsConfig = HobConfig['permissions'];
+export type HookConfig = z.output<typeof hookSchema>;
+export type HooksConfig = HobConfig['hooks'];
+export type ToolsConfig = HobConfig['tools'];
+export type GatewayConfig = HobConfig['gateway'];
+export type ChannelsConfig = HobConfig['channels'];
+export type LogLevel = HobConfig['log_level'];

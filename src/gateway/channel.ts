@@ -1,0 +1,95 @@
+/**
+ * The port between the gateway and each chat platform. Adapters (adapters/<platform>) see
+ * only these types; the gateway sees only this interface.
+ */
+
+export type ChatType = 'dm' | 'group' | 'channel';
+
+/** Where a message goes: a chat, optionally a thread (Telegram forum topic, Slack/Discord thread). */
+export type Target = { chatId: string; threadId?: string };
+
+export type Attachment = {
+  kind: 'image' | 'document' | 'voice' | 'audio' | 'video';
+  /** Fetches the bytes (lazily: only when the gateway keeps the file). */
+  download(): Promise<Buffer>;
+  fileName?: string;
+  mimeType?: string;
+  sizeBytes?: number;
+};
+
+export type InboundMessage = {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  userId: string;
+  userName: string;
+  chatType: ChatType;
+  /** Text with the bot's own @mention removed; commands arrive as `/cmd args` (no @botname). */
+  text: string;
+  attachments: Attachment[];
+  mentionsBot: boolean;
+  replyToBot: boolean;
+  messageId: string;
+  /** Platform-unique id of the update, used to handle each update once across restarts. */
+  updateId?: string;
+};
+
+/** A reference to a sent message, enough to edit it later. */
+export type SentRef = { chatId: string; threadId?: string; messageId: string };
+
+export type ButtonPress = {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  userId: string;
+  userName: string;
+  /** The button's callback data: hob puts only short ids here (≤ 64 bytes). */
+  data: string;
+  messageRef: SentRef;
+  /** Shows a short notice to the presser only (Telegram answerCallbackQuery). Must not throw. */
+  answer(text?: string): Promise<void>;
+};
+
+export type Button = { label: string; data: string };
+
+export type OutboundMessage = {
+  /** Markdown as the model writes it; the adapter renders it in its dialect. */
+  text: string;
+  /** Rows of buttons. */
+  buttons?: Button[][];
+  /** Plain: send the text without any markup rendering. */
+  plain?: boolean;
+  /** A file to attach (e.g. a long command too big to show inline). */
+  file?: { name: string; data: Buffer; caption?: string };
+};
+
+export type ChannelCapabilities = {
+  /** Longest text one message may carry. */
+  maxMessageLength: number;
+  markup: 'telegram-html' | 'slack-mrkdwn' | 'discord-markdown' | 'plain';
+  buttons: boolean;
+  edits: boolean;
+  files: boolean;
+  /** Minimum milliseconds between edits of messages in one chat. */
+  editIntervalMs: number;
+};
+
+/** What the gateway gives an adapter to deliver inbound traffic. Must return quickly. */
+export interface InboundSink {
+  message(message: InboundMessage): void;
+  button(press: ButtonPress): void;
+}
+
+export interface ChannelAdapter {
+  readonly platform: string;
+  readonly capabilities: ChannelCapabilities;
+  /** The bot's own user name (without @), known after start. */
+  readonly botName?: string;
+  start(sink: InboundSink): Promise<void>;
+  stop(): Promise<void>;
+  send(target: Target, message: OutboundMessage): Promise<SentRef>;
+  edit(ref: SentRef, message: OutboundMessage): Promise<void>;
+  typing(target: Target): Promise<void>;
+  /** Registers slash commands with the platform, when it has such a menu. */
+  setCommands?(commands: { command: string; description: string }[]): Promise<void>;
+}

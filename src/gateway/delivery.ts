@@ -1,0 +1,101 @@
+import type { Clock } from '../core/clock.js';
+import { errorMessage } from '../core/errors.js';
+import type { Logger } from '../logger.js';
+import type { OutboxRepository } from '../store/outbox.js';
+import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
+
+type StoredMessage = Omit<OutboundMessage, 'file'> & { file?: { name: string; data: string; caption?: string } };
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * The delivery outbox: every outgoing message is written to SQLite before the platform call
+ * and marked with the platform's message id after. A failed send is retried with backoff by
+ * the worker, also after a restart. Edits of progress messages are not recorded (they are
+ * ephemeral; the answer that follows is).
+ */
+export class Delivery {
+  private readonly adapters = new Map<string, ChannelAdapter>();
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly retryBaseMs = 1000,
+  ) {}
+
+  register(adapter: ChannelAdapter): void {
+    this.adapters.set(adapter.platform, adapter);
+  }
+
+  /**
+   * Records and sends. Returns the sent message's ref, or undefined when the send failed and
+   * was left to the worker (the person still gets it later).
+   */
+  async send(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
+    const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now: this.clock.now() });
+    return this.attempt(id, platform, target, message, 0, sessionKey);
+  }
+
+  /** Starts the worker that retries pending deliveries (and sends those left by a crash). */
+  start(intervalMs = 1000): void {
+    this.timer ??= setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+    void this.flush();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Sends every due pending delivery once. Concurrent calls share one pass. */
+  flush(): Promise<void> {
+    this.flushing ??= this.flushDue().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async flushDue(): Promise<void> {
+    for (const row of this.outbox.due(this.clock.now())) {
+      if (!this.adapters.has(row.platform)) continue;
+      const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
+      await this.attempt(row.id, row.platform, target, decode(row.message), row.attempts, row.sessionKey ?? undefined);
+    }
+  }
+
+  private async attempt(id: number, platform: string, target: Target, message: OutboundMessage, attempts: number, sessionKey?: string): Promise<SentRef | undefined> {
+    const adapter = this.adapters.get(platform);
+    if (!adapter) {
+      this.outbox.markRetry(id, `no ${platform} channel is running`, this.clock.now() + this.retryBaseMs * 30);
+      return undefined;
+    }
+    try {
+      const ref = await adapter.send(target, message);
+      this.outbox.markSent(id, ref.messageId, this.clock.now());
+      return ref;
+    } catch (error) {
+      const reason = errorMessage(error);
+      if (attempts + 1 >= MAX_ATTEMPTS) {
+        this.outbox.markFailed(id, reason);
+        this.logger.error({ session: sessionKey, platform, chat: target.chatId, err: reason }, 'delivery failed for good');
+      } else {
+        const delay = Math.min(this.retryBaseMs * 2 ** attempts, 5 * 60_000);
+        this.outbox.markRetry(id, reason, this.clock.now() + delay);
+        this.logger.warn({ session: sessionKey, platform, chat: target.chatId, err: reason, retryInMs: delay }, 'delivery failed; will retry');
+      }
+      return undefined;
+    }
+  }
+}
+
+function encode(message: OutboundMessage): string {
+  const stored: StoredMessage = { ...message, file: message.file ? { ...message.file, data: message.file.data.toString('base64') } : undefined };
+  return JSON.stringify(stored);
+}
+
+function decode(json: string): OutboundMessage {
+  const stored = JSON.parse(json) as StoredMessage;
+  return { ...stored, file: stored.file ? { ...stored.file, data: Buffer.from(stored.file.data, 'base64') } : undefined };
+}

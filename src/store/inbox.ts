@@ -1,0 +1,28 @@
+import type { Db } from './db.js';
+
+/**
+ * Inbound messages, written when they arrive and marked done when their run has taken them.
+ * The (platform, update_id) key makes a redelivered update a no-op, also across restarts.
+ */
+export class InboxRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Returns the row id, or undefined when this update was seen before. */
+  add(entry: { platform: string; updateId: string; sessionKey: string; message: string; now: number }): number | undefined {
+    const result = this.db
+      .prepare("INSERT OR IGNORE INTO inbox (platform, update_id, session_key, message, status, created_at) VALUES (?, ?, ?, ?, 'queued', ?)")
+      .run(entry.platform, entry.updateId, entry.sessionKey, entry.message, entry.now);
+    return result.changes === 1 ? Number(result.lastInsertRowid) : undefined;
+  }
+
+  markDone(id: number): void {
+    this.db.prepare("UPDATE inbox SET status = 'done' WHERE id = ?").run(id);
+  }
+
+  queued(): { id: number; platform: string; sessionKey: string; message: string }[] {
+    return this.db
+      .prepare<[], { id: number; platform: string; session_key: string; message: string }>("SELECT id, platform, session_key, message FROM inbox WHERE status = 'queued' ORDER BY id")
+      .all()
+      .map((row) => ({ id: row.id, platform: row.platform, sessionKey: row.session_key, message: row.message }));
+  }
+}

@@ -1,0 +1,56 @@
+import type { Db } from './db.js';
+
+export type OutboxRow = {
+  id: number;
+  platform: string;
+  chatId: string;
+  threadId: string | null;
+  sessionKey: string | null;
+  /** The OutboundMessage as JSON (files are base64). */
+  message: string;
+  attempts: number;
+};
+
+/** Every outgoing message, recorded before it is sent and marked with the platform id after. */
+export class OutboxRepository {
+  constructor(private readonly db: Db) {}
+
+  add(entry: { platform: string; chatId: string; threadId?: string; sessionKey?: string; message: string; now: number }): number {
+    const result = this.db
+      .prepare(
+        `INSERT INTO outbox (platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+      )
+      .run(entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.now, entry.now);
+    return Number(result.lastInsertRowid);
+  }
+
+  markSent(id: number, platformMessageId: string, now: number): void {
+    this.db.prepare("UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + 1 WHERE id = ?").run(platformMessageId, now, id);
+  }
+
+  markRetry(id: number, error: string, nextAttemptAt: number): void {
+    this.db.prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?').run(error, nextAttemptAt, id);
+  }
+
+  markFailed(id: number, error: string): void {
+    this.db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?").run(error, id);
+  }
+
+  /** Pending deliveries that are due, oldest first. */
+  due(now: number, limit = 50): OutboxRow[] {
+    return this.db
+      .prepare<[number, number], { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: string; attempts: number }>(
+        "SELECT id, platform, chat_id, thread_id, session_key, message, attempts FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?",
+      )
+      .all(now, limit)
+      .map((row) => ({ id: row.id, platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, sessionKey: row.session_key, message: row.message, attempts: row.attempts }));
+  }
+
+  counts(): Record<'pending' | 'sent' | 'failed', number> {
+    const rows = this.db.prepare<[], { status: 'pending' | 'sent' | 'failed'; n: number }>('SELECT status, COUNT(*) n FROM outbox GROUP BY status').all();
+    const counts = { pending: 0, sent: 0, failed: 0 };
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+}

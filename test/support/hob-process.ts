@@ -1,0 +1,74 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CLI = join(import.meta.dirname, '../../dist/cli.js');
+
+/** A clean environment for a spawned hob: no model keys, no config from the developer. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name.startsWith('ANTHROPIC_') || name.startsWith('OPENAI_') || name.startsWith('HOB_')) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export function writeConfig(dir: string, yaml: string): string {
+  const path = join(dir, 'config.yaml');
+  writeFileSync(path, yaml);
+  return path;
+}
+
+export type HobProcess = {
+  child: ChildProcessWithoutNullStreams;
+  output(): string;
+  /** Resolves when stdout+stderr contain `text`; rejects after timeoutMs with what was seen. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+  /** Kills hob and everything it started (its own process group). */
+  kill(): void;
+};
+
+/** Spawns the bundled CLI in its own process group with piped stdio. */
+export function spawnHob(args: string[], env: NodeJS.ProcessEnv): HobProcess {
+  const child = spawn(process.execPath, [CLI, ...args], { env, detached: true, stdio: 'pipe' });
+  let seen = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    seen += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const matches = (text: string | RegExp) => (typeof text === 'string' ? seen.includes(text) : text.test(seen));
+  return {
+    child,
+    output: () => seen,
+    exited,
+    waitFor: (text, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        if (matches(text)) return resolve();
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${String(text)}; output so far:\n${seen}`));
+        }, timeoutMs);
+        const check = () => {
+          if (!matches(text)) return;
+          clearTimeout(timer);
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+        void exited.then(() => setTimeout(check, 0));
+      }),
+    kill: () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}

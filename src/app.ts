@@ -11,7 +11,7 @@ import { buildSystemPrompt } from './engine/system-prompt.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHookRunner } from './policy/hooks.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
-import { createProvider } from './providers/index.js';
+import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
 import type { ProviderClient } from './providers/types.js';
 import { ConversationRepository } from './store/conversations.js';
@@ -47,7 +47,7 @@ export type App = {
 export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const provider = options.provider ?? (await createProvider(providerSettings(config, options.configPath)));
+  const provider = options.provider ?? startProvider(providerSettings(config, options.configPath));
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -112,7 +112,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
 }
 
-function providerSettings(config: HobConfig, configPath: string | undefined) {
+/** Builds the model client and loads its SDK in the background while the rest starts up. */
+function startProvider(settings: ProviderSettings): ProviderClient {
+  const client = createProvider(settings);
+  void client.preload().catch(() => undefined); // a load failure surfaces on the first request
+  return client;
+}
+
+function providerSettings(config: HobConfig, configPath: string | undefined): ProviderSettings {
   return {
     provider: config.model.provider,
     name: config.model.name,

@@ -11,7 +11,7 @@ export const MODEL_PROVIDERS = ['anthropic', 'openai'] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
 
 const DEFAULT_MODEL: Record<ModelProvider, { name: string; baseUrl: string }> = {
-  anthropic: { name: 'claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com' },
+  anthropic: { name: 'claude-sonnet-4-6', baseUrl: 'https://api.anthropic.com' },
   openai: { name: 'gpt-4.1-mini', baseUrl: 'https://api.openai.com/v1' },
 };
 

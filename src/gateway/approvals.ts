@@ -58,7 +58,12 @@ export class ApprovalBroker {
     });
     const decided = new Promise<Decision>((resolve) => this.waiters.set(id, { resolve }));
     const sent = await this.delivery.send(platform, site.target, this.prompt(id, request, site), request.sessionKey);
-    if (sent) this.repo.setMessage(id, sent.messageId);
+    if (sent) {
+      this.repo.setMessage(id, sent.messageId);
+      // A press can land before the send resolved; show its outcome now that the message is known.
+      const early = this.repo.get(id);
+      if (early?.decision) await this.showOutcome(site.adapter, early);
+    }
 
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<Decision>((resolve) => {

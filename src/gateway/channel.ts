@@ -90,6 +90,8 @@ export interface ChannelAdapter {
   send(target: Target, message: OutboundMessage): Promise<SentRef>;
   edit(ref: SentRef, message: OutboundMessage): Promise<void>;
   typing(target: Target): Promise<void>;
+  /** The chat for a direct message to this user (Telegram: the user id itself). */
+  directTarget?(userId: string): Promise<Target | undefined>;
   /** Registers slash commands with the platform, when it has such a menu. */
   setCommands?(commands: { command: string; description: string }[]): Promise<void>;
 }

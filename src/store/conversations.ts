@@ -100,3 +100,17 @@ export class ConversationRepository {
     return this.statements.keysWithSessions.all().map((row) => row.session_key);
   }
 }
+
+/** Active sessions whose last message leaves work open: a user message, or unanswered tool calls. */
+export function sessionsWithPendingWork(db: Db): string[] {
+  const rows = db
+    .prepare<[], { session_key: string; role: string; content: string }>(
+      `SELECT s.session_key, m.role, m.content FROM sessions s
+       JOIN messages m ON m.id = (SELECT MAX(id) FROM messages WHERE session_id = s.id)
+       WHERE s.active = 1`,
+    )
+    .all();
+  return rows
+    .filter((row) => row.role === 'user' || (JSON.parse(row.content) as { type: string }[]).some((block) => block.type === 'tool_use'))
+    .map((row) => row.session_key);
+}

@@ -21,7 +21,7 @@ describe('defaults', () => {
       log_level: 'info',
       model: {
         provider: 'anthropic',
-        name: 'claude-sonnet-4-5',
+        name: 'claude-sonnet-4-6',
         api_key: undefined,
         base_url: 'https://api.anthropic.com',
         max_tokens: 8192,

@@ -1,0 +1,126 @@
+import type { EngineStatus } from '../engine/query-engine.js';
+import type { AccessControl } from './access.js';
+import type { ApprovalBroker } from './approvals.js';
+import type { ChannelAdapter, InboundMessage } from './channel.js';
+import type { Conversation } from './conversation.js';
+import type { PairingService } from './pairing.js';
+
+/** The commands hob registers with each platform's menu. */
+export const COMMANDS = [
+  { command: 'start', description: 'Say hello and see what hob can do' },
+  { command: 'help', description: 'What hob understands' },
+  { command: 'new', description: 'Start a fresh conversation' },
+  { command: 'stop', description: 'Stop the current run' },
+  { command: 'status', description: 'Model, tokens, cost and session' },
+  { command: 'usage', description: 'Token and cost details' },
+  { command: 'approve', description: 'Approve a pending request: /approve ID' },
+  { command: 'deny', description: 'Deny a pending request: /deny ID' },
+  { command: 'model', description: 'Show or switch the model (owner)' },
+  { command: 'permissions', description: 'Show the permission mode and your rules (owner)' },
+  { command: 'pairing', description: 'List or approve pairing codes (owner)' },
+] as const;
+
+const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
+
+export type CommandServices = {
+  adapter: ChannelAdapter;
+  access: AccessControl;
+  broker: ApprovalBroker;
+  pairing: PairingService;
+  conversation(): Conversation;
+  reply(text: string): Promise<void>;
+  currentModel(): string;
+  switchModel(name: string): Promise<string>;
+  permissionSummary(userId: string): string;
+};
+
+/** Parses `/name args`; returns undefined for plain text. */
+export function parseCommand(text: string): { name: string; args: string } | undefined {
+  const match = /^\/([a-zA-Z0-9_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  return { name: (match[1] as string).toLowerCase(), args: (match[2] ?? '').trim() };
+}
+
+/** Runs a command. Returns false when the name is not a hob command (the model gets the text). */
+export async function runCommand(name: string, args: string, message: InboundMessage, services: CommandServices): Promise<boolean> {
+  if (!COMMANDS.some((entry) => entry.command === name)) return false;
+  if (OWNER_ONLY.has(name) && !services.access.isOwner(message.platform, message.userId)) {
+    await services.reply(`/${name} is only for the owner of this hob.`);
+    return true;
+  }
+  switch (name) {
+    case 'start':
+    case 'help':
+      await services.reply(helpText());
+      return true;
+    case 'new': {
+      const conversation = services.conversation();
+      conversation.stop();
+      conversation.engine.reset();
+      await services.reply('Started a new conversation. I no longer see the earlier messages.');
+      return true;
+    }
+    case 'stop': {
+      const { wasRunning, dropped } = services.conversation().stop();
+      const droppedNote = dropped ? ` Dropped ${dropped} queued message${dropped === 1 ? '' : 's'}.` : '';
+      await services.reply(wasRunning ? `Stopping.${droppedNote}` : `Nothing is running.${droppedNote}`);
+      return true;
+    }
+    case 'status':
+      await services.reply(statusText(services.conversation().engine.status(), services.conversation().queued));
+      return true;
+    case 'usage':
+      await services.reply(usageText(services.conversation().engine.status()));
+      return true;
+    case 'approve':
+    case 'deny': {
+      if (!args) {
+        await services.reply(`Usage: /${name} ID (the id is shown on the approval message).`);
+        return true;
+      }
+      const outcome = await services.broker.decideByText(args.split(/\s+/)[0] as string, name === 'approve' ? 'allow_once' : 'deny', message.platform, message.userId, message.userName, services.adapter);
+      await services.reply(outcome);
+      return true;
+    }
+    case 'model':
+      await services.reply(args ? await services.switchModel(args) : `Model: ${services.currentModel()}. Switch with /model NAME.`);
+      return true;
+    case 'permissions':
+      await services.reply(services.permissionSummary(message.userId));
+      return true;
+    case 'pairing':
+      await services.reply(await services.pairing.command(args, message));
+      return true;
+  }
+  return false;
+}
+
+function helpText(): string {
+  return [
+    "Hi, I'm hob. Talk to me in plain words; I can run commands, read and edit files in my workspace, and fetch web pages.",
+    'Before I do anything risky I ask you with buttons: Allow once, Always allow (this exact command or path), or Deny.',
+    '',
+    ...COMMANDS.filter((entry) => entry.command !== 'start').map((entry) => `/${entry.command} — ${entry.description}`),
+  ].join('\n');
+}
+
+function statusText(status: EngineStatus, queued: number): string {
+  const tokens = status.usage.inputTokens + status.usage.cacheReadTokens + status.usage.cacheWriteTokens;
+  return [
+    `Model: ${status.model}`,
+    `Session: ${status.sessionId} (${status.messages} messages)`,
+    `Tokens: ${tokens.toLocaleString('en-US')} in, ${status.usage.outputTokens.toLocaleString('en-US')} out`,
+    `Cost: $${status.costUsd.toFixed(4)}`,
+    `State: ${status.running ? 'running' : 'idle'}${queued ? `, ${queued} queued` : ''}`,
+  ].join('\n');
+}
+
+function usageText(status: EngineStatus): string {
+  const { usage } = status;
+  return [
+    `Requests: ${status.requests}`,
+    `Input: ${usage.inputTokens.toLocaleString('en-US')} tokens (+${usage.cacheReadTokens.toLocaleString('en-US')} cached, ${usage.cacheWriteTokens.toLocaleString('en-US')} cache writes)`,
+    `Output: ${usage.outputTokens.toLocaleString('en-US')} tokens`,
+    `Cost: $${status.costUsd.toFixed(4)}`,
+  ].join('\n');
+}

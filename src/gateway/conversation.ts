@@ -1,0 +1,278 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import { errorMessage } from '../core/errors.js';
+import type { AgentEvent } from '../core/events.js';
+import { text, type Block, type ImageBlock } from '../core/messages.js';
+import type { QueryEngine } from '../engine/query-engine.js';
+import type { Logger } from '../logger.js';
+import type { Interaction } from '../policy/types.js';
+import type { InboxRepository } from '../store/inbox.js';
+import type { ApprovalBroker } from './approvals.js';
+import type { Attachment, ButtonPress, ChannelAdapter, ChatType, OutboundMessage, SentRef, Target } from './channel.js';
+import type { Delivery } from './delivery.js';
+import { ChatEditClock, RunReporter } from './reply.js';
+import { attachmentBlocks } from './attachments.js';
+
+export type BusyMode = 'steer' | 'queue' | 'interrupt';
+
+/** One message waiting for its turn. */
+export type QueuedMessage = {
+  inboxId?: number;
+  userId: string;
+  userName: string;
+  text: string;
+  attachments: Attachment[];
+  /** Filled from image attachments just before the run. */
+  imageBlocks?: ImageBlock[];
+};
+
+export type ConversationDeps = {
+  engine(): QueryEngine;
+  broker: ApprovalBroker;
+  delivery: Delivery;
+  inbox: InboxRepository;
+  editClock: ChatEditClock;
+  clock: Clock;
+  logger: Logger;
+  workspace: string;
+  busyMode: BusyMode;
+  maxQueue: number;
+  questionTimeoutSeconds: number;
+};
+
+export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
+
+type PendingQuestion = { id: string; askerId: string; options: string[]; resolve(answer: string): void };
+
+/**
+ * One conversation's turn-taking: a FIFO of messages, at most one run at a time, and what
+ * happens to a message that arrives mid-run (busy mode). Other conversations never wait on it.
+ */
+export class Conversation {
+  private readonly queue: QueuedMessage[] = [];
+  private engineInstance: QueryEngine | undefined;
+  private controller: AbortController | undefined;
+  private pumping: Promise<void> | undefined;
+  private question: PendingQuestion | undefined;
+  private steeredInboxIds: number[] = [];
+  lastActive: number;
+
+  constructor(
+    readonly key: string,
+    readonly adapter: ChannelAdapter,
+    readonly target: Target,
+    readonly chatType: ChatType,
+    private readonly deps: ConversationDeps,
+  ) {
+    this.lastActive = deps.clock.now();
+  }
+
+  get busy(): boolean {
+    return Boolean(this.controller) || this.queue.length > 0 || Boolean(this.pumping);
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  get engine(): QueryEngine {
+    this.engineInstance ??= this.deps.engine();
+    return this.engineInstance;
+  }
+
+  /** Drops the engine (its history stays in SQLite); only when idle. */
+  evict(): boolean {
+    if (this.busy) return false;
+    this.engineInstance = undefined;
+    return true;
+  }
+
+  enqueue(message: QueuedMessage): EnqueueResult {
+    this.lastActive = this.deps.clock.now();
+    if (this.question && message.userId === this.question.askerId && message.attachments.length === 0) {
+      this.question.resolve(message.text);
+      if (message.inboxId !== undefined) this.deps.inbox.markDone(message.inboxId);
+      return 'answered';
+    }
+    if (this.controller) {
+      switch (this.deps.busyMode) {
+        case 'steer':
+          if (message.attachments.length === 0) {
+            this.engine.steer(this.lineFor(message));
+            if (message.inboxId !== undefined) this.steeredInboxIds.push(message.inboxId);
+            return 'steered';
+          }
+          break;
+        case 'interrupt':
+          this.queue.unshift(message);
+          this.controller.abort();
+          return 'interrupting';
+        case 'queue':
+          break;
+      }
+    }
+    if (this.queue.length >= this.deps.maxQueue) return 'full';
+    this.queue.push(message);
+    void this.pump();
+    return this.controller ? 'queued' : 'started';
+  }
+
+  /** Aborts the run and clears the queue; returns how many queued messages were dropped. */
+  stop(): { wasRunning: boolean; dropped: number } {
+    const dropped = this.queue.splice(0);
+    for (const message of dropped) if (message.inboxId !== undefined) this.deps.inbox.markDone(message.inboxId);
+    const wasRunning = Boolean(this.controller);
+    this.controller?.abort();
+    return { wasRunning, dropped: dropped.length };
+  }
+
+  /** Resumes a run cut off by a restart. */
+  resume(requesterId: string, notStarted: ReadonlySet<string>): void {
+    if (!this.engine.hasPendingWork()) return;
+    const requester = { userId: requesterId, userName: 'the person', text: '', attachments: [] };
+    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal }, notStarted), requester);
+  }
+
+  /** A button press for a question this conversation asked (`q:<id>:<index>`). */
+  async handleQuestionPress(press: ButtonPress, id: string, index: number): Promise<void> {
+    const question = this.question;
+    if (!question || question.id !== id) return press.answer('This question is no longer open.');
+    if (press.userId !== question.askerId) return press.answer('This question is for someone else.');
+    const answer = question.options[index];
+    if (answer === undefined) return press.answer('Unknown option.');
+    question.resolve(answer);
+    await press.answer(`You chose: ${answer}`);
+  }
+
+  private async pump(resumeRun?: (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>, resumeFor?: QueuedMessage): Promise<void> {
+    if (this.pumping) {
+      await this.pumping;
+      if (!resumeRun) return;
+    }
+    this.pumping = (async () => {
+      if (resumeRun) await this.runOnce(undefined, resumeRun, resumeFor);
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+        const message = next;
+        await this.runOnce(message, (signal, interaction) => {
+          const events = this.engine.submit(this.contentFor(message), {
+            userId: message.userId,
+            interaction,
+            signal,
+            sendFile: (path, caption) => this.sendFile(path, caption),
+          });
+          return markTaken(events, () => message.inboxId !== undefined && this.deps.inbox.markDone(message.inboxId));
+        }, message);
+        const leftover = this.engine.takeSteering();
+        if (leftover.length) this.queue.unshift({ userId: message.userId, userName: message.userName, text: leftover.join('\n'), attachments: [] });
+      }
+    })().finally(() => (this.pumping = undefined));
+    await this.pumping;
+  }
+
+  private async runOnce(message: QueuedMessage | undefined, start: (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>, source?: QueuedMessage): Promise<void> {
+    const controller = new AbortController();
+    this.controller = controller;
+    const reporter = new RunReporter({
+      adapter: this.adapter,
+      target: this.target,
+      sessionKey: this.key,
+      send: (outbound) => this.send(outbound),
+      editClock: this.deps.editClock,
+      clock: this.deps.clock,
+      logger: this.deps.logger,
+    });
+    const typing = this.keepTyping(controller.signal);
+    const interaction = this.interactionFor(source?.userId ?? message?.userId ?? 'restart', source?.userName ?? 'the person');
+    try {
+      if (message && message.attachments.length) message.text = await this.describeAttachments(message);
+      for await (const event of start(controller.signal, interaction)) reporter.onEvent(event);
+    } catch (error) {
+      this.deps.logger.error({ session: this.key, err: errorMessage(error) }, 'run failed');
+      reporter.onEvent({ type: 'error', message: 'Something went wrong on my side; the details are in hob\'s log. Please try again.', retryable: false });
+    } finally {
+      this.controller = undefined;
+      typing.stop();
+      for (const id of this.steeredInboxIds.splice(0)) this.deps.inbox.markDone(id);
+      this.lastActive = this.deps.clock.now();
+    }
+    try {
+      await reporter.finish();
+    } catch (error) {
+      this.deps.logger.error({ session: this.key, err: errorMessage(error) }, 'could not deliver the reply');
+    }
+  }
+
+  private interactionFor(requesterId: string, requesterName: string): Interaction {
+    return {
+      confirm: (request, signal) => this.deps.broker.confirm({ adapter: this.adapter, target: this.target, requesterName }, request, signal),
+      choose: (question, options, signal) => this.ask(requesterId, question, options, signal),
+    };
+  }
+
+  private async ask(askerId: string, question: string, options: string[], signal: AbortSignal): Promise<string> {
+    const id = randomBytes(4).toString('hex');
+    const answer = new Promise<string>((resolve) => {
+      this.question = { id, askerId, options, resolve };
+    });
+    await this.send({
+      text: `❓ ${question}${options.length ? '\n(Tap an option or type your answer.)' : ''}`,
+      buttons: options.length && this.adapter.capabilities.buttons ? options.map((option, index) => [{ label: option, data: `q:${id}:${index}` }]) : undefined,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve('(no answer: the person did not reply in time)'), this.deps.questionTimeoutSeconds * 1000);
+    });
+    const aborted = new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('(cancelled)'), { once: true }));
+    const result = await Promise.race([answer, timeout, aborted]);
+    clearTimeout(timer);
+    this.question = undefined;
+    return result;
+  }
+
+  private contentFor(message: QueuedMessage): Block[] {
+    const blocks: Block[] = [text(this.lineFor(message))];
+    for (const block of message.imageBlocks ?? []) blocks.push(block);
+    return blocks;
+  }
+
+  /** In groups the model must know who speaks. */
+  private lineFor(message: QueuedMessage): string {
+    return this.chatType === 'dm' ? message.text : `[${message.userName}] ${message.text}`;
+  }
+
+  private async describeAttachments(message: QueuedMessage): Promise<string> {
+    const { blocks, notes } = await attachmentBlocks(message.attachments, this.deps.workspace);
+    message.imageBlocks = blocks;
+    return [message.text, ...notes].filter(Boolean).join('\n');
+  }
+
+  private send(message: OutboundMessage): Promise<SentRef | undefined> {
+    return this.deps.delivery.send(this.adapter.platform, this.target, message, this.key);
+  }
+
+  private async sendFile(path: string, caption?: string): Promise<void> {
+    const { readFile } = await import('node:fs/promises');
+    const { basename } = await import('node:path');
+    const data = await readFile(path);
+    await this.send({ text: caption ?? basename(path), file: { name: basename(path), data, caption } });
+  }
+
+  private keepTyping(signal: AbortSignal): { stop(): void } {
+    const tick = () => void this.adapter.typing(this.target).catch(() => undefined);
+    tick();
+    const timer = setInterval(tick, 4000);
+    timer.unref();
+    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    return { stop: () => clearInterval(timer) };
+  }
+}
+
+/** Calls `taken` once the engine has stored the message (its first step runs synchronously). */
+async function* markTaken(events: AsyncGenerator<AgentEvent>, taken: () => unknown): AsyncGenerator<AgentEvent> {
+  const first = events.next();
+  taken();
+  const step = await first;
+  if (step.done) return;
+  yield step.value;
+  yield* events;
+}

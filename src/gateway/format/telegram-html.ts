@@ -1,0 +1,79 @@
+import { MarkdownWalk, plainLink } from './markdown-walk.js';
+import type { Dialect } from './markdown-walk.js';
+
+/**
+ * Markdown as models write it → Telegram's HTML parse mode.
+ *
+ * Output uses only <b> <i> <s> <u> <code> <pre> <a href> <blockquote> <tg-spoiler>, is always
+ * balanced (it is rendered from marked's token tree, so half a fence or a stray `**` while
+ * streaming still gives valid markup), and shows any HTML in the input literally.
+ * Headings become bold lines; lists become lines starting with "• " (nested "◦ ", indented)
+ * or "1. "; task items "☐ " / "☑ "; tables become a <pre> block with aligned columns, since
+ * Telegram has no tables and a monospace block is the only way to keep columns lined up;
+ * images become links to the image; a horizontal rule becomes "———".
+ * Only http(s), tg and mailto links become <a>; others show their text only.
+ */
+export function markdownToTelegramHtml(markdown: string): string {
+  return htmlWalk.render(markdown);
+}
+
+/**
+ * A readable plain-text version, for when Telegram rejects the markup: code kept as written,
+ * emphasis markers and backticks dropped, links as "text (url)", quotes prefixed with "> ".
+ */
+export function stripMarkdown(markdown: string): string {
+  return plainWalk.render(markdown);
+}
+
+/** Escapes text for Telegram HTML, in element content and in attribute values alike. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => htmlEscapes[c] ?? c);
+}
+
+const htmlEscapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+const wrap =
+  (tag: string) =>
+  (inner: string): string =>
+    inner === '' ? '' : `<${tag}>${inner}</${tag}>`;
+
+const telegramHtml: Dialect = {
+  text: escapeHtml,
+  bold: wrap('b'),
+  italic: wrap('i'),
+  strike: wrap('s'),
+  spoiler: wrap('tg-spoiler'),
+  code: (literal) => (literal === '' ? '' : `<code>${escapeHtml(literal)}</code>`),
+  pre: (literal, language) =>
+    language
+      ? `<pre><code class="language-${escapeHtml(language)}">${escapeHtml(literal)}</code></pre>`
+      : `<pre>${escapeHtml(literal)}</pre>`,
+  link: (inner, href) => `<a href="${escapeHtml(href)}">${inner}</a>`,
+  // Telegram cannot nest blockquotes; an inner quote joins the outer one.
+  quote: (inner, nested) => (nested ? inner : wrap('blockquote')(inner)),
+  heading: wrap('b'),
+  table: (layout) => `<pre>${escapeHtml(layout)}</pre>`,
+};
+
+const keep = (inner: string): string => inner;
+
+const plainText: Dialect = {
+  text: keep,
+  bold: keep,
+  italic: keep,
+  strike: keep,
+  spoiler: keep,
+  code: keep,
+  pre: keep,
+  link: plainLink,
+  quote: (inner) =>
+    inner
+      .split('\n')
+      .map((line) => (line === '' ? '>' : `> ${line}`))
+      .join('\n'),
+  heading: keep,
+  table: keep,
+};
+
+const htmlWalk = new MarkdownWalk(telegramHtml);
+const plainWalk = new MarkdownWalk(plainText);

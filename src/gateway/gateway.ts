@@ -1,0 +1,230 @@
+import type { Clock } from '../core/clock.js';
+import { errorMessage } from '../core/errors.js';
+import type { QueryEngine } from '../engine/query-engine.js';
+import type { Logger } from '../logger.js';
+import { ApprovalRepository } from '../store/approvals.js';
+import { sessionsWithPendingWork } from '../store/conversations.js';
+import type { Db } from '../store/db.js';
+import { InboxRepository } from '../store/inbox.js';
+import { OutboxRepository } from '../store/outbox.js';
+import { PairingRepository } from '../store/pairings.js';
+import { AccessControl, type ChannelAccess } from './access.js';
+import { ApprovalBroker } from './approvals.js';
+import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
+import { COMMANDS, parseCommand, runCommand } from './commands.js';
+import { Conversation, type BusyMode } from './conversation.js';
+import { Delivery } from './delivery.js';
+import { PairingService } from './pairing.js';
+import { ConversationPool } from './pool.js';
+import { ChatEditClock } from './reply.js';
+import { sessionKeyFor, type GroupSessions } from './session-key.js';
+
+export type GatewayOptions = {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  adapters: ChannelAdapter[];
+  access: Map<string, ChannelAccess>;
+  engine(sessionKey: string): QueryEngine;
+  workspace: string;
+  busyMode: BusyMode;
+  groupSessions: GroupSessions;
+  maxQueue: number;
+  maxConversations: number;
+  idleTimeoutSeconds: number;
+  approvalTimeoutSeconds: number;
+  pairingTtlSeconds: number;
+  model: { current(): string; switch(name: string): Promise<string> };
+  permissionSummary(userId: string): string;
+  deliveryRetryBaseMs?: number;
+};
+
+type StoredInbound = { platform: string; chatId: string; threadId?: string; chatType: ChatType; userId: string; userName: string; text: string; attachments: number };
+
+/**
+ * The gateway: platform messages in, conversations out. The adapter's handler only checks
+ * access, records the message and enqueues it; runs happen per conversation, in parallel.
+ */
+export class Gateway implements InboundSink {
+  readonly pool: ConversationPool;
+  readonly delivery: Delivery;
+  readonly broker: ApprovalBroker;
+  readonly access: AccessControl;
+  readonly pairing: PairingService;
+  private readonly inbox: InboxRepository;
+  private readonly adapters = new Map<string, ChannelAdapter>();
+  private readonly editClock = new ChatEditClock();
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: GatewayOptions) {
+    const { db, clock, logger } = options;
+    for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
+    this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
+    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, options.deliveryRetryBaseMs);
+    const pairings = new PairingRepository(db);
+    this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
+    this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
+      timeoutSeconds: options.approvalTimeoutSeconds,
+      isOwner: (platform, userId) => this.access.isOwner(platform, userId),
+    });
+    this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
+    this.inbox = new InboxRepository(db);
+  }
+
+  /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
+  async start(): Promise<void> {
+    for (const adapter of this.adapters.values()) this.delivery.register(adapter);
+    const notStarted = await this.broker.recoverAfterRestart(this.adapters);
+    for (const key of sessionsWithPendingWork(this.options.db)) {
+      const found = this.conversationForKey(key);
+      found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
+    }
+    for (const row of this.inbox.queued()) this.requeue(row.id, row.sessionKey, JSON.parse(row.message) as StoredInbound);
+    for (const adapter of this.adapters.values()) {
+      await adapter.start(this);
+      await adapter.setCommands?.(COMMANDS.map((entry) => ({ ...entry })))?.catch((error: unknown) =>
+        this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
+      );
+    }
+    this.delivery.start();
+    this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
+    this.sweepTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.delivery.stop();
+    for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
+  }
+
+  message(message: InboundMessage): void {
+    const key = sessionKeyFor(message, this.options.groupSessions);
+    try {
+      this.route(message, key);
+    } catch (error) {
+      this.options.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
+      void this.reply(message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
+    }
+  }
+
+  button(press: ButtonPress): void {
+    void this.handlePress(press).catch((error: unknown) => {
+      this.options.logger.error({ platform: press.platform, chat: press.chatId, err: errorMessage(error) }, 'button press failed');
+      void press.answer('Something went wrong; please try again.');
+    });
+  }
+
+  private route(message: InboundMessage, key: string): void {
+    const adapter = this.adapters.get(message.platform);
+    if (!adapter) throw new Error(`no adapter for ${message.platform}`);
+    const verdict = this.access.check(message);
+    if (verdict.kind === 'ignore') {
+      this.options.logger.debug({ session: key, reason: verdict.reason }, 'ignored');
+      return;
+    }
+    if (verdict.kind === 'pair') {
+      void this.pairing.onUnknownSender(message, verdict.pairing, verdict.isNew, adapter).catch((error: unknown) =>
+        this.options.logger.error({ session: key, err: errorMessage(error) }, 'pairing reply failed'),
+      );
+      return;
+    }
+    const command = parseCommand(message.text);
+    if (command && COMMANDS.some((entry) => entry.command === command.name)) {
+      void this.command(command.name, command.args, message, key, adapter);
+      return;
+    }
+    const stored: StoredInbound = {
+      platform: message.platform,
+      chatId: message.chatId,
+      threadId: message.threadId,
+      chatType: message.chatType,
+      userId: message.userId,
+      userName: message.userName,
+      text: message.text,
+      attachments: message.attachments.length,
+    };
+    const inboxId = this.inbox.add({ platform: message.platform, updateId: message.updateId ?? `m:${message.chatId}:${message.messageId}`, sessionKey: key, message: JSON.stringify(stored), now: this.options.clock.now() });
+    if (inboxId === undefined) return; // a redelivered update: handled already
+    const conversation = this.conversation(key, adapter, message, message.chatType);
+    const result = conversation.enqueue({ inboxId, userId: message.userId, userName: message.userName, text: message.text, attachments: message.attachments });
+    if (result === 'full') {
+      this.inbox.markDone(inboxId);
+      void this.reply(message, `I'm still working on ${conversation.queued} earlier messages, so I did not take this one. Send it again in a moment, or /stop to cancel them.`);
+    }
+  }
+
+  private async command(name: string, args: string, message: InboundMessage, key: string, adapter: ChannelAdapter): Promise<void> {
+    try {
+      await runCommand(name, args, message, {
+        adapter,
+        access: this.access,
+        broker: this.broker,
+        pairing: this.pairing,
+        conversation: () => this.conversation(key, adapter, message, message.chatType),
+        reply: (text) => this.reply(message, text),
+        currentModel: () => this.options.model.current(),
+        switchModel: (model) => this.options.model.switch(model),
+        permissionSummary: (userId) => this.options.permissionSummary(userId),
+      });
+    } catch (error) {
+      this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
+      await this.reply(message, `/${name} failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private async handlePress(press: ButtonPress): Promise<void> {
+    const adapter = this.adapters.get(press.platform);
+    if (!adapter) return;
+    if (await this.broker.handlePress(press, adapter)) return;
+    if (await this.pairing.handlePress(press, adapter)) return;
+    const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
+    if (question) {
+      const conversation = this.pool.all().find((candidate) => candidate.adapter === adapter && candidate.target.chatId === press.chatId && candidate.target.threadId === press.threadId && (candidate.key.endsWith(`:u${press.userId}`) || !candidate.key.includes(':u')));
+      if (conversation) return conversation.handleQuestionPress(press, question[1] as string, Number(question[2]));
+      return press.answer('This question is no longer open.');
+    }
+    await press.answer('This button is no longer active.');
+  }
+
+  private conversation(key: string, adapter: ChannelAdapter, where: { chatId: string; threadId?: string }, chatType: ChatType): Conversation {
+    const target: Target = { chatId: where.chatId, ...(where.threadId ? { threadId: where.threadId } : {}) };
+    return this.pool.get(key, () =>
+      new Conversation(key, adapter, target, chatType, {
+        engine: () => this.options.engine(key),
+        broker: this.broker,
+        delivery: this.delivery,
+        inbox: this.inbox,
+        editClock: this.editClock,
+        clock: this.options.clock,
+        logger: this.options.logger,
+        workspace: this.options.workspace,
+        busyMode: this.options.busyMode,
+        maxQueue: this.options.maxQueue,
+        questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
+      }),
+    );
+  }
+
+  /** Session keys are `platform:chat[:thread][:u<user>]`; rebuilds the target to resume a run. */
+  private conversationForKey(key: string): { conversation: Conversation; requesterId: string } | undefined {
+    const [platform, chatId, ...rest] = key.split(':');
+    const adapter = platform ? this.adapters.get(platform) : undefined;
+    if (!adapter || !chatId) return undefined;
+    const threadId = rest.find((part) => !part.startsWith('u'));
+    const user = rest.find((part) => part.startsWith('u'))?.slice(1);
+    // In a DM the chat is the person (Telegram, and the in-memory channel); in a group, the key names them.
+    const requesterId = user ?? (threadId ? 'unknown' : chatId);
+    return { conversation: this.conversation(key, adapter, { chatId, threadId }, user ? 'group' : 'dm'), requesterId };
+  }
+
+  private requeue(inboxId: number, key: string, stored: StoredInbound): void {
+    const adapter = this.adapters.get(stored.platform);
+    if (!adapter) return;
+    const lost = stored.attachments ? `\n[${stored.attachments} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
+    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxId, userId: stored.userId, userName: stored.userName, text: stored.text + lost, attachments: [] });
+  }
+
+  private async reply(message: InboundMessage, text: string): Promise<void> {
+    await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, { text, plain: true });
+  }
+}

@@ -1,0 +1,73 @@
+import type { Clock } from '../core/clock.js';
+import type { Conversation } from './conversation.js';
+
+/**
+ * Conversations by session key, in least-recently-used order. Idle ones beyond the cap, or
+ * idle longer than the timeout, drop their engine; the history stays in SQLite and is read
+ * back on the next message.
+ */
+export class ConversationPool {
+  private readonly conversations = new Map<string, Conversation>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly options: { maxConversations: number; idleTimeoutSeconds: number },
+  ) {}
+
+  get(key: string, create: () => Conversation): Conversation {
+    let conversation = this.conversations.get(key);
+    if (conversation) {
+      this.conversations.delete(key); // re-insert: most recent last
+    } else {
+      conversation = create();
+    }
+    this.conversations.set(key, conversation);
+    this.evictOverCap();
+    return conversation;
+  }
+
+  peek(key: string): Conversation | undefined {
+    return this.conversations.get(key);
+  }
+
+  get size(): number {
+    return this.conversations.size;
+  }
+
+  all(): Conversation[] {
+    return [...this.conversations.values()];
+  }
+
+  /** Evicts idle conversations past the idle timeout. Returns how many were evicted. */
+  sweep(): number {
+    const cutoff = this.clock.now() - this.options.idleTimeoutSeconds * 1000;
+    let evicted = 0;
+    for (const [key, conversation] of this.conversations) {
+      if (conversation.lastActive <= cutoff && conversation.evict()) {
+        this.conversations.delete(key);
+        evicted += 1;
+      }
+    }
+    return evicted;
+  }
+
+  /** Evicts every idle conversation (benchmarks, shutdown). */
+  evictAll(): number {
+    let evicted = 0;
+    for (const [key, conversation] of this.conversations) {
+      if (conversation.evict()) {
+        this.conversations.delete(key);
+        evicted += 1;
+      }
+    }
+    return evicted;
+  }
+
+  private evictOverCap(): void {
+    if (this.conversations.size <= this.options.maxConversations) return;
+    for (const [key, conversation] of this.conversations) {
+      if (this.conversations.size <= this.options.maxConversations) return;
+      if (conversation.evict()) this.conversations.delete(key);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import type { Clock } from '../core/clock.js';
+import { assertNever, type AgentEvent } from '../core/events.js';
+import { messageText, toolUses } from '../core/messages.js';
+import type { Logger } from '../logger.js';
+import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
+import { splitMessage } from './format/split.js';
+
+/** Last edit time per chat, shared by every run in that chat (platform limits are per chat). */
+export class ChatEditClock {
+  private readonly lastEdit = new Map<string, number>();
+  waitMs(chat: string, intervalMs: number, now: number): number {
+    return Math.max(0, (this.lastEdit.get(chat) ?? 0) + intervalMs - now);
+  }
+  mark(chat: string, now: number): void {
+    this.lastEdit.set(chat, now);
+  }
+}
+
+type ToolLine = { id: string; text: string; state: 'running' | 'ok' | 'error' };
+
+export type ReplyOptions = {
+  adapter: ChannelAdapter;
+  target: Target;
+  sessionKey: string;
+  /** Sends through the delivery outbox. */
+  send(message: OutboundMessage): Promise<SentRef | undefined>;
+  editClock: ChatEditClock;
+  clock: Clock;
+  logger: Logger;
+};
+
+/**
+ * Shows one run in a chat: a progress message edited in place with a line per tool call
+ * (throttled per chat), then the answer as new message(s), split at the platform's limit.
+ */
+export class RunReporter {
+  private readonly lines: ToolLine[] = [];
+  private progressRef: SentRef | undefined;
+  private progressSending: Promise<void> | undefined;
+  private editTimer: NodeJS.Timeout | undefined;
+  private lastShown = '';
+  private answer = '';
+  private errorText: string | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ReplyOptions) {}
+
+  onEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'tool_started':
+        this.lines.push({ id: event.id, text: `${event.name}: ${oneLine(event.summary, 120)}`, state: 'running' });
+        this.scheduleProgress();
+        break;
+      case 'tool_finished': {
+        const line = this.lines.find((entry) => entry.id === event.id);
+        if (line) line.state = event.isError ? 'error' : 'ok';
+        this.scheduleProgress();
+        break;
+      }
+      case 'assistant_message':
+        if (toolUses(event.message).length === 0) this.answer = messageText(event.message);
+        break;
+      case 'error':
+        this.errorText = event.message;
+        break;
+      case 'done':
+        this.stopped = event.reason === 'aborted';
+        break;
+      case 'retry':
+      case 'text_delta':
+      case 'user_message':
+      case 'tool_progress':
+      case 'approval_requested':
+      case 'compaction':
+      case 'usage':
+        break;
+      default:
+        assertNever(event);
+    }
+  }
+
+  /** Final progress state, then the answer (or the error, in one plain sentence). */
+  async finish(): Promise<void> {
+    if (this.editTimer) clearTimeout(this.editTimer);
+    await this.progressSending;
+    if (this.lines.length) await this.updateProgress(true);
+    const parts: string[] = [];
+    if (this.answer.trim()) parts.push(this.answer);
+    if (this.errorText) parts.push(`⚠️ ${this.errorText}`);
+    else if (this.stopped) parts.push('⏹ Stopped.');
+    if (!parts.length) parts.push('(no answer)');
+    const text = parts.join('\n\n');
+    for (const chunk of splitMessage(text, this.options.adapter.capabilities.maxMessageLength)) {
+      await this.options.send({ text: chunk });
+    }
+  }
+
+  private progressText(): string {
+    const marks = { running: '⏳', ok: '✅', error: '❌' } as const;
+    return this.lines.map((line) => `${marks[line.state]} ${line.text}`).join('\n');
+  }
+
+  private scheduleProgress(): void {
+    if (this.editTimer || !this.options.adapter.capabilities.edits) {
+      if (!this.options.adapter.capabilities.edits && !this.progressRef && !this.progressSending) void this.updateProgress(false);
+      return;
+    }
+    const chat = `${this.options.adapter.platform}:${this.options.target.chatId}`;
+    const wait = this.options.editClock.waitMs(chat, this.options.adapter.capabilities.editIntervalMs, this.options.clock.now());
+    this.editTimer = setTimeout(() => {
+      this.editTimer = undefined;
+      void this.updateProgress(false);
+    }, wait);
+  }
+
+  private async updateProgress(final: boolean): Promise<void> {
+    const text = this.progressText();
+    if (!text || text === this.lastShown) return;
+    if (!final && this.progressSending) return;
+    const chat = `${this.options.adapter.platform}:${this.options.target.chatId}`;
+    this.lastShown = text;
+    this.options.editClock.mark(chat, this.options.clock.now());
+    const work = (async () => {
+      try {
+        if (!this.progressRef) this.progressRef = await this.options.send({ text, plain: true });
+        else await this.options.adapter.edit(this.progressRef, { text, plain: true });
+      } catch (error) {
+        this.options.logger.warn({ session: this.options.sessionKey, err: String(error) }, 'progress update failed');
+      }
+    })();
+    this.progressSending = work;
+    await work;
+    this.progressSending = undefined;
+    if (!final && this.progressText() !== this.lastShown) this.scheduleProgress();
+  }
+}
+
+function oneLine(value: string, max: number): string {
+  const line = value.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

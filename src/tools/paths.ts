@@ -1,0 +1,43 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * `~` and `~/x` mean the home directory, as they would in a shell. Used by `target()`, which
+ * has no workspace, so the permission layer sees `/home/me/.ssh` rather than `~/.ssh`.
+ */
+export function expandHome(toolPath: string, home: string = homedir()): string {
+  if (toolPath === '~') return home;
+  if (toolPath.startsWith('~/')) return path.join(home, toolPath.slice(2));
+  return toolPath;
+}
+
+/** A tool's path argument as an absolute, normalised path: relative paths resolve against the workspace. */
+export function resolveToolPath(workspace: string, toolPath: string | undefined): string {
+  const expanded = expandHome(toolPath ?? '.');
+  return path.resolve(workspace, expanded);
+}
+
+/**
+ * How a path is shown back to the model: relative to the workspace when inside it (short, and
+ * valid input for the next call), absolute otherwise.
+ */
+export function displayPath(workspace: string, absolutePath: string): string {
+  const relative = path.relative(workspace, absolutePath);
+  if (relative === '') return '.';
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return absolutePath;
+  return relative;
+}
+
+/** The permission target for a path argument; a missing path means "the workspace itself". */
+export function pathTarget(toolPath: string | undefined): { path: string } {
+  return { path: expandHome(toolPath ?? '.') };
+}
+
+/** Node's ENOENT and friends, narrowed without `any`. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,212 @@
+/**
+ * A scripted fake of the Anthropic Messages API (POST /v1/messages, streaming SSE), bound to
+ * 127.0.0.1:0, that the real @anthropic-ai/sdk talks to.
+ *
+ * ```ts
+ * const fake = await startFakeAnthropic();
+ * fake.push({ text: 'Hello there', chunks: 2 }, { toolCalls: [{ name: 'read', input: { path: 'a' } }] });
+ * const sdk = new Anthropic({ apiKey: 'k', baseURL: fake.baseUrl, maxRetries: 0 });
+ * // ... fake.requests[0].body.system, .tools, .messages; fake.requests[0].apiKey
+ * await fake.close();
+ * ```
+ *
+ * Each request takes the next queued response; an empty queue answers 400
+ * "no scripted response" so a test that under-scripts fails loudly instead of retrying.
+ * Accepts `x-api-key` and `Authorization: Bearer`; with `{ apiKey }` any other key gets 401.
+ */
+import type http from 'node:http';
+import {
+  hangUntilClosed,
+  retryHeaders,
+  sendJson,
+  sleep,
+  splitText,
+  startScriptedServer,
+  startSse,
+  write,
+  type RecordedRequest,
+  type ScriptedServer,
+} from './scripted-http.js';
+
+export type FakeUsage = { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+
+type Common = {
+  /** Wait this long before answering (the request is recorded at once). */
+  delayMs?: number;
+  usage?: FakeUsage;
+  /** Streams a thinking block (signature "sig_<message id>") before the content, as thinking models do. */
+  thinking?: string;
+};
+
+/** One scripted answer. */
+export type AnthropicScript = Common &
+  (
+    | { text: string; chunks?: number; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence' }
+    | {
+        toolCalls: Array<{ id?: string; name: string; input?: unknown; /** Sent verbatim instead of JSON(input). */ rawJson?: string }>;
+        text?: string;
+      }
+    | {
+        status: number;
+        errorType?: string;
+        message?: string;
+        retryAfterSeconds?: number;
+        /** Raw `retry-after` value, e.g. an HTTP date. */
+        retryAfter?: string;
+        retryAfterMs?: number;
+      }
+    /** Streams `text` (default "partial"), then an SSE `event: error` overloaded_error. */
+    | { errorMidStream: true; text?: string }
+    /** 400 invalid_request_error "prompt is too long: 210000 tokens > 200000 maximum". */
+    | { promptTooLong: true }
+    /** Starts the stream (optionally with some text) and never finishes it. */
+    | { hang: true; text?: string }
+  );
+
+/** The request body fields tests look at (the fake keeps the whole parsed JSON). */
+export type AnthropicRequestBody = {
+  model: string;
+  max_tokens: number;
+  stream?: boolean;
+  system?: string | Array<{ type: 'text'; text: string; cache_control?: { type: string } }>;
+  tools?: Array<{ name: string; description?: string; input_schema: Record<string, unknown>; cache_control?: { type: string } }>;
+  messages: Array<{ role: string; content: string | Array<Record<string, unknown> & { type: string }> }>;
+};
+
+export type FakeAnthropic = ScriptedServer<AnthropicScript, AnthropicRequestBody> & {
+  /** What to pass as the SDK's `baseURL` (the origin; the SDK appends /v1/messages). */
+  baseUrl: string;
+};
+
+const errorTypeByStatus: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeAnthropic> {
+  let messageCount = 0;
+  const server = await startScriptedServer<AnthropicScript, AnthropicRequestBody>('/v1/messages', async (script, request, res) => {
+    if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
+      return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
+    }
+    if (!script) return sendError(res, 400, 'invalid_request_error', 'fake-anthropic: no scripted response queued');
+    if (script.delayMs) await sleep(script.delayMs);
+    messageCount += 1;
+    await answer(script, request.body, `msg_fake_${messageCount}`, res);
+  });
+  return { ...server, baseUrl: server.origin };
+}
+
+async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: string, res: http.ServerResponse): Promise<void> {
+  if ('status' in script) {
+    const type = script.errorType ?? errorTypeByStatus[script.status] ?? 'api_error';
+    return sendError(res, script.status, type, script.message ?? `fake ${type}`, retryHeaders(script));
+  }
+  if ('promptTooLong' in script) {
+    return sendError(res, 400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum');
+  }
+  const usage = { input: 10, output: 0, cacheRead: 0, cacheWrite: 0, ...script.usage };
+  startSse(res);
+  event(res, {
+    type: 'message_start',
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: {
+        input_tokens: usage.input,
+        output_tokens: 1,
+        cache_read_input_tokens: usage.cacheRead,
+        cache_creation_input_tokens: usage.cacheWrite,
+      },
+    },
+  });
+  event(res, { type: 'ping' });
+
+  let index = 0;
+  let outputTokens = 0;
+  if (script.thinking !== undefined) {
+    event(res, { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    event(res, { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: script.thinking } });
+    event(res, { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: `sig_${id}` } });
+    event(res, { type: 'content_block_stop', index });
+    index += 1;
+  }
+  const textBlock = (text: string, chunks: number): void => {
+    event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+    for (const piece of splitText(text, chunks)) {
+      event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+    }
+    event(res, { type: 'content_block_stop', index });
+    outputTokens += Math.ceil(text.length / 4);
+    index += 1;
+  };
+
+  if ('errorMidStream' in script) {
+    event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+    event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: script.text ?? 'partial' } });
+    write(res, `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })}\n\n`);
+    res.end();
+    return;
+  }
+  if ('hang' in script) {
+    if (script.text) {
+      event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: script.text } });
+    }
+    return hangUntilClosed(res);
+  }
+
+  let stopReason: string;
+  if ('toolCalls' in script) {
+    if (script.text) textBlock(script.text, 1);
+    for (const [n, call] of script.toolCalls.entries()) {
+      const json = call.rawJson ?? JSON.stringify(call.input ?? {});
+      const toolId = call.id ?? `toolu_fake_${n + 1}`;
+      event(res, { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name: call.name, input: {} } });
+      for (const piece of splitText(json, 2)) {
+        event(res, { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+      }
+      event(res, { type: 'content_block_stop', index });
+      outputTokens += Math.ceil(json.length / 4);
+      index += 1;
+    }
+    stopReason = 'tool_use';
+  } else {
+    textBlock(script.text, script.chunks ?? 3);
+    stopReason = script.stopReason ?? 'end_turn';
+  }
+  event(res, {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: script.usage?.output ?? outputTokens },
+  });
+  event(res, { type: 'message_stop' });
+  res.end();
+}
+
+function event(res: http.ServerResponse, data: { type: string } & Record<string, unknown>): void {
+  write(res, `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+function sendError(
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, { type: 'error', error: { type, message } }, { 'request-id': 'req_fake', ...headers });
+}
+
+export type { RecordedRequest };

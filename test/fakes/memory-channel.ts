@@ -1,0 +1,150 @@
+import type {
+  Button,
+  ButtonPress,
+  ChannelAdapter,
+  ChannelCapabilities,
+  ChatType,
+  InboundMessage,
+  InboundSink,
+  OutboundMessage,
+  SentRef,
+  Target,
+} from '../../src/gateway/channel.js';
+
+/** A message as the person sees it: current text after edits, current buttons. */
+export type SeenMessage = { id: string; chatId: string; threadId?: string; text: string; buttons: Button[]; file?: { name: string; size: number }; edits: number };
+
+export type Person = { id: string; name: string };
+
+/**
+ * An in-memory chat platform implementing ChannelAdapter: tests speak as people, press
+ * buttons and read what each chat shows. No network; shared by the gateway tests, the
+ * contract suite and the benchmarks.
+ */
+export class MemoryChannel implements ChannelAdapter {
+  readonly platform = 'memory';
+  readonly botName = 'hob';
+  readonly capabilities: ChannelCapabilities;
+  readonly chats = new Map<string, SeenMessage[]>();
+  readonly answers: { userId: string; text?: string }[] = [];
+  readonly typingChats: string[] = [];
+  private sink: InboundSink | undefined;
+  private nextId = 1;
+  private nextUpdate = 1;
+  private readonly listeners = new Set<() => void>();
+  /** Called on every send; tests use it to time replies or inject failures. */
+  onSend: ((target: Target, message: OutboundMessage) => void) | undefined;
+
+  constructor(capabilities: Partial<ChannelCapabilities> = {}) {
+    this.capabilities = { maxMessageLength: 4096, markup: 'plain', buttons: true, edits: true, files: true, editIntervalMs: 0, ...capabilities };
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+  }
+
+  async stop(): Promise<void> {
+    this.sink = undefined;
+  }
+
+  async send(target: Target, message: OutboundMessage): Promise<SentRef> {
+    this.onSend?.(target, message);
+    const id = String(this.nextId++);
+    const seen: SeenMessage = { id, chatId: target.chatId, threadId: target.threadId, text: message.text, buttons: (message.buttons ?? []).flat(), edits: 0 };
+    if (message.file) seen.file = { name: message.file.name, size: message.file.data.length };
+    this.chat(target.chatId).push(seen);
+    this.changed();
+    return { chatId: target.chatId, threadId: target.threadId, messageId: id };
+  }
+
+  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    const seen = this.chat(ref.chatId).find((entry) => entry.id === ref.messageId);
+    if (!seen) throw new Error(`message ${ref.messageId} not found`);
+    seen.text = message.text;
+    seen.buttons = (message.buttons ?? []).flat();
+    seen.edits += 1;
+    this.changed();
+  }
+
+  async typing(target: Target): Promise<void> {
+    this.typingChats.push(target.chatId);
+  }
+
+  async directTarget(userId: string): Promise<Target> {
+    return { chatId: `dm-${userId}` };
+  }
+
+  /** A person writes. DMs happen in chat `dm-<user id>`. */
+  say(from: Person, text: string, where: { chatId?: string; chatType?: ChatType; threadId?: string; mention?: boolean; replyToBot?: boolean; attachments?: InboundMessage['attachments'] } = {}): void {
+    if (!this.sink) throw new Error('channel not started');
+    const chatType = where.chatType ?? 'dm';
+    const update = this.nextUpdate++;
+    this.sink.message({
+      platform: this.platform,
+      chatId: where.chatId ?? `dm-${from.id}`,
+      threadId: where.threadId,
+      userId: from.id,
+      userName: from.name,
+      chatType,
+      text,
+      attachments: where.attachments ?? [],
+      mentionsBot: Boolean(where.mention),
+      replyToBot: Boolean(where.replyToBot),
+      messageId: `in-${update}`,
+      updateId: String(update),
+    });
+  }
+
+  /** A person presses a button on a message. */
+  press(from: Person, message: SeenMessage, label: string): void {
+    if (!this.sink) throw new Error('channel not started');
+    const button = message.buttons.find((entry) => entry.label === label);
+    if (!button) throw new Error(`message ${message.id} has no button "${label}" (has ${message.buttons.map((b) => b.label).join(', ')})`);
+    const press: ButtonPress = {
+      platform: this.platform,
+      chatId: message.chatId,
+      threadId: message.threadId,
+      userId: from.id,
+      userName: from.name,
+      data: button.data,
+      messageRef: { chatId: message.chatId, threadId: message.threadId, messageId: message.id },
+      answer: async (text) => {
+        this.answers.push({ userId: from.id, text });
+        this.changed();
+      },
+    };
+    this.sink.button(press);
+  }
+
+  chat(chatId: string): SeenMessage[] {
+    let messages = this.chats.get(chatId);
+    if (!messages) {
+      messages = [];
+      this.chats.set(chatId, messages);
+    }
+    return messages;
+  }
+
+  /** Waits until `probe` returns a value (re-checked on every change), or fails with what the chats show. */
+  waitFor<T>(probe: () => T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const value = probe();
+        if (value === undefined || value === false) return false;
+        this.listeners.delete(check);
+        clearTimeout(timer);
+        resolve(value);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        reject(new Error(`timed out waiting for ${what}; chats: ${JSON.stringify([...this.chats], null, 1).slice(0, 3000)}`));
+      }, timeoutMs);
+      if (!check()) this.listeners.add(check);
+    });
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}

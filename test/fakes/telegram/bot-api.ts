@@ -1,0 +1,214 @@
+import { getFile, sendMedia } from './media.js';
+import { badRequest, formatText, readReplyMarkup, type Params } from './params.js';
+import type { AnsweredCallback, Json, UploadedFile } from './types.js';
+import type { UpdateFeed } from './update-feed.js';
+import type { FakeWorld } from './world.js';
+
+export interface MethodContext {
+  world: FakeWorld;
+  feed: UpdateFeed;
+  params: Params;
+  files: UploadedFile[];
+  answeredCallbacks: AnsweredCallback[];
+}
+
+type Method = (context: MethodContext) => unknown;
+
+const chatActions = new Set([
+  'typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice',
+  'upload_document', 'choose_sticker', 'find_location', 'record_video_note', 'upload_video_note',
+]);
+
+const notModified =
+  'message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message';
+
+/** Bot API methods other than getUpdates, keyed by lower-case name (Telegram ignores case). */
+export const botApiMethods: Record<string, Method> = {
+  getme: ({ world }) => ({
+    ...world.me,
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+  }),
+
+  setwebhook: ({ world, feed, params }) => {
+    const url = params.string('url') ?? '';
+    if (url !== '' && !/^https:\/\//i.test(url)) throw badRequest('bad webhook: An HTTPS URL must be provided for webhook');
+    if (params.boolean('drop_pending_updates')) feed.dropPending();
+    world.webhookUrl = url;
+    return true;
+  },
+  deletewebhook: ({ world, feed, params }) => {
+    if (params.boolean('drop_pending_updates')) feed.dropPending();
+    world.webhookUrl = '';
+    return true;
+  },
+  getwebhookinfo: ({ world }) => ({ url: world.webhookUrl, has_custom_certificate: false, pending_update_count: 0 }),
+
+  setmycommands: ({ world, params }) => {
+    const commands = params.json('commands');
+    if (!Array.isArray(commands)) throw badRequest('parameter "commands" is required');
+    for (const command of commands as Json[]) {
+      if (typeof command.command !== 'string' || !/^[a-z0-9_]{1,32}$/.test(command.command)) throw badRequest('BOT_COMMAND_INVALID');
+      if (typeof command.description !== 'string' || command.description.length < 1 || command.description.length > 256) {
+        throw badRequest('command description must be non-empty');
+      }
+    }
+    world.commands.set(commandsKey(params), commands as Json[]);
+    return true;
+  },
+  getmycommands: ({ world, params }) => world.commands.get(commandsKey(params)) ?? [],
+  deletemycommands: ({ world, params }) => world.commands.delete(commandsKey(params)) || true,
+
+  sendchataction: ({ params }) => {
+    params.chatId();
+    if (!chatActions.has(params.string('action') ?? '')) throw badRequest('wrong parameter action in request');
+    return true;
+  },
+
+  sendmessage: ({ world, params }) => {
+    const chatId = params.chatId();
+    const source = params.string('text') ?? '';
+    const parseMode = params.string('parse_mode');
+    const formatted = formatText(source, parseMode, params.json('entities'));
+    if (formatted.text.trim() === '') throw badRequest('message text is empty');
+    if (formatted.text.length > 4096) throw badRequest('message is too long');
+    const replyMarkup = readReplyMarkup(params);
+    const threadId = params.integer('message_thread_id');
+    const replyTo = replyTarget(world, chatId, params);
+    const stored = world.addMessage(
+      chatId,
+      {
+        author: 'bot',
+        kind: 'text',
+        sentText: source,
+        ...(parseMode !== undefined ? { parseMode } : {}),
+        visibleText: formatted.text,
+        entities: formatted.entities,
+        ...(replyMarkup !== undefined ? { replyMarkup } : {}),
+      },
+      {
+        ...(threadId !== undefined ? { message_thread_id: threadId, is_topic_message: true } : {}),
+        ...(replyTo ? { reply_to_message: replyTo } : {}),
+        text: formatted.text,
+        ...(formatted.entities.length > 0 ? { entities: formatted.entities } : {}),
+        ...(replyMarkup !== undefined ? { reply_markup: replyMarkup } : {}),
+      },
+    );
+    return stored.message;
+  },
+
+  editmessagetext: ({ world, params }) => {
+    const stored = editable(world, params);
+    if (stored.kind !== 'text') throw badRequest('there is no text in the message to edit');
+    const source = params.string('text') ?? '';
+    const parseMode = params.string('parse_mode');
+    const formatted = formatText(source, parseMode, params.json('entities'));
+    if (formatted.text.trim() === '') throw badRequest('message text is empty');
+    if (formatted.text.length > 4096) throw badRequest('MESSAGE_TOO_LONG');
+    // Omitting reply_markup in an edit removes the keyboard, as on Telegram.
+    const replyMarkup = readReplyMarkup(params);
+    const unchanged =
+      formatted.text === stored.visibleText &&
+      JSON.stringify(formatted.entities) === JSON.stringify(stored.entities) &&
+      JSON.stringify(replyMarkup) === JSON.stringify(stored.replyMarkup);
+    if (unchanged) throw badRequest(notModified);
+    stored.sentText = source;
+    if (parseMode !== undefined) stored.parseMode = parseMode;
+    else delete stored.parseMode;
+    stored.visibleText = formatted.text;
+    stored.entities = formatted.entities;
+    const { entities: _entities, reply_markup: _markup, ...rest } = stored.message;
+    stored.message = {
+      ...rest,
+      text: formatted.text,
+      ...(formatted.entities.length > 0 ? { entities: formatted.entities } : {}),
+    };
+    return applyEdit(world, stored, replyMarkup);
+  },
+
+  editmessagereplymarkup: ({ world, params }) => {
+    const stored = editable(world, params);
+    const replyMarkup = readReplyMarkup(params);
+    if (JSON.stringify(replyMarkup) === JSON.stringify(stored.replyMarkup)) throw badRequest(notModified);
+    const { reply_markup: _markup, ...rest } = stored.message;
+    stored.message = rest;
+    return applyEdit(world, stored, replyMarkup);
+  },
+
+  deletemessage: ({ world, params }) => {
+    const chatId = params.chatId();
+    const stored = world.message(chatId, params.messageId());
+    if (!stored || stored.deleted) throw badRequest('message to delete not found');
+    stored.deleted = true;
+    return true;
+  },
+
+  answercallbackquery: ({ world, params, answeredCallbacks }) => {
+    const id = params.string('callback_query_id') ?? '';
+    // Unknown and already-answered queries get the same refusal on Telegram.
+    if (!world.pendingCallbacks.delete(id)) {
+      throw badRequest('query is too old and response timeout expired or query ID is invalid');
+    }
+    const text = params.string('text');
+    const url = params.string('url');
+    const cacheTime = params.integer('cache_time');
+    if (text !== undefined && text.length > 200) throw badRequest('MESSAGE_TOO_LONG');
+    answeredCallbacks.push({
+      id,
+      ...(text !== undefined ? { text } : {}),
+      ...(params.has('show_alert') ? { show_alert: params.boolean('show_alert') } : {}),
+      ...(url !== undefined ? { url } : {}),
+      ...(cacheTime !== undefined ? { cache_time: cacheTime } : {}),
+    });
+    return true;
+  },
+
+  senddocument: ({ world, params, files }) => sendMedia(world, 'document', params, files),
+  sendphoto: ({ world, params, files }) => sendMedia(world, 'photo', params, files),
+  sendvoice: ({ world, params, files }) => sendMedia(world, 'voice', params, files),
+  sendaudio: ({ world, params, files }) => sendMedia(world, 'audio', params, files),
+  sendvideo: ({ world, params, files }) => sendMedia(world, 'video', params, files),
+  sendanimation: ({ world, params, files }) => sendMedia(world, 'animation', params, files),
+  getfile: ({ world, params }) => getFile(world, params),
+};
+
+function commandsKey(params: Params): string {
+  return `${JSON.stringify(params.json('scope') ?? { type: 'default' })}|${params.string('language_code') ?? ''}`;
+}
+
+function replyTarget(world: FakeWorld, chatId: number, params: Params): Json | undefined {
+  const parameters = params.json('reply_parameters') as Json | undefined;
+  const id = typeof parameters?.message_id === 'number' ? parameters.message_id : params.integer('reply_to_message_id');
+  if (id === undefined) return undefined;
+  const target = world.message(chatId, id);
+  if (!target || target.deleted) {
+    if (parameters?.allow_sending_without_reply === true) return undefined;
+    throw badRequest('message to be replied not found');
+  }
+  const { reply_to_message: _nested, ...message } = target.message;
+  return message;
+}
+
+function editable(world: FakeWorld, params: Params) {
+  if (params.has('inline_message_id')) throw badRequest('MESSAGE_ID_INVALID');
+  const chatId = params.chatId();
+  const stored = world.message(chatId, params.messageId());
+  if (!stored || stored.deleted) throw badRequest('message to edit not found');
+  if (stored.author !== 'bot') throw badRequest("message can't be edited");
+  return stored;
+}
+
+function applyEdit(world: FakeWorld, stored: ReturnType<typeof editable>, replyMarkup: Json | undefined): Json {
+  if (replyMarkup !== undefined) stored.replyMarkup = replyMarkup;
+  else delete stored.replyMarkup;
+  stored.edits += 1;
+  stored.message = {
+    ...stored.message,
+    edit_date: world.unixTime(),
+    ...(replyMarkup !== undefined ? { reply_markup: replyMarkup } : {}),
+  };
+  return stored.message;
+}

@@ -1,0 +1,281 @@
+import type http from 'node:http';
+import { describeFile, guessMimeType, type MediaKind } from './media.js';
+import { listen, type ServerState } from './server.js';
+import type {
+  AnsweredCallback, FakeChat, FakeTelegramOptions, FakeUser, Fault, InboundExtra, Json, MessageEntity, RecordedCall,
+  VisibleMessage,
+} from './types.js';
+import { UpdateFeed } from './update-feed.js';
+import { FakeWorld } from './world.js';
+
+export type * from './types.js';
+export { TINY_PNG } from './media.js';
+export { parseTelegramHtml } from './html.js';
+
+/**
+ * A loopback Telegram Bot API for the real grammy client: `new Bot(fake.token, { client:
+ * { apiRoot: fake.apiRoot } })`. Tests inject what people do (sendText, pressButton,
+ * sendPhoto...) and read what people see (chat) or what the bot called (calls).
+ */
+export async function startFakeTelegram(options: FakeTelegramOptions = {}): Promise<FakeTelegram> {
+  const fake = new FakeTelegram(options);
+  await fake.listen();
+  return fake;
+}
+
+export class FakeTelegram {
+  /** `http://127.0.0.1:PORT`, no trailing slash (grammy refuses one). */
+  apiRoot = '';
+  readonly token: string;
+  /** Every Bot API request in arrival order, including refused ones. */
+  readonly calls: RecordedCall[] = [];
+  readonly answeredCallbacks: AnsweredCallback[] = [];
+  private readonly world: FakeWorld;
+  private readonly feed = new UpdateFeed();
+  private readonly faults = new Map<string, Fault[]>();
+  private readonly listeners = new Set<() => void>();
+  private server: http.Server | undefined;
+
+  constructor(options: FakeTelegramOptions) {
+    const tokenId = options.token !== undefined ? Number(options.token.split(':')[0]) : NaN;
+    const botId = options.botId ?? (Number.isInteger(tokenId) ? tokenId : 7_000_000_001);
+    this.token = options.token ?? `${botId}:AAFakeTokenForTests_0123456789abcdefg`;
+    this.world = new FakeWorld(botId, options.botUsername ?? 'hob_test_bot', options.botFirstName ?? 'hob', options.clock ?? Date.now);
+  }
+
+  /** @internal started by startFakeTelegram */
+  async listen(): Promise<void> {
+    const state: ServerState = {
+      token: this.token,
+      world: this.world,
+      feed: this.feed,
+      calls: this.calls,
+      answeredCallbacks: this.answeredCallbacks,
+      faults: this.faults,
+      changed: () => this.changed(),
+    };
+    const { server, apiRoot } = await listen(state);
+    this.server = server;
+    this.apiRoot = apiRoot;
+  }
+
+  get botUsername(): string {
+    return this.world.me.username as string;
+  }
+
+  get botId(): number {
+    return this.world.me.id as number;
+  }
+
+  /** Every update injected so far, with its update_id, confirmed or not. */
+  get updates(): readonly Json[] {
+    return this.feed.history;
+  }
+
+  /** True while a getUpdates request is held open waiting for updates. */
+  get isPolling(): boolean {
+    return this.feed.isParked();
+  }
+
+  /** The bot's messages in a chat as the person sees them now (deleted ones flagged, not removed). */
+  chat(chatId: number): VisibleMessage[] {
+    return this.world.visible(chatId);
+  }
+
+  /** A person writes; bot commands and @mentions get entities as Telegram would add. Returns message_id. */
+  sendText(from: FakeUser, chat: FakeChat, text: string, extra: InboundExtra = {}): number {
+    return this.inbound(from, chat, { text, ...entitiesField('entities', extra.entities ?? detectEntities(text)) }, extra);
+  }
+
+  sendPhoto(from: FakeUser, chat: FakeChat, bytes: Buffer, caption?: string, extra: InboundExtra = {}): number {
+    return this.inboundMedia(from, chat, 'photo', this.world.storeFile('photo', bytes), caption, extra);
+  }
+
+  sendDocument(from: FakeUser, chat: FakeChat, bytes: Buffer, fileName: string, mimeType = guessMimeType(fileName), caption?: string, extra: InboundExtra = {}): number {
+    return this.inboundMedia(from, chat, 'document', this.world.storeFile('document', bytes, fileName, mimeType), caption, extra);
+  }
+
+  sendVoice(from: FakeUser, chat: FakeChat, bytes: Buffer, durationSeconds = 1, extra: InboundExtra = {}): number {
+    const file = this.world.storeFile('voice', bytes, undefined, 'audio/ogg');
+    return this.inbound(from, chat, { voice: describeFile('voice', file, { duration: durationSeconds }) }, extra);
+  }
+
+  /**
+   * A person presses an inline button on one of the bot's messages. Throws when that message
+   * shows no button with this callback_data (a person could not press it), unless `unchecked`.
+   * Returns the callback query id.
+   */
+  pressButton(from: FakeUser, chat: FakeChat, messageId: number, data: string, options: { unchecked?: boolean } = {}): string {
+    const user = this.userObject(from);
+    this.world.meetChat(chat, user);
+    const stored = this.world.message(chat.id, messageId);
+    const shown = stored && !stored.deleted ? buttonsOf(stored.replyMarkup) : [];
+    if (!options.unchecked && !shown.includes(data)) {
+      throw new Error(`message ${messageId} in chat ${chat.id} shows no button with data ${JSON.stringify(data)} (shown: ${JSON.stringify(shown)})`);
+    }
+    const id = this.world.newCallbackId();
+    this.feed.push({
+      callback_query: {
+        id,
+        from: user,
+        ...(stored ? { message: stored.message } : {}),
+        chat_instance: `ci${Math.abs(chat.id)}`,
+        data,
+      },
+    });
+    this.changed();
+    return id;
+  }
+
+  /** Any other update (edited_message, my_chat_member...); returns its update_id. */
+  pushUpdate(update: Json): number {
+    const id = this.feed.push(update);
+    this.changed();
+    return id;
+  }
+
+  /** The next call of `method` fails with `fault`; several faults queue up in order. */
+  failNext(method: string, fault: Fault): void {
+    const key = method.toLowerCase();
+    this.faults.set(key, [...(this.faults.get(key) ?? []), fault]);
+  }
+
+  callsOf(method: string): RecordedCall[] {
+    return this.calls.filter((call) => call.method.toLowerCase() === method.toLowerCase());
+  }
+
+  /**
+   * Resolves with the first call of `method` (matching `predicate`) once the fake has applied it;
+   * past calls count. A parked getUpdates resolves while it is still held open.
+   */
+  waitForCall(method: string, predicate: (call: RecordedCall) => boolean = () => true, timeoutMs = 5000): Promise<RecordedCall> {
+    return this.waitFor(
+      () => this.callsOf(method).find((call) => (call.response !== undefined || this.isParkedCall(call)) && predicate(call)),
+      timeoutMs,
+      `a ${method} call`,
+    );
+  }
+
+  /** Resolves with the first truthy value of `probe`, re-checked on every change and every 10 ms. */
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const check = (): void => {
+        let value: T | undefined | null | false;
+        try {
+          value = probe();
+        } catch (error) {
+          finish();
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        if (value !== undefined && value !== null && value !== false) {
+          finish();
+          resolve(value);
+        }
+      };
+      const finish = (): void => {
+        clearInterval(interval);
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      // The interval catches state outside the fake (a handler's own bookkeeping).
+      const interval = setInterval(check, 10);
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`fake Telegram: timed out after ${timeoutMs} ms waiting for ${what}; last calls: ${this.describeRecentCalls()}`));
+      }, timeoutMs);
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  /** Answers a held long poll, stops listening and drops keep-alive sockets. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.feed.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  private inbound(from: FakeUser, chat: FakeChat, content: Json, extra: InboundExtra): number {
+    const user = this.userObject(from);
+    this.world.meetChat(chat, user);
+    const replyTo = extra.reply_to_message ?? this.replyTarget(chat.id, extra.reply_to_message_id);
+    const stored = this.world.addMessage(
+      chat.id,
+      { author: 'user', kind: 'text', sentText: '', visibleText: '', entities: [] },
+      {
+        from: user,
+        ...(extra.message_thread_id !== undefined ? { message_thread_id: extra.message_thread_id } : {}),
+        ...(extra.is_topic_message !== undefined ? { is_topic_message: extra.is_topic_message } : {}),
+        ...(replyTo ? { reply_to_message: replyTo } : {}),
+        ...content,
+      },
+    );
+    this.feed.push({ message: stored.message });
+    this.changed();
+    return stored.message.message_id as number;
+  }
+
+  private inboundMedia(from: FakeUser, chat: FakeChat, kind: MediaKind, file: ReturnType<FakeWorld['storeFile']>, caption: string | undefined, extra: InboundExtra): number {
+    const captionFields = caption ? { caption, ...entitiesField('caption_entities', extra.entities ?? detectEntities(caption)) } : {};
+    return this.inbound(from, chat, { [kind]: describeFile(kind, file), ...captionFields }, extra);
+  }
+
+  private replyTarget(chatId: number, messageId: number | undefined): Json | undefined {
+    if (messageId === undefined) return undefined;
+    const target = this.world.message(chatId, messageId);
+    if (!target) throw new Error(`no message ${messageId} in chat ${chatId} to reply to`);
+    const { reply_to_message: _nested, ...message } = target.message;
+    return message;
+  }
+
+  private userObject(from: FakeUser): Json {
+    return { id: from.id, is_bot: false, first_name: from.first_name ?? 'User', ...withoutUndefined({ last_name: from.last_name, username: from.username, language_code: from.language_code }) };
+  }
+
+  private isParkedCall(call: RecordedCall): boolean {
+    return call.method.toLowerCase() === 'getupdates' && call.response === undefined && call === this.callsOf('getUpdates').at(-1) && this.feed.isParked();
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  private describeRecentCalls(): string {
+    return this.calls.slice(-8).map((call) => `${call.method}→${call.response?.status ?? 'pending'}${call.response?.description ? ` (${call.response.description})` : ''}`).join(', ') || 'none';
+  }
+}
+
+/** Bot commands at a word start and @usernames, the entities Telegram adds to people's messages. */
+function detectEntities(text: string): MessageEntity[] {
+  const entities: MessageEntity[] = [];
+  for (const match of text.matchAll(/(^|\s)(\/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?)(?=\s|$)/g)) {
+    entities.push({ type: 'bot_command', offset: match.index + (match[1]?.length ?? 0), length: match[2]?.length ?? 0 });
+  }
+  for (const match of text.matchAll(/(^|[^\w/])(@[A-Za-z0-9_]{5,32})(?![\w])/g)) {
+    entities.push({ type: 'mention', offset: match.index + (match[1]?.length ?? 0), length: match[2]?.length ?? 0 });
+  }
+  return entities.sort((a, b) => a.offset - b.offset);
+}
+
+function entitiesField(name: string, entities: MessageEntity[]): Json {
+  return entities.length > 0 ? { [name]: entities } : {};
+}
+
+function buttonsOf(markup: Json | undefined): string[] {
+  const rows = markup?.inline_keyboard;
+  if (!Array.isArray(rows)) return [];
+  return rows.flatMap((row: unknown) => (Array.isArray(row) ? row : [])).flatMap((button: unknown) => {
+    const data = (button as Json).callback_data;
+    return typeof data === 'string' ? [data] : [];
+  });
+}
+
+function withoutUndefined(fields: Record<string, string | undefined>): Json {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}

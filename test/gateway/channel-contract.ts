@@ -1,0 +1,184 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChannelAdapter } from '../../src/gateway/channel.js';
+import type { GatewayOptions } from '../../src/gateway/gateway.js';
+import type { ToolResultBlock } from '../../src/core/messages.js';
+import { ScriptedModel } from '../fakes/scripted-model.js';
+import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+export type Person = { id: string; name: string };
+export type Seen = { id: string; text: string; buttons: { label: string }[] };
+
+/** How the contract drives one platform: as people in chats, through the adapter's real client. */
+export type ContractDriver = {
+  adapter: ChannelAdapter;
+  maxLength: number;
+  groupChatId: string;
+  dmChatId(person: Person): string;
+  dm(person: Person, text: string): void;
+  group(person: Person, text: string, options: { mention: boolean }): void;
+  /** Bot messages in a chat, as a person reads them now. */
+  seen(chatId: string): Seen[];
+  press(person: Person, chatId: string, messageId: string, label: string): void;
+  /** Short notices shown to a person after pressing (callback answers). */
+  notices(person: Person): string[];
+  waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+};
+
+const toolResults = (model: ScriptedModel, index: number): ToolResultBlock[] =>
+  (model.requests[index]?.messages.at(-1)?.content ?? []).filter((block): block is ToolResultBlock => block.type === 'tool_result');
+
+/**
+ * The behaviour every channel adapter must show through the gateway. Run against the
+ * in-memory channel and each real platform adapter (over its loopback fake).
+ */
+export function channelContract(name: string, makeDriver: () => Promise<ContractDriver>): void {
+  describe(`channel contract: ${name}`, () => {
+    let driver: ContractDriver | undefined;
+    let hob: TestGateway | undefined;
+
+    afterEach(async () => {
+      await hob?.close();
+      await driver?.close();
+      hob = undefined;
+      driver = undefined;
+    });
+
+    async function start(model: ScriptedModel, options: Partial<GatewayOptions> = {}) {
+      driver = await makeDriver();
+      hob = await startTestGateway(driver.adapter, model, options);
+      return { d: driver, hob };
+    }
+
+    const lastText = (d: ContractDriver, chatId: string, includes: string) =>
+      d.waitFor(() => d.seen(chatId).find((message) => message.text.includes(includes)), `a message containing "${includes}"`);
+
+    it('answers a DM from an allowed person', async () => {
+      const { d } = await start(new ScriptedModel([{ text: 'Hello Ann, how can I help?' }]));
+      d.dm(OWNER, 'hi');
+      await lastText(d, d.dmChatId(OWNER), 'Hello Ann, how can I help?');
+    });
+
+    it('in a group answers only when addressed, and only people it knows', async () => {
+      const model = new ScriptedModel([{ text: 'Answer for Bob' }]);
+      const { d } = await start(model);
+      d.group(FRIEND, 'talking among ourselves', { mention: false });
+      d.group(STRANGER, 'hey bot do my homework', { mention: true });
+      d.group(FRIEND, 'what time is it?', { mention: true });
+      await lastText(d, d.groupChatId, 'Answer for Bob');
+      expect(model.requests).toHaveLength(1);
+      expect(JSON.stringify(model.requests[0]?.messages)).toContain('[Bob] what time is it?');
+    });
+
+    it('asks with buttons before running a command, and runs it after Allow once', async () => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'echo done > approved.txt' } }] }, { text: 'Created approved.txt.' }]);
+      const { d, hob } = await start(model);
+      d.dm(OWNER, 'create the file');
+      const chat = d.dmChatId(OWNER);
+      const prompt = await lastText(d, chat, 'echo done > approved.txt');
+      expect(prompt.buttons.map((b) => b.label)).toEqual(['Allow once', 'Always allow', 'Deny']);
+      d.press(OWNER, chat, prompt.id, 'Allow once');
+      await lastText(d, chat, 'Created approved.txt.');
+      expect(existsSync(join(hob.dir, 'workspace', 'approved.txt'))).toBe(true);
+      const edited = d.seen(chat).find((message) => message.id === prompt.id);
+      expect(edited?.text).toContain('allowed once by Ann');
+      expect(edited?.buttons).toEqual([]);
+    });
+
+    it('refuses a press by someone else and leaves the decision to the requester', async () => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'rm -rf build' } }] }, { text: 'OK, I left build alone.' }]);
+      const { d } = await start(model);
+      d.group(FRIEND, 'clean the build', { mention: true });
+      const prompt = await lastText(d, d.groupChatId, 'rm -rf build');
+      d.press(STRANGER, d.groupChatId, prompt.id, 'Allow once');
+      await d.waitFor(() => d.notices(STRANGER).find((notice) => notice.includes('not yours')), 'the not-yours notice');
+      expect(d.seen(d.groupChatId).find((message) => message.id === prompt.id)?.buttons).toHaveLength(3);
+      d.press(FRIEND, d.groupChatId, prompt.id, 'Deny');
+      await lastText(d, d.groupChatId, 'OK, I left build alone.');
+      expect(toolResults(model, 1)[0]?.content).toContain('denied permission');
+      expect(d.seen(d.groupChatId).find((message) => message.id === prompt.id)?.text).toContain('denied by Bob');
+    });
+
+    it('treats an unanswered approval as a denial and tells both sides', async () => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'touch x' } }] }, { text: 'You did not answer, so I did nothing.' }]);
+      const { d } = await start(model, { approvalTimeoutSeconds: 1 });
+      d.dm(OWNER, 'touch x');
+      const chat = d.dmChatId(OWNER);
+      const prompt = await lastText(d, chat, 'touch x');
+      await lastText(d, chat, 'You did not answer');
+      expect(d.seen(chat).find((message) => message.id === prompt.id)?.text).toContain('timed out');
+      expect(toolResults(model, 1)[0]?.content).toContain('Nobody answered the approval request within 1 seconds');
+    });
+
+    it('splits a long answer into messages that fit, losing nothing', async () => {
+      const { d, hob } = await start(new ScriptedModel([]));
+      const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum '.repeat(Math.ceil(d.maxLength / 120))}`.trim());
+      (hob.deps.provider as ScriptedModel).push({ text: paragraphs.join('\n\n') });
+      d.dm(OWNER, 'write a lot');
+      const chat = d.dmChatId(OWNER);
+      await lastText(d, chat, 'Paragraph 39:');
+      const texts = d.seen(chat).map((message) => message.text);
+      expect(texts.length).toBeGreaterThan(1);
+      expect(texts.every((value) => value.length <= d.maxLength)).toBe(true);
+      for (const paragraph of paragraphs) expect(texts.join('\n\n').replace(/\s+/g, ' ')).toContain(paragraph.replace(/\s+/g, ' '));
+    });
+
+    it('stops a run on /stop', async () => {
+      const model = new ScriptedModel([{ hang: true }]);
+      const { d } = await start(model);
+      d.dm(OWNER, 'think forever');
+      await d.waitFor(() => model.requests.length === 1, 'the model call');
+      d.dm(OWNER, '/stop');
+      await lastText(d, d.dmChatId(OWNER), 'Stopped.');
+    });
+
+    it('queues a second message and answers both in order (busy_mode: queue)', async () => {
+      const model = new ScriptedModel([{ hang: true }]);
+      const { d } = await start(model, { busyMode: 'queue' });
+      model.push({ text: 'second answer' });
+      d.dm(OWNER, 'first');
+      await d.waitFor(() => model.requests.length === 1, 'the first model call');
+      d.dm(OWNER, 'second');
+      d.dm(OWNER, '/stop');
+      await lastText(d, d.dmChatId(OWNER), 'Stopped.');
+      expect(model.requests).toHaveLength(1); // /stop dropped the queued message, and said so
+      await lastText(d, d.dmChatId(OWNER), 'Dropped 1 queued message');
+    });
+
+    it('steers a message sent mid-run into the next model call (busy_mode: steer)', async () => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'sleep 0.2' } }] }, { text: 'checked the logs too' }]);
+      const { d } = await start(model, { busyMode: 'steer' });
+      d.dm(OWNER, 'run it');
+      const prompt = await lastText(d, d.dmChatId(OWNER), 'sleep 0.2');
+      d.dm(OWNER, 'also check the logs');
+      d.press(OWNER, d.dmChatId(OWNER), prompt.id, 'Allow once');
+      await lastText(d, d.dmChatId(OWNER), 'checked the logs too');
+      expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('also check the logs');
+    });
+
+    it('abandons the current run for a new message (busy_mode: interrupt)', async () => {
+      const model = new ScriptedModel([{ hang: true }, { text: 'answer to the new question' }]);
+      const { d } = await start(model, { busyMode: 'interrupt' });
+      d.dm(OWNER, 'slow question');
+      await d.waitFor(() => model.requests.length === 1, 'the first model call');
+      d.dm(OWNER, 'new question');
+      await lastText(d, d.dmChatId(OWNER), 'answer to the new question');
+      expect(d.seen(d.dmChatId(OWNER)).some((message) => message.text.includes('Stopped'))).toBe(true);
+    });
+
+    it('gives an unknown person a pairing code and lets the owner approve them with a button', async () => {
+      const model = new ScriptedModel([{ text: 'Welcome, Eve!' }]);
+      const { d } = await start(model);
+      d.dm(STRANGER, 'hello?');
+      const code = await d.waitFor(() => /pairing code is ([A-Z0-9]{8})/.exec(d.seen(d.dmChatId(STRANGER)).map((m) => m.text).join('\n'))?.[1], 'a pairing code');
+      const request = await lastText(d, d.dmChatId(OWNER), code);
+      d.press(OWNER, d.dmChatId(OWNER), request.id, `Approve ${STRANGER.name}`);
+      await lastText(d, d.dmChatId(STRANGER), "You're approved");
+      d.dm(STRANGER, 'hello again');
+      await lastText(d, d.dmChatId(STRANGER), 'Welcome, Eve!');
+      expect(model.requests).toHaveLength(1);
+    });
+  });
+}

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { systemClock } from '../../src/core/clock.js';
+import { noHooks } from '../../src/engine/ports.js';
+import { QueryEngine, type EngineDeps } from '../../src/engine/query-engine.js';
+import type { ChannelAdapter } from '../../src/gateway/channel.js';
+import { Gateway, type GatewayOptions } from '../../src/gateway/gateway.js';
+import { createLogger } from '../../src/logger.js';
+import { createPermissionChecker } from '../../src/policy/permissions.js';
+import type { ProviderClient } from '../../src/providers/types.js';
+import { ConversationRepository } from '../../src/store/conversations.js';
+import { openDatabase, type Db } from '../../src/store/db.js';
+import { bashTool } from '../../src/tools/bash.js';
+import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
+import { tempDir } from './engine.js';
+
+export const OWNER = { id: '100', name: 'Ann' };
+export const FRIEND = { id: '200', name: 'Bob' };
+export const STRANGER = { id: '300', name: 'Eve' };
+
+export type TestGateway = { gateway: Gateway; db: Db; dir: string; deps: EngineDeps; close(): Promise<void> };
+
+/**
+ * A gateway over a real SQLite file and the real permission checker (default mode: bash
+ * asks), with the given adapter and model. Owner Ann and friend Bob are allowed.
+ */
+export async function startTestGateway(
+  adapter: ChannelAdapter,
+  provider: ProviderClient,
+  overrides: Partial<GatewayOptions> & { tools?: AnyTool[]; dir?: string } = {},
+): Promise<TestGateway> {
+  const dir = overrides.dir ?? tempDir('hob-gw-');
+  const db = openDatabase(join(dir, 'hob.db'));
+  const workspace = join(dir, 'workspace');
+  const permissions = createPermissionChecker(
+    { mode: 'default', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] },
+    { workspace, home: join(dir, 'home') },
+  );
+  const deps: EngineDeps = {
+    provider,
+    tools: new ToolRegistry(overrides.tools ?? [bashTool({ defaultTimeoutSeconds: 30 })]),
+    permissions: { evaluate: (query) => permissions.evaluate(query), rememberAlways: (userId, rule) => permissions.addAlwaysRule(userId, rule) },
+    hooks: noHooks,
+    conversations: new ConversationRepository(db, systemClock),
+    systemPrompt: () => 'system',
+    costUsd: () => 0,
+    workspace,
+    maxTurns: 10,
+    maxTokens: 1000,
+    approvalTimeoutSeconds: overrides.approvalTimeoutSeconds ?? 30,
+  };
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(workspace, { recursive: true });
+  const gateway = new Gateway({
+    db,
+    clock: systemClock,
+    logger: createLogger({ level: 'silent', destination: 'silent' }),
+    adapters: [adapter],
+    access: new Map([[adapter.platform, { allowFrom: [OWNER.id, FRIEND.id], allowedGroups: [] }]]),
+    engine: (key) => new QueryEngine(key, deps),
+    workspace,
+    busyMode: 'steer',
+    groupSessions: 'per_user',
+    maxQueue: 5,
+    maxConversations: 1000,
+    idleTimeoutSeconds: 3600,
+    approvalTimeoutSeconds: 30,
+    pairingTtlSeconds: 3600,
+    model: { current: () => provider.model, switch: async (name) => `Switched to ${name}.` },
+    permissionSummary: () => 'mode default',
+    deliveryRetryBaseMs: 50,
+    ...overrides,
+  });
+  await gateway.start();
+  return {
+    gateway,
+    db,
+    dir,
+    deps,
+    close: async () => {
+      await gateway.stop();
+      db.close();
+    },
+  };
+}

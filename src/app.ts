@@ -41,6 +41,8 @@ export type App = {
   permissions: PermissionChecker;
   deps: EngineDeps;
   engine(sessionKey: string): QueryEngine;
+  /** Switches the model for every conversation (the `/model` command). */
+  switchModel(name: string): string;
   close(): void;
 };
 
@@ -81,13 +83,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     permissions: gate,
     hooks,
     conversations,
-    systemPrompt: ({ interactive }) =>
+    systemPrompt: ({ sessionKey, interactive }) =>
       buildSystemPrompt({
         now: new Date(clock.now()),
         timezone: config.timezone,
         workspace: config.tools.workspace,
         toolNames: tools.names(),
-        channel: options.channel,
+        channel: channelName(sessionKey) ?? options.channel,
         interactive,
       }),
     costUsd,
@@ -105,6 +107,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     permissions,
     deps,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
+    switchModel: (name) => {
+      if (options.provider) return 'This hob runs a fixed model.';
+      deps.provider = startProvider({ ...providerSettings(config, options.configPath), name });
+      logger.info({ model: name }, 'model switched');
+      return `Switched to ${name}. New messages use it.`;
+    },
     close: () => {
       db.close();
       logger.flush();
@@ -133,4 +141,10 @@ function providerSettings(config: HobConfig, configPath: string | undefined): Pr
       maxDelayMs: config.model.retry.max_delay_ms,
     },
   };
+}
+
+const PLATFORM_NAMES: Record<string, string> = { telegram: 'Telegram', slack: 'Slack', discord: 'Discord', console: 'a terminal' };
+
+function channelName(sessionKey: string): string | undefined {
+  return PLATFORM_NAMES[sessionKey.split(':', 1)[0] ?? ''];
 }

@@ -62,6 +62,31 @@ program
     await runStart(program.opts<{ config?: string }>().config);
   });
 
+program
+  .command('doctor')
+  .description('check the config, the model endpoint and each chat token')
+  .action(async () => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runDoctor } = await import('./cli/doctor.js');
+    const { config, path } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const checks = await runDoctor(config, path);
+    for (const check of checks) process.stdout.write(`${check.ok ? '✓' : '✗'} ${check.name}: ${check.detail}\n`);
+    if (checks.some((check) => !check.ok)) process.exitCode = 1;
+  });
+
+program
+  .command('pairing')
+  .description('list, approve or revoke people who asked to talk to hob')
+  .argument('<verb>', 'list | approve | revoke')
+  .argument('[value]', 'pairing code (approve) or user id (revoke)')
+  .option('--platform <name>', 'platform for revoke', 'telegram')
+  .action(async (verb: string, value: string | undefined, flags: { platform: string }) => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runPairing } = await import('./cli/pairing.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    runPairing(config, verb, value, flags.platform);
+  });
+
 async function loadApp(channel: string) {
   const { loadConfig } = await import('./config/load.js');
   const { createApp } = await import('./app.js');

@@ -1,20 +1,92 @@
-import { createApp } from '../app.js';
+import { createApp, type App } from '../app.js';
 import { loadConfig } from '../config/load.js';
+import type { HobConfig } from '../config/schema.js';
+import { systemClock } from '../core/clock.js';
+import type { ChannelAdapter } from '../gateway/channel.js';
+import { Gateway } from '../gateway/gateway.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 
-/** `hob start`: every configured channel; with no chat channel configured, the terminal. */
+/**
+ * `hob start`: every configured chat channel through the gateway, plus the terminal when
+ * no chat channel is configured (or `channels.console.enabled` says so).
+ */
 export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadConfig({ path: configPath });
   const app = await createApp({ config, configPath: path, channel: 'a terminal' });
+  const adapters = await chatAdapters(config, app);
+  const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   try {
-    await runChat({
-      engine: app.engine(consoleSessionKey()),
-      userId: consoleUserId(),
-      logger: app.logger,
-      approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
-    });
+    if (gateway) {
+      await gateway.start();
+      const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
+      process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
+    }
+    if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
+      await runChat({
+        engine: app.engine(consoleSessionKey()),
+        userId: consoleUserId(),
+        logger: app.logger,
+        approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
+      });
+    } else if (gateway) {
+      await untilSignal();
+    }
   } finally {
+    await gateway?.stop();
     app.close();
   }
+}
+
+async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {
+  const adapters: ChannelAdapter[] = [];
+  const telegram = config.channels.telegram;
+  if (telegram) {
+    // Loaded only when configured, so a terminal-only hob never pays for grammy.
+    const { createTelegramAdapter } = await import('../../adapters/telegram/telegram-adapter.js');
+    adapters.push(
+      createTelegramAdapter({
+        token: telegram.token,
+        apiRoot: telegram.api_root,
+        webhook: telegram.webhook ? { url: telegram.webhook.url, secretToken: telegram.webhook.secret_token, port: telegram.webhook.port, host: telegram.webhook.host } : undefined,
+        logger: app.logger.child({ platform: 'telegram' }),
+      }),
+    );
+  }
+  return adapters;
+}
+
+export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
+  const { config } = app;
+  const access = new Map<string, { allowFrom: string[]; allowedGroups: string[] }>();
+  if (config.channels.telegram) access.set('telegram', { allowFrom: config.channels.telegram.allow_from, allowedGroups: config.channels.telegram.allowed_groups });
+  return new Gateway({
+    db: app.db,
+    clock: systemClock,
+    logger: app.logger,
+    adapters,
+    access,
+    engine: (key) => app.engine(key),
+    workspace: config.tools.workspace,
+    busyMode: config.gateway.busy_mode,
+    groupSessions: config.gateway.group_sessions,
+    maxQueue: config.gateway.max_queue,
+    maxConversations: config.gateway.max_conversations,
+    idleTimeoutSeconds: config.gateway.idle_timeout_seconds,
+    approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
+    pairingTtlSeconds: config.gateway.pairing_code_ttl_seconds,
+    model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
+    permissionSummary: (userId) => {
+      const rules = app.permissions.listAlwaysRules(userId);
+      const lines = rules.map((rule) => `• ${rule.toolName}${rule.command ? `: ${rule.command}` : ''}${rule.pathPrefix ? ` under ${rule.pathPrefix}` : ''}`);
+      return [`Permission mode: ${config.permissions.mode}.`, rules.length ? 'Your "always allow" rules:' : 'You have no "always allow" rules.', ...lines].join('\n');
+    },
+  });
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
 }

@@ -55,6 +55,7 @@ export class Conversation {
   private pumping: Promise<void> | undefined;
   private question: PendingQuestion | undefined;
   private steeredInboxIds: number[] = [];
+  private questions: Promise<unknown> = Promise.resolve();
   lastActive: number;
 
   constructor(
@@ -209,7 +210,15 @@ export class Conversation {
     };
   }
 
-  private async ask(askerId: string, question: string, options: string[], signal: AbortSignal): Promise<string> {
+  /** Questions are asked one at a time, even when the model asks several at once. */
+  private ask(askerId: string, question: string, options: string[], signal: AbortSignal): Promise<string> {
+    const asked = this.questions.then(() => this.askNow(askerId, question, options, signal));
+    this.questions = asked.catch(() => undefined);
+    return asked;
+  }
+
+  private async askNow(askerId: string, question: string, options: string[], signal: AbortSignal): Promise<string> {
+    if (signal.aborted) return '(cancelled)';
     const id = randomBytes(4).toString('hex');
     const answer = new Promise<string>((resolve) => {
       this.question = { id, askerId, options, resolve };

@@ -7,6 +7,8 @@ import { readFileTool } from './read-file.js';
 import { webFetchTool } from './web-fetch.js';
 import type { WebFetchOptions } from './web-fetch.js';
 import { writeFileTool } from './write-file.js';
+import { askUserTool } from './ask-user.js';
+import { sendFileTool } from './send-file.js';
 
 /**
  * What configuration may set. The web_fetch test-only allowlist is deliberately absent, and
@@ -21,7 +23,7 @@ export type BuiltinToolsOptions = {
 export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
   const web = options.webFetch ?? {};
   const tools = [
-    bashTool({ defaultTimeoutSeconds: options.bashTimeoutSeconds }),
+    bashTool({ defaultTimeoutSeconds: options.bashTimeoutSeconds, env: withoutSecrets(process.env) }),
     readFileTool,
     writeFileTool,
     editFileTool,
@@ -33,7 +35,16 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
       maxRedirects: web.maxRedirects,
       userAgent: web.userAgent,
     }),
+    askUserTool,
+    sendFileTool,
   ];
   // Each tool's run() takes its own parsed input; the registry only ever calls it with that.
   return tools as unknown as AnyTool[];
+}
+
+/** Names of variables that carry credentials; shell commands never see them (`env` cannot leak them). */
+const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS)|^(ANTHROPIC|OPENAI|TELEGRAM|SLACK|DISCORD|HOB)_/i;
+
+export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)));
 }

@@ -1,0 +1,180 @@
+import { GrammyError, InputFile, type Api } from 'grammy';
+import type { InlineKeyboardMarkup, Message } from 'grammy/types';
+import type { Button, OutboundMessage, SentRef, Target } from '../../src/gateway/channel.js';
+import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
+import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
+import type { TelegramLogger } from './logger.js';
+
+/** Telegram's limits, in UTF-16 units of the text a person reads. */
+export const MAX_MESSAGE_LENGTH = 4096;
+const MAX_CAPTION_LENGTH = 1024;
+
+type ChatId = number | string;
+type Extra = { message_thread_id?: number; reply_markup?: InlineKeyboardMarkup };
+
+/**
+ * Everything hob sends to Telegram: Markdown rendered as Telegram HTML, with a plain-text
+ * resend of the same chunk when Telegram refuses the markup, so a person always reads the
+ * answer exactly once. Errors other than refused markup propagate (the gateway's outbox
+ * retries); 429s were already retried by the auto-retry transformer.
+ */
+export class TelegramOutbound {
+  constructor(
+    private readonly api: Api,
+    private readonly logger: TelegramLogger,
+  ) {}
+
+  async send(target: Target, message: OutboundMessage): Promise<SentRef> {
+    const chatId = chatIdOf(target.chatId);
+    const thread = threadExtra(target);
+    const keyboard = keyboardExtra(message.buttons);
+    if (message.file) return this.sendFile(target, message, message.file);
+    const chunks = this.chunksOf(message);
+    if (chunks.length === 0) throw new Error('Telegram cannot send an empty message');
+    let last: Message | undefined;
+    for (const [index, chunk] of chunks.entries()) {
+      const isLast = index === chunks.length - 1;
+      last = await this.sendChunk(chatId, chunk, message.plain === true, { ...thread, ...(isLast ? keyboard : {}) });
+    }
+    return refOf(target, last as Message);
+  }
+
+  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    const chatId = chatIdOf(ref.chatId);
+    const messageId = Number(ref.messageId);
+    const keyboard = keyboardExtra(message.buttons);
+    const chunk = this.fitted(message, MAX_MESSAGE_LENGTH);
+    try {
+      await this.withPlainFallback('editMessageText', chunk, message.plain === true, (text, parseMode) =>
+        this.api.editMessageText(chatId, messageId, text, { ...keyboard, ...parseModeExtra(parseMode) }),
+      );
+    } catch (error) {
+      if (isNotModified(error)) return;
+      if (!(error instanceof GrammyError && /no text in the message to edit/i.test(error.description))) throw error;
+      // The message is a file (a long approval prompt sent as a document): edit its caption.
+      await this.editCaption(chatId, messageId, message, keyboard);
+    }
+  }
+
+  async typing(target: Target): Promise<void> {
+    try {
+      await this.api.sendChatAction(chatIdOf(target.chatId), 'typing', threadExtra(target));
+    } catch (error) {
+      // A missing typing indicator is cosmetic; it must never fail a reply.
+      this.logger.warn({ method: 'sendChatAction', ...describeError(error) }, 'telegram typing indicator failed');
+    }
+  }
+
+  /**
+   * A file as a document. The message text becomes its caption when it fits; a longer text is
+   * sent first as ordinary messages and the document follows with `file.caption` (if any).
+   * Buttons go under the document, the last message.
+   */
+  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>): Promise<SentRef> {
+    const chatId = chatIdOf(target.chatId);
+    const thread = threadExtra(target);
+    const keyboard = keyboardExtra(message.buttons);
+    const text = message.text.trim() !== '' ? message.text : (file.caption ?? '');
+    let caption = text;
+    const rendered = message.plain ? text : markdownToTelegramHtml(text);
+    if (rendered.length > MAX_CAPTION_LENGTH) {
+      await this.send(target, { text, ...(message.plain ? { plain: true } : {}) });
+      caption = file.caption !== undefined && file.caption !== text && file.caption.length <= MAX_CAPTION_LENGTH ? file.caption : '';
+    }
+    const chunk = caption === '' ? undefined : this.fitted({ ...message, text: caption }, MAX_CAPTION_LENGTH);
+    const upload = (text: string | undefined, parseMode: 'HTML' | undefined) =>
+      // A fresh InputFile per attempt: a refused upload must not leave a consumed one behind.
+      this.api.sendDocument(chatId, new InputFile(file.data, file.name), {
+        ...thread,
+        ...keyboard,
+        ...(text !== undefined ? { caption: text, ...parseModeExtra(parseMode) } : {}),
+      });
+    const sent = chunk
+      ? await this.withPlainFallback('sendDocument', chunk, message.plain === true, upload)
+      : await upload(undefined, undefined);
+    return refOf(target, sent);
+  }
+
+  private async editCaption(chatId: ChatId, messageId: number, message: OutboundMessage, keyboard: Extra): Promise<void> {
+    const chunk = this.fitted(message, MAX_CAPTION_LENGTH);
+    try {
+      await this.withPlainFallback('editMessageCaption', chunk, message.plain === true, (caption, parseMode) =>
+        this.api.editMessageCaption(chatId, messageId, { caption, ...keyboard, ...parseModeExtra(parseMode) }),
+      );
+    } catch (error) {
+      if (!isNotModified(error)) throw error;
+    }
+  }
+
+  private chunksOf(message: OutboundMessage): RenderedChunk[] {
+    if (message.plain) return splitMessage(message.text, MAX_MESSAGE_LENGTH).map((text) => ({ markdown: text, rendered: text }));
+    return splitRendered(message.text, MAX_MESSAGE_LENGTH, markdownToTelegramHtml);
+  }
+
+  /** One chunk that fits `limit` (an edit or a caption cannot be split): the head, marked "…". */
+  private fitted(message: OutboundMessage, limit: number): RenderedChunk {
+    const whole = message.plain ? message.text : markdownToTelegramHtml(message.text);
+    if (whole.length <= limit) return { markdown: message.text, rendered: whole };
+    const render = message.plain ? (text: string) => text : markdownToTelegramHtml;
+    const [head] = splitRendered(message.text, limit - 1, render);
+    return head ? { markdown: `${head.markdown}…`, rendered: `${head.rendered}…` } : { markdown: '…', rendered: '…' };
+  }
+
+  private sendChunk(chatId: ChatId, chunk: RenderedChunk, plain: boolean, extra: Extra): Promise<Message> {
+    return this.withPlainFallback('sendMessage', chunk, plain, (text, parseMode) =>
+      this.api.sendMessage(chatId, text, { ...extra, ...parseModeExtra(parseMode) }),
+    );
+  }
+
+  /**
+   * Calls with the HTML rendering; when Telegram refuses it ("can't parse entities"), calls
+   * once more with a plain rendering of the same Markdown and no parse mode.
+   */
+  private async withPlainFallback<T>(method: string, chunk: RenderedChunk, plain: boolean, call: (text: string, parseMode: 'HTML' | undefined) => Promise<T>): Promise<T> {
+    if (plain) return call(chunk.rendered, undefined);
+    try {
+      return await call(chunk.rendered, 'HTML');
+    } catch (error) {
+      if (!isParseError(error)) throw error;
+      this.logger.warn({ method, ...describeError(error) }, 'telegram refused the HTML; resending as plain text');
+      return call(stripMarkdown(chunk.markdown), undefined);
+    }
+  }
+}
+
+/** Numeric chat ids as numbers (what Telegram sends us); `@channel` names as they are. */
+export function chatIdOf(chatId: string): ChatId {
+  return /^-?\d+$/.test(chatId) ? Number(chatId) : chatId;
+}
+
+function threadExtra(target: Target): { message_thread_id?: number } {
+  return target.threadId !== undefined ? { message_thread_id: Number(target.threadId) } : {};
+}
+
+function keyboardExtra(buttons: Button[][] | undefined): { reply_markup?: InlineKeyboardMarkup } {
+  const rows = (buttons ?? []).filter((row) => row.length > 0);
+  if (rows.length === 0) return {};
+  return { reply_markup: { inline_keyboard: rows.map((row) => row.map((button) => ({ text: button.label, callback_data: button.data }))) } };
+}
+
+function parseModeExtra(parseMode: 'HTML' | undefined): { parse_mode?: 'HTML' } {
+  return parseMode ? { parse_mode: parseMode } : {};
+}
+
+function refOf(target: Target, sent: Message): SentRef {
+  return { chatId: target.chatId, ...(target.threadId !== undefined ? { threadId: target.threadId } : {}), messageId: String(sent.message_id) };
+}
+
+function isParseError(error: unknown): boolean {
+  return error instanceof GrammyError && error.error_code === 400 && /can't parse entities/i.test(error.description);
+}
+
+function isNotModified(error: unknown): boolean {
+  return error instanceof GrammyError && /message is not modified/i.test(error.description);
+}
+
+/** What a log line may carry about a failed call: never the payload (it holds people's text). */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (error instanceof GrammyError) return { errorCode: error.error_code, description: error.description };
+  return { error: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,244 @@
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { autoRetry } from '@grammyjs/auto-retry';
+import { run, type RunnerHandle } from '@grammyjs/runner';
+import { Bot, type Transformer } from 'grammy';
+import type {
+  ChannelAdapter, ChannelCapabilities, InboundSink, OutboundMessage, SentRef, Target,
+} from '../../src/gateway/channel.js';
+import { CallbackAnswers } from './callback-answers.js';
+import { stderrLogger, type TelegramLogger } from './logger.js';
+import { normalizeCallback, normalizeMessage, type BotIdentity } from './normalize.js';
+import { describeError, MAX_MESSAGE_LENGTH, TelegramOutbound } from './outbound.js';
+import { closeServer, startWebhookServer } from './webhook-server.js';
+
+export type { TelegramLogger } from './logger.js';
+
+export type TelegramAdapterOptions = {
+  token: string;
+  /** Bot API root without a trailing slash (a local Bot API server, a proxy, a test fake). */
+  apiRoot?: string;
+  /** Receive updates by webhook instead of long polling. `url` must be https (Telegram's rule). */
+  webhook?: { url: string; secretToken: string; port: number; host: string };
+  logger?: TelegramLogger;
+  /** A 429 asking to wait longer than this is not waited out but thrown (the outbox retries). */
+  autoRetryMaxDelaySeconds?: number;
+  /** How long the gateway has to answer a button press before the adapter answers it empty. */
+  callbackAnswerTimeoutMs?: number;
+  /** Pause before polling again after polling stopped on an unrecoverable error (401, 409). */
+  pollRestartDelayMs?: number;
+};
+
+export interface TelegramAdapter extends ChannelAdapter {
+  /** Where the webhook server listens once started in webhook mode (port 0 picks a free one). */
+  readonly webhookAddress: AddressInfo | undefined;
+}
+
+export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
+  maxMessageLength: MAX_MESSAGE_LENGTH,
+  markup: 'telegram-html',
+  buttons: true,
+  edits: true,
+  files: true,
+  // Telegram allows about one message per second per chat before it answers 429.
+  editIntervalMs: 1000,
+});
+
+const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
+
+export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
+  return new TelegramChannel(options);
+}
+
+/**
+ * The Telegram side of hob, on grammy. Updates are handled concurrently (@grammyjs/runner):
+ * the handlers only normalise and hand over to the sink, which only enqueues, so no chat
+ * waits on another. An edited message arrives as a new InboundMessage with the same
+ * messageId and its own updateId. One adapter serves one start/stop cycle.
+ */
+class TelegramChannel implements TelegramAdapter {
+  readonly platform = 'telegram';
+  readonly capabilities = TELEGRAM_CAPABILITIES;
+  private readonly bot: Bot;
+  private readonly apiRoot: string;
+  private readonly logger: TelegramLogger;
+  private readonly outbound: TelegramOutbound;
+  private readonly answers: CallbackAnswers;
+  private state: 'idle' | 'running' | 'stopped' = 'idle';
+  private sink: InboundSink | undefined;
+  private runner: RunnerHandle | undefined;
+  private server: http.Server | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private lastUpdateId: number | undefined;
+
+  constructor(private readonly options: TelegramAdapterOptions) {
+    this.apiRoot = options.apiRoot ?? 'https://api.telegram.org';
+    this.logger = options.logger ?? stderrLogger;
+    this.bot = new Bot(options.token, { client: { apiRoot: this.apiRoot } });
+    // Network errors are thrown, not retried here: auto-retry would retry them without limit,
+    // and a send whose answer was lost may have arrived (the outbox decides).
+    this.bot.api.config.use(
+      autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: options.autoRetryMaxDelaySeconds ?? 10, rethrowHttpErrors: true }),
+    );
+    this.bot.api.config.use(this.logPollFailures);
+    this.outbound = new TelegramOutbound(this.bot.api, this.logger);
+    this.answers = new CallbackAnswers(
+      (queryId, text) => this.bot.api.answerCallbackQuery(queryId, text !== undefined ? { text } : {}),
+      options.callbackAnswerTimeoutMs ?? 3000,
+      this.logger,
+    );
+    this.installHandlers();
+  }
+
+  get botName(): string | undefined {
+    return this.bot.isInited() ? this.bot.botInfo.username : undefined;
+  }
+
+  get webhookAddress(): AddressInfo | undefined {
+    const address = this.server?.address();
+    return address && typeof address === 'object' ? address : undefined;
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    if (this.state !== 'idle') throw new Error('this Telegram adapter was already started');
+    this.state = 'running';
+    this.sink = sink;
+    const webhook = this.options.webhook;
+    try {
+      if (webhook) {
+        await this.bot.init();
+        this.server = await startWebhookServer(this.bot, { host: webhook.host, port: webhook.port, secretToken: webhook.secretToken }, this.logger);
+        await this.bot.api.setWebhook(webhook.url, { secret_token: webhook.secretToken, allowed_updates: [...ALLOWED_UPDATES] });
+      } else {
+        // A webhook left from an earlier setup would make every getUpdates fail with 409.
+        await Promise.all([this.bot.init(), this.bot.api.deleteWebhook()]);
+        this.startPolling();
+      }
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    this.logger.info({ bot: this.botName, mode: webhook ? 'webhook' : 'polling' }, 'telegram adapter started');
+  }
+
+  async stop(): Promise<void> {
+    if (this.state !== 'running') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopped';
+    clearTimeout(this.restartTimer);
+    const runner = this.runner;
+    this.runner = undefined;
+    // Waits for handlers still running; they only enqueue, so this is quick.
+    await runner?.stop();
+    if (runner) await this.confirmHandledUpdates();
+    if (this.server) await closeServer(this.server);
+    await this.answers.flush();
+  }
+
+  send(target: Target, message: OutboundMessage): Promise<SentRef> {
+    return this.outbound.send(target, message);
+  }
+
+  edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    return this.outbound.edit(ref, message);
+  }
+
+  typing(target: Target): Promise<void> {
+    return this.outbound.typing(target);
+  }
+
+  async directTarget(userId: string): Promise<Target | undefined> {
+    // A private chat's id is the user's id.
+    return { chatId: userId };
+  }
+
+  async setCommands(commands: { command: string; description: string }[]): Promise<void> {
+    await this.bot.api.setMyCommands(
+      commands.map(({ command, description }) => ({ command: command.replace(/^\//, '').toLowerCase(), description })),
+    );
+  }
+
+  private installHandlers(): void {
+    this.bot.use((ctx, next) => {
+      this.lastUpdateId = Math.max(this.lastUpdateId ?? 0, ctx.update.update_id);
+      return next();
+    });
+    this.bot.on(['message', 'edited_message'], (ctx) => {
+      const inbound = normalizeMessage(ctx.msg, ctx.update.update_id, this.identity(), this.download);
+      if (inbound) this.sink?.message(inbound);
+    });
+    this.bot.on('callback_query', async (ctx) => {
+      const answer = this.answers.track(ctx.callbackQuery.id);
+      const press = normalizeCallback(ctx.callbackQuery, answer);
+      if (press) this.sink?.button(press);
+      else await answer();
+    });
+    // Whatever a handler throws is logged; polling and the webhook keep going.
+    this.bot.catch((error) => {
+      this.logger.error({ updateId: error.ctx.update.update_id, ...describeError(error.error) }, 'telegram update handler failed');
+    });
+  }
+
+  private startPolling(): void {
+    const runner = run(this.bot, {
+      // Fetch errors are logged by logPollFailures; retries grow by 100 ms per failure.
+      runner: { fetch: { allowed_updates: ALLOWED_UPDATES }, silent: true, retryInterval: 'quadratic' },
+    });
+    this.runner = runner;
+    // The runner gives up only on 401 and 409 (another instance polls the same token).
+    runner.task()?.catch((error: unknown) => {
+      if (this.state !== 'running' || this.runner !== runner) return;
+      const delayMs = this.options.pollRestartDelayMs ?? 5000;
+      this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: delayMs }, 'telegram polling stopped; restarting');
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = undefined;
+        if (this.state === 'running' && this.runner === runner) this.startPolling();
+      }, delayMs);
+    });
+  }
+
+  /** Tells Telegram the updates handed to the sink are done, so a restart does not redeliver them. */
+  private async confirmHandledUpdates(): Promise<void> {
+    if (this.lastUpdateId === undefined) return;
+    try {
+      await this.bot.api.getUpdates({ offset: this.lastUpdateId + 1, limit: 1, timeout: 0 });
+    } catch (error) {
+      // The gateway dedupes by updateId, so a redelivery after restart is harmless.
+      this.logger.warn({ method: 'getUpdates', ...describeError(error) }, 'telegram could not confirm handled updates');
+    }
+  }
+
+  private identity(): BotIdentity {
+    return { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
+  }
+
+  private readonly download = async (fileId: string): Promise<Buffer> => {
+    const file = await this.bot.api.getFile(fileId);
+    if (!file.file_path) throw new Error('Telegram gave no download path for this file');
+    let response: Response;
+    try {
+      response = await fetch(`${this.apiRoot}/file/bot${this.options.token}/${file.file_path}`);
+    } catch (error) {
+      // Never the URL in the message: it carries the bot token.
+      throw new Error(`Telegram file download failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!response.ok) throw new Error(`Telegram file download failed: HTTP ${response.status}`);
+    return Buffer.from(await response.arrayBuffer());
+  };
+
+  private readonly logPollFailures: Transformer = async (prev, method, payload, signal) => {
+    const report = (fields: Record<string, unknown>): void => {
+      if (method === 'getUpdates' && !signal?.aborted) this.logger.warn({ method, ...fields }, 'telegram long poll failed');
+    };
+    try {
+      const result = await prev(method, payload, signal);
+      if (!result.ok) report({ errorCode: result.error_code, description: result.description });
+      return result;
+    } catch (error) {
+      report(describeError(error));
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import type { HobConfig } from '../config/schema.js';
+import { systemClock } from '../core/clock.js';
+import { UserFacingError } from '../core/errors.js';
+import { openDatabase } from '../store/db.js';
+import { OutboxRepository } from '../store/outbox.js';
+import { PairingRepository } from '../store/pairings.js';
+
+/**
+ * `hob pairing list | approve CODE | revoke USER_ID` — works on the database directly, so it
+ * also works while `hob start` runs; the approved person's welcome goes out through the
+ * outbox, which the running gateway delivers.
+ */
+export function runPairing(config: HobConfig, verb: string, value: string | undefined, platform: string, out: NodeJS.WritableStream = process.stdout): void {
+  const db = openDatabase(join(config.data_dir, 'hob.db'));
+  const pairings = new PairingRepository(db);
+  const now = systemClock.now();
+  try {
+    switch (verb) {
+      case 'list': {
+        const rows = pairings.list(now);
+        if (!rows.length) return void out.write('No pairing requests and no paired people.\n');
+        for (const row of rows) {
+          const expires = row.status === 'pending' ? ` (expires in ${Math.round((row.expiresAt - now) / 60_000)} min)` : '';
+          out.write(`${row.code}  ${row.platform}  ${row.userName} (id ${row.userId})  ${row.status}${expires}\n`);
+        }
+        return;
+      }
+      case 'approve': {
+        if (!value) throw new UserFacingError('Usage: hob pairing approve CODE');
+        const row = pairings.approve(value, 'cli', now);
+        if (!row) {
+          const existing = pairings.byCode(value);
+          throw new UserFacingError(
+            existing ? `The code ${value.toUpperCase()} is ${existing.status === 'pending' ? 'expired' : existing.status}.` : `No pairing request has the code ${value.toUpperCase()}. See \`hob pairing list\`.`,
+          );
+        }
+        new OutboxRepository(db).add({ platform: row.platform, chatId: row.chatId, message: JSON.stringify({ text: "You're approved. Say hello!", plain: true }), now });
+        return void out.write(`Approved ${row.userName} (id ${row.userId}) on ${row.platform}.\n`);
+      }
+      case 'revoke': {
+        if (!value) throw new UserFacingError('Usage: hob pairing revoke USER_ID [--platform telegram]');
+        const changed = pairings.revoke(platform, value, 'cli', now);
+        if (!changed) throw new UserFacingError(`User ${value} has no pairing on ${platform}.`);
+        return void out.write(`Revoked ${platform} user ${value}.\n`);
+      }
+      default:
+        throw new UserFacingError('Usage: hob pairing list | approve CODE | revoke USER_ID');
+    }
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineTool } from './tool.js';
+
+/** Asks the person a question, with up to 8 options shown as buttons; they tap one or type. */
+export const askUserTool = defineTool({
+  name: 'ask_user',
+  description:
+    'Ask the person a question and wait for the answer. Give up to 8 short options when the answer is a choice; they can also type a free answer.',
+  input: z.object({
+    question: z.string().min(1).max(1000),
+    options: z.array(z.string().min(1).max(60)).max(8).default([]),
+  }),
+  readOnly: true,
+  run: async ({ question, options }, ctx) => {
+    const answer = await ctx.interaction.choose(question, options, ctx.signal);
+    return `The person answered: ${answer}`;
+  },
+});

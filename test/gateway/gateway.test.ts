@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OutboxRepository } from '../../src/store/outbox.js';
+import { MemoryChannel } from '../fakes/memory-channel.js';
+import { ScriptedModel } from '../fakes/scripted-model.js';
+import { builtinTools } from '../../src/tools/builtins.js';
+import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { tempDir } from '../support/engine.js';
+
+let hob: TestGateway | undefined;
+
+/** Polls a condition the channel cannot announce (a database row), for up to 5 s. */
+async function eventually(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+afterEach(async () => {
+  await hob?.close();
+  hob = undefined;
+});
+
+const chat = (channel: MemoryChannel) => channel.chat(`dm-${OWNER.id}`);
+const find = (channel: MemoryChannel, text: string) => channel.waitFor(() => chat(channel).find((m) => m.text.includes(text)), 5000, `"${text}"`);
+
+describe('gateway', () => {
+  it('asks the person a question with buttons and gives the tapped answer to the model', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'ask_user', input: { question: 'Which city?', options: ['Paris', 'Rome'] } }] }, { text: 'Rome it is.' }]);
+    hob = await startTestGateway(channel, model, { tools: builtinTools() });
+    channel.say(OWNER, 'plan a trip');
+    const question = await find(channel, 'Which city?');
+    channel.press(OWNER, question, 'Rome');
+    await find(channel, 'Rome it is.');
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('The person answered: Rome');
+  });
+
+  it('takes a typed answer to a question too', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'ask_user', input: { question: 'Your name?' } }] }, { text: 'Hi Annie.' }]);
+    hob = await startTestGateway(channel, model, { tools: builtinTools() });
+    channel.say(OWNER, 'greet me');
+    await find(channel, 'Your name?');
+    channel.say(OWNER, 'Annie');
+    await find(channel, 'Hi Annie.');
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('The person answered: Annie');
+  });
+
+  it('sends a workspace file into the chat', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'write_file', input: { path: 'report.txt', content: 'all good' } }] }]);
+    hob = await startTestGateway(channel, model, { tools: builtinTools() });
+    model.push({ toolCalls: [{ name: 'send_file', input: { path: 'report.txt', caption: 'Your report' } }] }, { text: 'Sent.' });
+    channel.say(OWNER, 'write and send the report');
+    const approval = await find(channel, 'report.txt');
+    channel.press(OWNER, approval, 'Allow once');
+    const sent = await channel.waitFor(() => chat(channel).find((m) => m.file), 5000, 'a file');
+    expect(sent.file).toEqual({ name: 'report.txt', size: 8 });
+    expect(readFileSync(join(hob.dir, 'workspace', 'report.txt'), 'utf8')).toBe('all good');
+  });
+
+  it('tells the person when the queue is full instead of dropping the message', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ hang: true }]);
+    hob = await startTestGateway(channel, model, { busyMode: 'queue', maxQueue: 2 });
+    channel.say(OWNER, 'first');
+    await channel.waitFor(() => model.requests.length === 1, 5000, 'first call');
+    channel.say(OWNER, 'second');
+    channel.say(OWNER, 'third');
+    channel.say(OWNER, 'fourth');
+    await find(channel, 'I did not take this one');
+  });
+
+  it('retries a failed delivery from the outbox and sends it once', async () => {
+    const channel = new MemoryChannel();
+    let failures = 2;
+    channel.onSend = () => {
+      if (failures-- > 0) throw new Error('network down');
+    };
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'eventually delivered' }]));
+    hob.gateway.delivery.start(20);
+    channel.say(OWNER, 'hi');
+    await find(channel, 'eventually delivered');
+    const outbox = new OutboxRepository(hob.db);
+    await eventually(() => outbox.counts().sent === 1);
+    expect(outbox.counts()).toMatchObject({ pending: 0, failed: 0 });
+    expect(chat(channel).filter((m) => m.text.includes('eventually delivered'))).toHaveLength(1);
+  });
+
+  it('after a restart, closes a pending approval, tells the model the call never ran, and delivers what was left in the outbox', async () => {
+    const dir = tempDir('hob-restart-');
+    const first = new MemoryChannel();
+    first.onSend = (_target, message) => {
+      if (message.text.includes('undeliverable')) throw new Error('platform down');
+    };
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'touch later' }, id: 'toolu_x' }] }]);
+    hob = await startTestGateway(first, model, { dir });
+    first.say(OWNER, 'touch later');
+    const approval = await first.waitFor(() => chat(first).find((m) => m.text.includes('touch later')), 5000, 'approval');
+    await hob.gateway.delivery.send('memory', { chatId: `dm-${OWNER.id}` }, { text: 'undeliverable notice' });
+    await hob.gateway.stop(); // the process "dies": nothing else runs
+    hob.db.close();
+
+    const second = new MemoryChannel();
+    second.chat(`dm-${OWNER.id}`).push({ ...approval, buttons: [...approval.buttons] });
+    const resumed = new ScriptedModel([{ text: 'I will ask again when you are ready.' }]);
+    hob = await startTestGateway(second, resumed, { dir });
+    await find(second, 'I will ask again');
+    expect(JSON.stringify(resumed.requests[0]?.messages.at(-1))).toContain('Not run: hob restarted while this call waited for approval');
+    expect(chat(second).find((m) => m.id === approval.id)?.text).toContain('cancelled');
+    await find(second, 'undeliverable notice');
+    expect(chat(second).filter((m) => m.text === 'undeliverable notice')).toHaveLength(1);
+  });
+
+  it('answers 200 conversations × 10 messages, each reply in its own chat and in order', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([]);
+    const echo = (request: { messages: { content: { type: string; text?: string }[] }[] }) => ({
+      text: `re: ${request.messages.at(-1)?.content.find((b) => b.type === 'text')?.text ?? ''}`,
+    });
+    for (let i = 0; i < 2000; i++) model.push(echo);
+    hob = await startTestGateway(channel, model, { busyMode: 'queue', maxQueue: 20 });
+    const people = Array.from({ length: 200 }, (_, i) => ({ id: String(1000 + i), name: `P${i}` }));
+    hob.gateway.access.isAllowedUser = () => true;
+    for (let round = 0; round < 10; round++) for (const person of people) channel.say(person, `${person.id}-${round}`);
+    await channel.waitFor(() => people.every((p) => channel.chat(`dm-${p.id}`).length === 10), 60_000, 'all replies');
+    for (const person of people) {
+      expect(channel.chat(`dm-${person.id}`).map((m) => m.text)).toEqual(Array.from({ length: 10 }, (_, round) => `re: ${person.id}-${round}`));
+    }
+  }, 90_000);
+});

@@ -19,7 +19,7 @@ const LEVELS: { conversations: number; rounds: number }[] = [
   { conversations: 100, rounds: 10 },
   { conversations: 1_000, rounds: 3 },
 ];
-const IDLE_CONVERSATIONS = 1_000;
+const IDLE_CONVERSATIONS = 5_000;
 const REPLY = 'Done.';
 
 /** Times messages from `say` to the reply reaching the adapter's send, per chat. */
@@ -99,6 +99,7 @@ async function measureIdleMemory(hob: TestGateway, clock: ReplyClock): Promise<s
   const canGc = collectGarbage();
   const group = people('idle-', IDLE_CONVERSATIONS);
   await settle(hob);
+  hob.gateway.pool.evictAll(); // start from no engines held, so "after" compares like with like
   const before = memory();
   await clock.round(group);
   await settle(hob);

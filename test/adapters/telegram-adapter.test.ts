@@ -292,6 +292,18 @@ describe('Telegram adapter: what people read', () => {
     await expect(telegram.edit({ chatId: '42', messageId: '999' }, { text: 'x' })).rejects.toThrow(/message to edit not found/);
   });
 
+  it('edits a message to a text too long for one message as its head, marked with …', async () => {
+    const telegram = adapter();
+    const ref = await telegram.send({ chatId: '42' }, { text: 'Working…' });
+    const text = Array.from({ length: 100 }, (_, i) => `Step ${i}: **done** ${'and then '.repeat(6).trim()}`).join('\n');
+    await telegram.edit(ref, { text });
+
+    const [shown] = fake.chat(42);
+    expect(shown?.text.length).toBeLessThanOrEqual(4096);
+    expect(shown?.text.startsWith('Step 0: done and then')).toBe(true);
+    expect(shown?.text.endsWith('…')).toBe(true);
+  });
+
   it('sends a file as a document with its name and the text as caption', async () => {
     const ref = await adapter().send({ chatId: '42' }, {
       text: 'The **full** command is attached.',

@@ -40,7 +40,8 @@ export class AccessControl {
 
   check(message: InboundMessage): AccessVerdict {
     if (message.chatType !== 'dm') {
-      const addressed = message.mentionsBot || message.replyToBot || message.text.startsWith('/');
+      // `/cmd` counts as addressed; `/cmd@otherbot` (left as is by the adapter) does not.
+      const addressed = message.mentionsBot || message.replyToBot || /^\/[a-zA-Z0-9_]+(\s|$)/.test(message.text);
       if (!addressed) return { kind: 'ignore', reason: 'group message not addressed to hob' };
       const groupAllowed = this.channels.get(message.platform)?.allowedGroups.includes(message.chatId) ?? false;
       if (groupAllowed || this.isAllowedUser(message.platform, message.userId)) return { kind: 'accept' };

@@ -59,6 +59,15 @@ describe('gateway', () => {
     expect(readFileSync(join(hob.dir, 'workspace', 'report.txt'), 'utf8')).toBe('all good');
   });
 
+  it('in a group, obeys /cmd and ignores /cmd@otherbot', async () => {
+    const channel = new MemoryChannel();
+    hob = await startTestGateway(channel, new ScriptedModel([]));
+    channel.say(OWNER, '/status@otherbot', { chatId: 'g', chatType: 'group' });
+    channel.say(OWNER, '/status', { chatId: 'g', chatType: 'group' });
+    await channel.waitFor(() => channel.chat('g').find((m) => m.text.includes('Model: scripted-model')), 5000, 'status');
+    expect(channel.chat('g')).toHaveLength(1);
+  });
+
   it('tells the person when the queue is full instead of dropping the message', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([{ hang: true }]);

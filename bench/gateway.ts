@@ -7,6 +7,7 @@
  *
  * Memory figures need `node --expose-gc --import tsx bench/gateway.ts` (bench/run.ts does that).
  */
+import { rmSync } from 'node:fs';
 import type { OutboundMessage, Target } from '../src/gateway/channel.js';
 import { MemoryChannel, type Person } from '../test/fakes/memory-channel.js';
 import { startTestGateway, type TestGateway } from '../test/support/gateway.js';
@@ -81,7 +82,8 @@ async function measureLatency(hob: TestGateway, clock: ReplyClock): Promise<stri
     const perSecond = messages / (wallMs / 1000);
     const line =
       `gateway overhead at ${level.conversations.toLocaleString('en-US')} concurrent conversation${level.conversations === 1 ? '' : 's'}: ` +
-      `median ${fmt(median(samples))} ms, p99 ${fmt(percentile(samples, 0.99))} ms (${messages.toLocaleString('en-US')} messages; ${fmt(perSecond)} messages/s)`;
+      `median ${fmt(median(samples))} ms, p99 ${fmt(percentile(samples, 0.99))} ms ` +
+      `(${messages.toLocaleString('en-US')} messages${level.conversations > 1 ? ` in bursts of ${level.conversations.toLocaleString('en-US')}` : ', one at a time'}; ${fmt(perSecond)} messages/s)`;
     console.log(line);
     if (level.conversations === 1 || level.conversations === 1_000) summary.push(line);
   }
@@ -132,6 +134,7 @@ export async function run(): Promise<BenchResult> {
     return { name: 'gateway', summary };
   } finally {
     await hob.close();
+    rmSync(hob.dir, { recursive: true, force: true });
   }
 }
 

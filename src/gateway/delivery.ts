@@ -7,6 +7,8 @@ import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel
 type StoredMessage = Omit<OutboundMessage, 'file'> & { file?: { name: string; data: string; caption?: string } };
 
 const MAX_ATTEMPTS = 8;
+/** How long one send attempt holds its row; longer than any platform call takes. */
+const LEASE_MS = 120_000;
 
 /**
  * The delivery outbox: every outgoing message is written to SQLite before the platform call
@@ -35,12 +37,14 @@ export class Delivery {
    * was left to the worker (the person still gets it later).
    */
   async send(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
-    const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now: this.clock.now() });
+    const now = this.clock.now();
+    const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now, leaseUntil: now + LEASE_MS });
     return this.attempt(id, platform, target, message, 0, sessionKey);
   }
 
   /** Starts the worker that retries pending deliveries (and sends those left by a crash). */
-  start(intervalMs = 1000): void {
+  start(intervalMs = 1000, options: { afterRestart?: boolean } = {}): void {
+    if (options.afterRestart) this.outbox.releaseLeases(this.clock.now());
     this.timer ??= setInterval(() => void this.flush(), intervalMs);
     this.timer.unref();
     void this.flush();
@@ -60,6 +64,7 @@ export class Delivery {
   private async flushDue(): Promise<void> {
     for (const row of this.outbox.due(this.clock.now())) {
       if (!this.adapters.has(row.platform)) continue;
+      if (!this.outbox.lease(row.id, this.clock.now(), this.clock.now() + LEASE_MS)) continue;
       const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
       await this.attempt(row.id, row.platform, target, decode(row.message), row.attempts, row.sessionKey ?? undefined);
     }

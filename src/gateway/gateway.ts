@@ -86,7 +86,7 @@ export class Gateway implements InboundSink {
         this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
       );
     }
-    this.delivery.start();
+    this.delivery.start(1000, { afterRestart: true });
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
   }

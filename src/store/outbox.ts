@@ -15,13 +15,17 @@ export type OutboxRow = {
 export class OutboxRepository {
   constructor(private readonly db: Db) {}
 
-  add(entry: { platform: string; chatId: string; threadId?: string; sessionKey?: string; message: string; now: number }): number {
+  /**
+   * Records a delivery. The caller sends it at once, so it is leased until `leaseUntil`: the
+   * retry worker does not pick it up while that first send is in flight.
+   */
+  add(entry: { platform: string; chatId: string; threadId?: string; sessionKey?: string; message: string; now: number; leaseUntil?: number }): number {
     const result = this.db
       .prepare(
         `INSERT INTO outbox (platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, created_at)
          VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
       )
-      .run(entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.now, entry.now);
+      .run(entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.leaseUntil ?? entry.now, entry.now);
     return Number(result.lastInsertRowid);
   }
 
@@ -35,6 +39,16 @@ export class OutboxRepository {
 
   markFailed(id: number, error: string): void {
     this.db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?").run(error, id);
+  }
+
+  /** Leases a row for one send attempt; false when another attempt holds it. */
+  lease(id: number, now: number, until: number): boolean {
+    return this.db.prepare("UPDATE outbox SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").run(until, id, now).changes === 1;
+  }
+
+  /** At start-up no send is in flight: every pending delivery is due now. */
+  releaseLeases(now: number): void {
+    this.db.prepare("UPDATE outbox SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?").run(now, now);
   }
 
   /** Pending deliveries that are due, oldest first. */

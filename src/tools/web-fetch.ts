@@ -6,7 +6,6 @@ import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { convert } from 'html-to-text';
 import { z } from 'zod';
 import { defineTool } from './tool.js';
 import type { ToolOutput } from './tool.js';
@@ -266,7 +265,7 @@ const TEXT_TYPES = new Set([
   'application/x-ndjson',
 ]);
 
-function present(fetched: Fetched, maxChars: number, maxBytes: number): ToolOutput {
+async function present(fetched: Fetched, maxChars: number, maxBytes: number): Promise<ToolOutput> {
   const { url, response, body } = fetched;
   const status = response.statusCode ?? 0;
   const contentType = response.headers['content-type'] ?? '';
@@ -282,7 +281,7 @@ function present(fetched: Fetched, maxChars: number, maxBytes: number): ToolOutp
     };
   }
   const decoded = decode(body, contentType);
-  const text = isHtml ? htmlToText(decoded, url) : decoded;
+  const text = isHtml ? await htmlToText(decoded, url) : decoded;
   const shown = text.length > maxChars
     ? `${text.slice(0, maxChars)}\n\n[text cut at ${maxChars} of ${text.length} characters; call again with a larger max_chars (up to ${MAX_CHARS_LIMIT}) to see more]`
     : text;
@@ -300,7 +299,9 @@ function decode(body: Buffer, contentType: string): string {
   }
 }
 
-function htmlToText(html: string, base: URL): string {
+/** html-to-text is loaded on the first HTML page, not at start-up (it costs ~75 ms to import). */
+async function htmlToText(html: string, base: URL): Promise<string> {
+  const { convert } = await import('html-to-text');
   const absolute = (href: string) => {
     try {
       return new URL(href, base).href;

@@ -96,6 +96,21 @@ describe('gateway', () => {
     expect(chat(channel).filter((m) => m.text.includes('eventually delivered'))).toHaveLength(1);
   });
 
+  it('does not send a reply twice while its first send is still in flight', async () => {
+    const channel = new MemoryChannel();
+    const slowSend = channel.send.bind(channel);
+    channel.send = async (target, message) => {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return slowSend(target, message);
+    };
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'just once' }]));
+    hob.gateway.delivery.start(10);
+    channel.say(OWNER, 'hi');
+    await find(channel, 'just once');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(chat(channel).filter((m) => m.text === 'just once')).toHaveLength(1);
+  });
+
   it('after a restart, closes a pending approval, tells the model the call never ran, and delivers what was left in the outbox', async () => {
     const dir = tempDir('hob-restart-');
     const first = new MemoryChannel();

@@ -12,26 +12,28 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   if (!key) {
     checks.push({ name: 'model key', ok: false, detail: `not set: set ${MODEL_KEY_ENV[config.model.provider]} or model.api_key` });
   } else {
-    checks.push(await checkModel(config, key, fetchImpl));
+    checks.push(await checkModel(config, key));
   }
   const telegram = config.channels.telegram;
   if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
   return checks;
 }
 
-async function checkModel(config: HobConfig, key: string, fetchImpl: typeof fetch): Promise<Check> {
-  const base = config.model.base_url.replace(/\/+$/, '');
-  const anthropic = config.model.provider === 'anthropic';
-  const url = anthropic ? `${base}/v1/models` : `${base}/models`;
-  const headers: Record<string, string> = anthropic ? { 'x-api-key': key, 'anthropic-version': '2023-06-01', authorization: `Bearer ${key}` } : { authorization: `Bearer ${key}` };
-  try {
-    const response = await fetchImpl(url, { headers, signal: AbortSignal.timeout(10_000) });
-    if (response.ok) return { name: 'model endpoint', ok: true, detail: `${url} accepted key ${maskSecret(key)} (model ${config.model.name})` };
-    if (response.status === 401 || response.status === 403) return { name: 'model endpoint', ok: false, detail: `${url} rejected key ${maskSecret(key)} (HTTP ${response.status}): check model.api_key` };
-    return { name: 'model endpoint', ok: false, detail: `${url} answered HTTP ${response.status}` };
-  } catch (error) {
-    return { name: 'model endpoint', ok: false, detail: `${url} unreachable: ${errorMessage(error)}; check model.base_url` };
+/** One tiny request through hob's own provider client: proves the endpoint, the key and the model name. */
+async function checkModel(config: HobConfig, key: string): Promise<Check> {
+  const { createProvider } = await import('../providers/index.js');
+  const client = createProvider({ provider: config.model.provider, name: config.model.name, apiKey: key, baseUrl: config.model.base_url, retry: { maxAttempts: 1 } });
+  const where = `${config.model.base_url} (${config.model.name})`;
+  const request = { system: 'Reply with the word ok.', messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'ping' }] }], tools: [], maxTokens: 5 };
+  for await (const event of client.stream(request, AbortSignal.timeout(20_000))) {
+    if (event.type === 'done') return { name: 'model endpoint', ok: true, detail: `${where} answered with key ${maskSecret(key)}` };
+    if (event.type === 'error') {
+      const status = event.error.status;
+      const hint = status === 401 || status === 403 ? 'check model.api_key' : status === 404 ? 'check model.name and model.base_url' : 'check model.base_url';
+      return { name: 'model endpoint', ok: false, detail: `${where} failed: ${event.error.message}; ${hint}` };
+    }
   }
+  return { name: 'model endpoint', ok: false, detail: `${where} ended without an answer` };
 }
 
 async function checkTelegram(apiRoot: string, token: string, fetchImpl: typeof fetch): Promise<Check> {

@@ -46,6 +46,20 @@ describe('gateway', () => {
     expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('The person answered: Annie');
   });
 
+  it('attaches a long command as a file instead of cutting it, and takes /approve ID as text', async () => {
+    const channel = new MemoryChannel();
+    const long = `echo ${'x'.repeat(3000)} > big.txt`;
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: long } }] }, { text: 'Wrote big.txt.' }]);
+    hob = await startTestGateway(channel, model);
+    channel.say(OWNER, 'write it');
+    const prompt = await find(channel, 'is attached as approval-');
+    expect(prompt.file?.size).toBe(long.length);
+    const id = /approve (a[0-9a-f]+)/.exec(prompt.text)?.[1];
+    channel.say(OWNER, `/approve ${id}`);
+    await find(channel, 'Wrote big.txt.');
+    expect(readFileSync(join(hob.dir, 'workspace', 'big.txt'), 'utf8').trim()).toBe('x'.repeat(3000));
+  });
+
   it('sends a workspace file into the chat', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([{ toolCalls: [{ name: 'write_file', input: { path: 'report.txt', content: 'all good' } }] }]);

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { tempDir } from '../support/engine.js';
+import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
+
+let fake: FakeAnthropic | undefined;
+afterEach(async () => fake?.close());
+
+function setup() {
+  const dir = tempDir();
+  const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { name: claude-test, api_key: test-key, base_url: ${fake?.baseUrl}, retry: { max_attempts: 1 } }\n`);
+  return { dir, path };
+}
+
+describe('hob chat and hob ask', () => {
+  it('piped chat: asks before a command, reads y from the next line, and reports status and usage', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'echo hi > made.txt' } }] }, { text: 'Made it.' });
+    const { dir, path } = setup();
+    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
+    hob.child.stdin.end('make the file\ny\n/status\n/usage\n');
+    expect(await hob.exited).toBe(0);
+    const out = hob.output();
+    expect(out).toContain('Allow bash?');
+    expect(out).toContain('echo hi > made.txt');
+    expect(out).toContain('Made it.');
+    expect(out).toMatch(/model claude-test · session ses_\w+ · 4 messages/);
+    expect(out).toContain('Requests: 2');
+    expect(existsSync(join(dir, 'data', 'workspace', 'made.txt'))).toBe(true);
+  });
+
+  it('piped chat: n denies, and the model hears it', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'rm -rf /tmp/x' } }] }, { text: 'Understood, nothing deleted.' });
+    const { path } = setup();
+    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
+    hob.child.stdin.end('delete it\nn\n');
+    await hob.exited;
+    expect(hob.output()).toContain('Understood, nothing deleted.');
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain('The person denied permission');
+  });
+
+  it('ask --json prints events as JSON lines and denies approvals without --yes', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'touch nope' } }] }, { text: 'I was not allowed to.' });
+    const { path } = setup();
+    const hob = spawnHob(['--config', path, 'ask', '--json', 'touch', 'nope'], cleanEnv());
+    hob.child.stdin.end();
+    expect(await hob.exited).toBe(0);
+    const events = hob.output().trim().split('\n').map((line) => JSON.parse(line) as { type: string; content?: string });
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'end_turn' });
+    expect(events.find((event) => event.type === 'tool_finished')).toBeUndefined();
+    expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain('denied permission');
+  });
+});

@@ -1,4 +1,3 @@
-import type { AgentEvent } from '../core/events.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import { denyingInteraction, type Interaction } from '../policy/types.js';
 import { EventPrinter } from './render.js';
@@ -37,7 +36,7 @@ export async function runAsk(options: AskOptions): Promise<number> {
       interactive: options.yes,
     });
     for await (const event of events) {
-      if (options.json) out.write(`${JSON.stringify(jsonEvent(event))}\n`);
+      if (options.json) out.write(`${JSON.stringify(event)}\n`);
       else printer.write(event);
       if (event.type === 'done') reason = event.reason;
     }
@@ -45,9 +44,4 @@ export async function runAsk(options: AskOptions): Promise<number> {
     process.off('SIGINT', onSigint);
   }
   return reason === 'end_turn' ? 0 : 1;
-}
-
-/** Events as JSON lines; messages are kept whole so scripts can read tool calls. */
-function jsonEvent(event: AgentEvent): AgentEvent {
-  return event;
 }

@@ -21,15 +21,7 @@ export const MODEL_KEY_ENV: Record<ModelProvider, string> = {
   openai: 'OPENAI_API_KEY',
 };
 
-export const HOOK_EVENTS = [
-  'session_start',
-  'session_end',
-  'pre_compact',
-  'post_compact',
-  'pre_tool_use',
-  'post_tool_use',
-] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+export { HOOK_EVENTS, type HookEvent } from '../policy/hook-events.js';
 
 function isTimeZone(name: string): boolean {
   try {

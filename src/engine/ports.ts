@@ -1,3 +1,4 @@
+import type { HookEvent } from '../policy/hook-events.js';
 import type { PermissionDecision, PermissionQuery } from '../policy/types.js';
 
 /** A rule `Always allow` adds for one person: the tool plus an exact command or a path prefix. */
@@ -10,18 +11,10 @@ export interface PermissionGate {
   rememberAlways(userId: string, rule: AlwaysRule): void;
 }
 
-export type HookEventName =
-  | 'session_start'
-  | 'session_end'
-  | 'pre_compact'
-  | 'post_compact'
-  | 'pre_tool_use'
-  | 'post_tool_use';
-
 /** What the loop needs from the hooks layer. Must not throw. */
 export interface HookGate {
   run(
-    event: HookEventName,
+    event: HookEvent,
     payload: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<{ blocked: boolean; reason?: string }>;

@@ -42,6 +42,9 @@ export type ConversationDeps = {
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
 
+type Requester = Pick<QueuedMessage, 'userId' | 'userName'>;
+type StartRun = (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>;
+
 type PendingQuestion = { id: string; askerId: string; options: string[]; resolve(answer: string): void };
 
 /**
@@ -130,8 +133,10 @@ export class Conversation {
   /** Resumes a run cut off by a restart. */
   resume(requesterId: string, notStarted: ReadonlySet<string>): void {
     if (!this.engine.hasPendingWork()) return;
-    const requester = { userId: requesterId, userName: 'the person', text: '', attachments: [] };
-    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal }, notStarted), requester);
+    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal }, notStarted), {
+      userId: requesterId,
+      userName: 'the person',
+    });
   }
 
   /** A button press for a question this conversation asked (`q:<id>:<index>`). */
@@ -145,24 +150,16 @@ export class Conversation {
     await press.answer(`You chose: ${answer}`);
   }
 
-  private async pump(resumeRun?: (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>, resumeFor?: QueuedMessage): Promise<void> {
+  private async pump(resumeRun?: StartRun, requester?: Requester): Promise<void> {
     if (this.pumping) {
       await this.pumping;
       if (!resumeRun) return;
     }
     this.pumping = (async () => {
-      if (resumeRun) await this.runOnce(undefined, resumeRun, resumeFor);
+      if (resumeRun && requester) await this.runOnce(requester, resumeRun);
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
         const message = next;
-        await this.runOnce(message, (signal, interaction) => {
-          const events = this.engine.submit(this.contentFor(message), {
-            userId: message.userId,
-            interaction,
-            signal,
-            sendFile: (path, caption) => this.sendFile(path, caption),
-          });
-          return markTaken(events, () => message.inboxId !== undefined && this.deps.inbox.markDone(message.inboxId));
-        }, message);
+        await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction));
         const leftover = this.engine.takeSteering();
         if (leftover.length) this.queue.unshift({ userId: message.userId, userName: message.userName, text: leftover.join('\n'), attachments: [] });
       }
@@ -170,7 +167,19 @@ export class Conversation {
     await this.pumping;
   }
 
-  private async runOnce(message: QueuedMessage | undefined, start: (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>, source?: QueuedMessage): Promise<void> {
+  /** The run for one queued message: attachments first, then the engine. */
+  private async *submit(message: QueuedMessage, signal: AbortSignal, interaction: Interaction): AsyncGenerator<AgentEvent> {
+    if (message.attachments.length) message.text = await this.describeAttachments(message);
+    const events = this.engine.submit(this.contentFor(message), {
+      userId: message.userId,
+      interaction,
+      signal,
+      sendFile: (path, caption) => this.sendFile(path, caption),
+    });
+    yield* markTaken(events, () => message.inboxId !== undefined && this.deps.inbox.markDone(message.inboxId));
+  }
+
+  private async runOnce(requester: Requester, start: StartRun): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
     const reporter = new RunReporter({
@@ -183,9 +192,8 @@ export class Conversation {
       logger: this.deps.logger,
     });
     const typing = this.keepTyping(controller.signal);
-    const interaction = this.interactionFor(source?.userId ?? message?.userId ?? 'restart', source?.userName ?? 'the person');
+    const interaction = this.interactionFor(requester.userId, requester.userName);
     try {
-      if (message && message.attachments.length) message.text = await this.describeAttachments(message);
       for await (const event of start(controller.signal, interaction)) reporter.onEvent(event);
     } catch (error) {
       this.deps.logger.error({ session: this.key, err: errorMessage(error) }, 'run failed');

@@ -179,7 +179,10 @@ export class Gateway implements InboundSink {
     if (await this.pairing.handlePress(press, adapter)) return;
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (question) {
-      const conversation = this.pool.all().find((candidate) => candidate.adapter === adapter && candidate.target.chatId === press.chatId && candidate.target.threadId === press.threadId && (candidate.key.endsWith(`:u${press.userId}`) || !candidate.key.includes(':u')));
+      // The presser's own conversation in a per-person group, else the chat's (DM or shared group).
+      const where = { ...press, chatType: 'group' as const };
+      const conversation =
+        this.pool.peek(sessionKeyFor(where, this.options.groupSessions)) ?? this.pool.peek(sessionKeyFor({ ...where, chatType: 'dm' }, this.options.groupSessions));
       if (conversation) return conversation.handleQuestionPress(press, question[1] as string, Number(question[2]));
       return press.answer('This question is no longer open.');
     }

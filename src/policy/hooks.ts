@@ -19,15 +19,9 @@
 import picomatch from 'picomatch';
 import { runCommandHook, runHttpHook, type HookOutcome } from './hook-executor.js';
 
-export const HOOK_EVENTS = [
-  'session_start',
-  'session_end',
-  'pre_compact',
-  'post_compact',
-  'pre_tool_use',
-  'post_tool_use',
-] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+import { HOOK_EVENTS, type HookEvent } from './hook-events.js';
+
+export { HOOK_EVENTS, type HookEvent };
 
 export type CommandHook = {
   type: 'command';

@@ -37,7 +37,6 @@ export class ConversationRepository {
         `SELECT COALESCE(SUM(input_tokens),0) i, COALESCE(SUM(output_tokens),0) o, COALESCE(SUM(cache_read_tokens),0) cr,
                 COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
       ),
-      keysWithSessions: db.prepare<[], { session_key: string }>('SELECT DISTINCT session_key FROM sessions WHERE active = 1'),
     };
   }
 
@@ -95,10 +94,6 @@ export class ConversationRepository {
     return { inputTokens: row.i, outputTokens: row.o, cacheReadTokens: row.cr, cacheWriteTokens: row.cw, costUsd: row.c, requests: row.n };
   }
 
-  /** Session keys that have an active session (used at start-up to resume cut-off runs). */
-  activeSessionKeys(): string[] {
-    return this.statements.keysWithSessions.all().map((row) => row.session_key);
-  }
 }
 
 /** Active sessions whose last message leaves work open: a user message, or unanswered tool calls. */

@@ -17,7 +17,26 @@ export function openDatabase(path: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
+  cacheStatements(db);
   return db;
+}
+
+/**
+ * Repositories call `db.prepare(sql)` where they use a statement; compiling SQL is the
+ * costly part, so each distinct SQL text is compiled once per connection and reused. hob
+ * only runs statements with run/get/all (never iterate, raw or pluck), so sharing is safe.
+ */
+function cacheStatements(db: Db): void {
+  const compile = db.prepare.bind(db);
+  const compiled = new Map<string, ReturnType<typeof compile>>();
+  db.prepare = ((sql: string) => {
+    let statement = compiled.get(sql);
+    if (!statement) {
+      statement = compile(sql);
+      compiled.set(sql, statement);
+    }
+    return statement;
+  }) as Db['prepare'];
 }
 
 /** Applies every migration newer than the file's user_version, each in its own transaction. */

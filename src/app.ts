@@ -43,7 +43,8 @@ export type App = {
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
-  close(): void;
+  /** Closes the database and waits until every log line is written. */
+  close(): Promise<void>;
 };
 
 export async function createApp(options: AppOptions): Promise<App> {
@@ -113,9 +114,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger.info({ model: name }, 'model switched');
       return `Switched to ${name}. New messages use it.`;
     },
-    close: () => {
+    close: async () => {
       db.close();
-      logger.flush();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },
   };
 }

@@ -27,7 +27,7 @@ program
         approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
       });
     } finally {
-      app.close();
+      await app.close();
     }
   });
 
@@ -50,8 +50,12 @@ program
         userId: consoleUserId(),
       });
     } finally {
-      app.close();
+      await app.close();
     }
+    // The answer is out and the log flushed: leave now rather than wait for idle HTTP
+    // keep-alive sockets and timers to wind down (about 150 ms).
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+    process.exit();
   });
 
 program

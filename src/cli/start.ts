@@ -34,7 +34,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     }
   } finally {
     await gateway?.stop();
-    app.close();
+    await app.close();
   }
 }
 

@@ -26,7 +26,7 @@ describe('hob chat and hob ask', () => {
     expect(out).toContain('Allow bash?');
     expect(out).toContain('echo hi > made.txt');
     expect(out).toContain('Made it.');
-    expect(out).toMatch(/model claude-test · session ses_\w+ · 4 messages/);
+    expect(out).toMatch(/model claude-test · session ses_[\w-]+ · 4 messages/);
     expect(out).toContain('Requests: 2');
     expect(existsSync(join(dir, 'data', 'workspace', 'made.txt'))).toBe(true);
   });

@@ -117,6 +117,11 @@ export class QueryEngine {
     this.steering.push(line);
   }
 
+  /** How many steered lines the loop has not read yet. */
+  get pendingSteering(): number {
+    return this.steering.length;
+  }
+
   /** Steered text the last run ended without reading; the caller turns it into a new message. */
   takeSteering(): string[] {
     return this.steering.splice(0);

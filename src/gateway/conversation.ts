@@ -17,7 +17,8 @@ export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
 /** One message waiting for its turn. */
 export type QueuedMessage = {
-  inboxId?: number;
+  /** Inbox rows this message answers for; marked done once the engine has stored it. */
+  inboxIds: number[];
   userId: string;
   userName: string;
   text: string;
@@ -57,7 +58,8 @@ export class Conversation {
   private controller: AbortController | undefined;
   private pumping: Promise<void> | undefined;
   private question: PendingQuestion | undefined;
-  private steeredInboxIds: number[] = [];
+  /** Inbox rows of steered messages, in the order the engine reads their lines. */
+  private steeredInboxIds: number[][] = [];
   private questions: Promise<unknown> = Promise.resolve();
   lastActive: number;
 
@@ -95,7 +97,7 @@ export class Conversation {
     this.lastActive = this.deps.clock.now();
     if (this.question && message.userId === this.question.askerId && message.attachments.length === 0) {
       this.question.resolve(message.text);
-      if (message.inboxId !== undefined) this.deps.inbox.markDone(message.inboxId);
+      this.markDone(message.inboxIds);
       return 'answered';
     }
     if (this.controller) {
@@ -103,7 +105,7 @@ export class Conversation {
         case 'steer':
           if (message.attachments.length === 0) {
             this.engine.steer(this.lineFor(message));
-            if (message.inboxId !== undefined) this.steeredInboxIds.push(message.inboxId);
+            this.steeredInboxIds.push(message.inboxIds);
             return 'steered';
           }
           break;
@@ -124,7 +126,7 @@ export class Conversation {
   /** Aborts the run and clears the queue; returns how many queued messages were dropped. */
   stop(): { wasRunning: boolean; dropped: number } {
     const dropped = this.queue.splice(0);
-    for (const message of dropped) if (message.inboxId !== undefined) this.deps.inbox.markDone(message.inboxId);
+    for (const message of dropped) this.markDone(message.inboxIds);
     const wasRunning = Boolean(this.controller);
     this.controller?.abort();
     return { wasRunning, dropped: dropped.length };
@@ -156,12 +158,14 @@ export class Conversation {
       if (!resumeRun) return;
     }
     this.pumping = (async () => {
-      if (resumeRun && requester) await this.runOnce(requester, resumeRun);
+      if (resumeRun && requester) {
+        await this.runOnce(requester, resumeRun);
+        this.requeueUnreadSteering(requester);
+      }
       for (let next = this.queue.shift(); next; next = this.queue.shift()) {
         const message = next;
         await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction));
-        const leftover = this.engine.takeSteering();
-        if (leftover.length) this.queue.unshift({ userId: message.userId, userName: message.userName, text: leftover.join('\n'), attachments: [] });
+        this.requeueUnreadSteering(message);
       }
     })().finally(() => (this.pumping = undefined));
     await this.pumping;
@@ -176,7 +180,28 @@ export class Conversation {
       signal,
       sendFile: (path, caption) => this.sendFile(path, caption),
     });
-    yield* markTaken(events, () => message.inboxId !== undefined && this.deps.inbox.markDone(message.inboxId));
+    yield* markTaken(events, () => this.markDone(message.inboxIds));
+  }
+
+  /** Steered text the run ended without reading becomes the next message, keeping its inbox rows. */
+  private requeueUnreadSteering(requester: Requester): void {
+    const leftover = this.engine.takeSteering();
+    const inboxIds = this.steeredInboxIds.splice(0).flat();
+    if (leftover.length) this.queue.unshift({ inboxIds, userId: requester.userId, userName: requester.userName, text: leftover.join('\n'), attachments: [] });
+    else this.markDone(inboxIds);
+  }
+
+  /**
+   * After the engine stored a message the loop appended: the steered lines it drained are
+   * in the history now, so their inbox rows are done (a restart must not run them again).
+   */
+  private markSteeringTaken(): void {
+    const taken = this.steeredInboxIds.length - this.engine.pendingSteering;
+    if (taken > 0) this.markDone(this.steeredInboxIds.splice(0, taken).flat());
+  }
+
+  private markDone(inboxIds: number[]): void {
+    for (const id of inboxIds) this.deps.inbox.markDone(id);
   }
 
   private async runOnce(requester: Requester, start: StartRun): Promise<void> {
@@ -194,14 +219,16 @@ export class Conversation {
     const typing = this.keepTyping(controller.signal);
     const interaction = this.interactionFor(requester.userId, requester.userName);
     try {
-      for await (const event of start(controller.signal, interaction)) reporter.onEvent(event);
+      for await (const event of start(controller.signal, interaction)) {
+        if (event.type === 'user_message') this.markSteeringTaken();
+        reporter.onEvent(event);
+      }
     } catch (error) {
       this.deps.logger.error({ session: this.key, err: errorMessage(error) }, 'run failed');
       reporter.onEvent({ type: 'error', message: 'Something went wrong on my side; the details are in hob\'s log. Please try again.', retryable: false });
     } finally {
       this.controller = undefined;
       typing.stop();
-      for (const id of this.steeredInboxIds.splice(0)) this.deps.inbox.markDone(id);
       this.lastActive = this.deps.clock.now();
     }
     try {

@@ -146,7 +146,7 @@ export class Gateway implements InboundSink {
     const inboxId = this.inbox.add({ platform: message.platform, updateId: message.updateId ?? `m:${message.chatId}:${message.messageId}`, sessionKey: key, message: JSON.stringify(stored), now: this.options.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
     const conversation = this.conversation(key, adapter, message, message.chatType);
-    const result = conversation.enqueue({ inboxId, userId: message.userId, userName: message.userName, text: message.text, attachments: message.attachments });
+    const result = conversation.enqueue({ inboxIds: [inboxId], userId: message.userId, userName: message.userName, text: message.text, attachments: message.attachments });
     if (result === 'full') {
       this.inbox.markDone(inboxId);
       void this.reply(message, `I'm still working on ${conversation.queued} earlier messages, so I did not take this one. Send it again in a moment, or /stop to cancel them.`);
@@ -224,7 +224,7 @@ export class Gateway implements InboundSink {
     const adapter = this.adapters.get(stored.platform);
     if (!adapter) return;
     const lost = stored.attachments ? `\n[${stored.attachments} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
-    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxId, userId: stored.userId, userName: stored.userName, text: stored.text + lost, attachments: [] });
+    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxIds: [inboxId], userId: stored.userId, userName: stored.userName, text: stored.text + lost, attachments: [] });
   }
 
   private async reply(message: InboundMessage, text: string): Promise<void> {

@@ -150,6 +150,28 @@ describe('gateway', () => {
     expect(chat(second).filter((m) => m.text === 'undeliverable notice')).toHaveLength(1);
   });
 
+  it('after a restart, does not run a steered message again once the run has read it', async () => {
+    const dir = tempDir('hob-steer-restart-');
+    const first = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'sleep 0.2' } }] }, { hang: true }]);
+    hob = await startTestGateway(first, model, { dir });
+    first.say(OWNER, 'run it');
+    const prompt = await first.waitFor(() => chat(first).find((m) => m.text.includes('sleep 0.2')), 5000, 'approval');
+    first.say(OWNER, 'also check the logs');
+    first.press(OWNER, prompt, 'Allow once');
+    await first.waitFor(() => model.requests.length === 2, 5000, 'the second model call');
+    expect(JSON.stringify(model.requests[1]?.messages)).toContain('also check the logs');
+    await hob.gateway.stop(); // the process "dies" while the model is answering
+    hob.db.close();
+
+    const resumed = new ScriptedModel([{ text: 'logs look clean' }, { text: 'a second answer nobody asked for' }]);
+    hob = await startTestGateway(new MemoryChannel(), resumed, { dir });
+    await eventually(() => resumed.requests.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(resumed.requests).toHaveLength(1);
+    expect(JSON.stringify(resumed.requests[0]?.messages).split('also check the logs')).toHaveLength(2);
+  });
+
   it('answers 200 conversations × 10 messages, each reply in its own chat and in order', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([]);

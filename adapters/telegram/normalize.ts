@@ -150,7 +150,7 @@ function chatAsAuthor(chat: Chat): { id: string; name: string } {
 
 /** The files a message carries, each downloaded only when the gateway asks for its bytes. */
 export function attachmentsOf(message: Message, download: FileDownloader): Attachment[] {
-  const lazy = (fileId: string) => () => download(fileId);
+  const lazy = (fileId: string) => ({ download: () => download(fileId), ref: fileId });
   const size = (bytes: number | undefined) => (bytes !== undefined ? { sizeBytes: bytes } : {});
   const name = (fileName: string | undefined) => (fileName !== undefined ? { fileName } : {});
   const mime = (mimeType: string | undefined) => (mimeType !== undefined ? { mimeType } : {});
@@ -159,20 +159,20 @@ export function attachmentsOf(message: Message, download: FileDownloader): Attac
     // Telegram lists the sizes it made, smallest first; the last one is the original size.
     const largest = message.photo.reduce((best, photo) => (photo.width * photo.height >= best.width * best.height ? photo : best));
     // Telegram re-encodes photos as JPEG.
-    return [{ kind: 'image', download: lazy(largest.file_id), mimeType: 'image/jpeg', ...size(largest.file_size) }];
+    return [{ kind: 'image', ...lazy(largest.file_id), mimeType: 'image/jpeg', ...size(largest.file_size) }];
   }
   // An animation also fills `document` (for old clients); it is a video to hob.
   const video = message.video ?? message.animation;
-  if (video) return [{ kind: 'video', download: lazy(video.file_id), ...name(video.file_name), ...mime(video.mime_type), ...size(video.file_size) }];
-  if (message.video_note) return [{ kind: 'video', download: lazy(message.video_note.file_id), mimeType: 'video/mp4', ...size(message.video_note.file_size) }];
-  if (message.voice) return [{ kind: 'voice', download: lazy(message.voice.file_id), mimeType: message.voice.mime_type ?? 'audio/ogg', ...size(message.voice.file_size) }];
+  if (video) return [{ kind: 'video', ...lazy(video.file_id), ...name(video.file_name), ...mime(video.mime_type), ...size(video.file_size) }];
+  if (message.video_note) return [{ kind: 'video', ...lazy(message.video_note.file_id), mimeType: 'video/mp4', ...size(message.video_note.file_size) }];
+  if (message.voice) return [{ kind: 'voice', ...lazy(message.voice.file_id), mimeType: message.voice.mime_type ?? 'audio/ogg', ...size(message.voice.file_size) }];
   if (message.audio) {
     const audio = message.audio;
-    return [{ kind: 'audio', download: lazy(audio.file_id), ...name(audio.file_name), ...mime(audio.mime_type), ...size(audio.file_size) }];
+    return [{ kind: 'audio', ...lazy(audio.file_id), ...name(audio.file_name), ...mime(audio.mime_type), ...size(audio.file_size) }];
   }
   if (message.document) {
     const document = message.document;
-    return [{ kind: 'document', download: lazy(document.file_id), ...name(document.file_name), ...mime(document.mime_type), ...size(document.file_size) }];
+    return [{ kind: 'document', ...lazy(document.file_id), ...name(document.file_name), ...mime(document.mime_type), ...size(document.file_size) }];
   }
   return [];
 }

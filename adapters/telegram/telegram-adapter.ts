@@ -214,7 +214,8 @@ class TelegramChannel implements TelegramAdapter {
     return { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
   }
 
-  private readonly download = async (fileId: string): Promise<Buffer> => {
+  /** A file's bytes by Telegram file_id (getFile, then the file endpoint). */
+  readonly download = async (fileId: string): Promise<Buffer> => {
     const file = await this.bot.api.getFile(fileId);
     if (!file.file_path) throw new Error('Telegram gave no download path for this file');
     let response: Response;

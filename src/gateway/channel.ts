@@ -12,6 +12,11 @@ export type Attachment = {
   kind: 'image' | 'document' | 'voice' | 'audio' | 'video';
   /** Fetches the bytes (lazily: only when the gateway keeps the file). */
   download(): Promise<Buffer>;
+  /**
+   * The platform's handle for the file (Telegram `file_id`), still valid after a restart:
+   * a message queued when hob stopped gets its files back through `ChannelAdapter.download`.
+   */
+  ref?: string;
   fileName?: string;
   mimeType?: string;
   sizeBytes?: number;
@@ -92,6 +97,8 @@ export interface ChannelAdapter {
   typing(target: Target): Promise<void>;
   /** The chat for a direct message to this user (Telegram: the user id itself). */
   directTarget?(userId: string): Promise<Target | undefined>;
+  /** Fetches an attachment's bytes by its `ref` (after a restart, when the closure is gone). */
+  download?(ref: string): Promise<Buffer>;
   /** Registers slash commands with the platform, when it has such a menu. */
   setCommands?(commands: { command: string; description: string }[]): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { OutboxRepository } from '../store/outbox.js';
 import { PairingRepository } from '../store/pairings.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
-import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
+import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
 import { COMMANDS, parseCommand, runCommand } from './commands.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
@@ -39,7 +39,20 @@ export type GatewayOptions = {
   deliveryRetryBaseMs?: number;
 };
 
-type StoredInbound = { platform: string; chatId: string; threadId?: string; chatType: ChatType; userId: string; userName: string; text: string; attachments: number };
+/** An attachment as the inbox keeps it: everything but the download closure. */
+type StoredAttachment = Omit<Attachment, 'download'>;
+
+/** An inbound message as the inbox keeps it (rows from before attachment refs hold a count). */
+type StoredInbound = {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  chatType: ChatType;
+  userId: string;
+  userName: string;
+  text: string;
+  attachments: StoredAttachment[] | number;
+};
 
 /**
  * The gateway: platform messages in, conversations out. The adapter's handler only checks
@@ -141,7 +154,7 @@ export class Gateway implements InboundSink {
       userId: message.userId,
       userName: message.userName,
       text: message.text,
-      attachments: message.attachments.length,
+      attachments: message.attachments.map(({ download: _download, ...kept }) => kept),
     };
     const inboxId = this.inbox.add({ platform: message.platform, updateId: message.updateId ?? `m:${message.chatId}:${message.messageId}`, sessionKey: key, message: JSON.stringify(stored), now: this.options.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
@@ -220,11 +233,20 @@ export class Gateway implements InboundSink {
     return { conversation: this.conversation(key, adapter, { chatId, threadId }, user ? 'group' : 'dm'), requesterId };
   }
 
+  /** A message that was still queued when hob stopped; its files come back through their refs. */
   private requeue(inboxId: number, key: string, stored: StoredInbound): void {
     const adapter = this.adapters.get(stored.platform);
     if (!adapter) return;
-    const lost = stored.attachments ? `\n[${stored.attachments} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
-    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxIds: [inboxId], userId: stored.userId, userName: stored.userName, text: stored.text + lost, attachments: [] });
+    const kept = typeof stored.attachments === 'number' ? [] : stored.attachments;
+    const download = adapter.download?.bind(adapter);
+    const attachments: Attachment[] = [];
+    for (const attachment of kept) {
+      const { ref } = attachment;
+      if (ref !== undefined && download) attachments.push({ ...attachment, download: () => download(ref) });
+    }
+    const lostCount = (typeof stored.attachments === 'number' ? stored.attachments : kept.length) - attachments.length;
+    const lost = lostCount ? `\n[${lostCount} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
+    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxIds: [inboxId], userId: stored.userId, userName: stored.userName, text: stored.text + lost, attachments });
   }
 
   private async reply(message: InboundMessage, text: string): Promise<void> {

@@ -152,6 +152,14 @@ describe('Telegram adapter: what people write reaches the gateway', () => {
     expect(messages[1]?.attachments).toMatchObject([{ kind: 'voice', mimeType: 'audio/ogg' }]);
   });
 
+  it('fetches a file again by its ref alone, as after a restart', async () => {
+    const { messages, telegram } = await started();
+    fake.sendDocument(ann, annChat, Buffer.from('kept across restarts'), 'notes.txt');
+    const ref = (await fake.waitFor(() => messages[0]))?.attachments[0]?.ref;
+    expect(ref).toEqual(expect.any(String));
+    expect((await telegram.download?.(ref ?? ''))?.toString()).toBe('kept across restarts');
+  });
+
   it('delivers an edited message as a new update of the same message', async () => {
     const { messages } = await started();
     const messageId = fake.sendText(ann, annChat, 'remind me at 9');

@@ -32,6 +32,8 @@ export class MemoryChannel implements ChannelAdapter {
   private nextId = 1;
   private nextUpdate = 1;
   private readonly listeners = new Set<() => void>();
+  /** Files people "uploaded", by ref: what `download(ref)` serves after a restart. */
+  readonly files = new Map<string, Buffer>();
   /** Called on every send; tests use it to time replies or inject failures. */
   onSend: ((target: Target, message: OutboundMessage) => void) | undefined;
 
@@ -68,6 +70,12 @@ export class MemoryChannel implements ChannelAdapter {
 
   async typing(target: Target): Promise<void> {
     this.typingChats.push(target.chatId);
+  }
+
+  async download(ref: string): Promise<Buffer> {
+    const data = this.files.get(ref);
+    if (!data) throw new Error(`no file ${ref}`);
+    return data;
   }
 
   async directTarget(userId: string): Promise<Target> {

@@ -172,6 +172,32 @@ describe('gateway', () => {
     expect(JSON.stringify(resumed.requests[0]?.messages).split('also check the logs')).toHaveLength(2);
   });
 
+  it('after a restart, a message still queued keeps its attached file', async () => {
+    const dir = tempDir('hob-attach-restart-');
+    const first = new MemoryChannel();
+    const notes = Buffer.from('milk, eggs, bread\n');
+    first.files.set('file-1', notes);
+    hob = await startTestGateway(first, new ScriptedModel([{ hang: true }]), { dir, busyMode: 'queue' });
+    first.say(OWNER, 'think about dinner');
+    await first.waitFor(() => first.typingChats.length > 0, 5000, 'the first run');
+    first.say(OWNER, 'here is my list', { attachments: [{ kind: 'document', fileName: 'list.txt', mimeType: 'text/plain', sizeBytes: notes.length, ref: 'file-1', download: async () => notes }] });
+    expect(hob.db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'queued'").get()).toEqual({ n: 1 });
+    await hob.gateway.stop(); // the process "dies" with the file message still queued
+    hob.db.close();
+
+    const second = new MemoryChannel();
+    second.files.set('file-1', notes);
+    const resumed = new ScriptedModel([{ text: 'dinner ideas' }, { text: 'got your list' }]);
+    hob = await startTestGateway(second, resumed, { dir, busyMode: 'queue' });
+    await second.waitFor(() => chat(second).find((m) => m.text.includes('got your list')), 5000, 'the answer about the list');
+    const asked = JSON.stringify(resumed.requests[1]?.messages.at(-1));
+    expect(asked).toContain('here is my list');
+    const saved = /inbox\/([\w.-]+list\.txt)/.exec(asked)?.[1];
+    expect(saved).toBeDefined();
+    expect(readFileSync(join(dir, 'workspace', 'inbox', saved ?? ''), 'utf8')).toBe('milk, eggs, bread\n');
+    expect(asked).not.toContain('lost in a restart');
+  });
+
   it('answers 200 conversations × 10 messages, each reply in its own chat and in order', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([]);

@@ -30,6 +30,11 @@ export type AppOptions = {
   /** Tests hand in a scripted model. */
   provider?: ProviderClient;
   extraTools?: AnyTool[];
+  /**
+   * Load the model SDK only when `warmUp()` is called: `hob start` first brings the chat
+   * channels up (their first poll), then loads it. Otherwise it loads during start-up.
+   */
+  deferModelLoad?: boolean;
 };
 
 /** Everything one hob process shares: the store, the model, tools, policy and logs. */
@@ -43,6 +48,8 @@ export type App = {
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
+  /** Loads the model SDK in the background, if it is not loaded yet. */
+  warmUp(): void;
   /** Closes the database and waits until every log line is written. */
   close(): Promise<void>;
 };
@@ -50,7 +57,11 @@ export type App = {
 export async function createApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const provider = options.provider ?? startProvider(providerSettings(config, options.configPath));
+  const client = options.provider ? undefined : createProvider(providerSettings(config, options.configPath));
+  const provider: ProviderClient = options.provider ?? (client as ProviderClient);
+  // A load failure surfaces on the first request, in words.
+  const warmUp = () => void client?.preload().catch(() => undefined);
+  if (!options.deferModelLoad) warmUp();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -110,22 +121,18 @@ export async function createApp(options: AppOptions): Promise<App> {
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
       if (options.provider) return 'This hob runs a fixed model.';
-      deps.provider = startProvider({ ...providerSettings(config, options.configPath), name });
+      const next = createProvider({ ...providerSettings(config, options.configPath), name });
+      void next.preload().catch(() => undefined);
+      deps.provider = next;
       logger.info({ model: name }, 'model switched');
       return `Switched to ${name}. New messages use it.`;
     },
+    warmUp,
     close: async () => {
       db.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },
   };
-}
-
-/** Builds the model client and loads its SDK in the background while the rest starts up. */
-function startProvider(settings: ProviderSettings): ProviderClient {
-  const client = createProvider(settings);
-  void client.preload().catch(() => undefined); // a load failure surfaces on the first request
-  return client;
 }
 
 function providerSettings(config: HobConfig, configPath: string | undefined): ProviderSettings {

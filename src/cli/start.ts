@@ -13,12 +13,14 @@ import { consoleSessionKey, consoleUserId } from './console-identity.js';
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadConfig({ path: configPath });
-  const app = await createApp({ config, configPath: path, channel: 'a terminal' });
+  // With chat channels, their first poll comes before loading the model SDK (warmUp below).
+  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: hasChatChannels(config) });
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   try {
     if (gateway) {
       await gateway.start();
+      app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
     }
@@ -36,6 +38,10 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     await gateway?.stop();
     await app.close();
   }
+}
+
+function hasChatChannels(config: HobConfig): boolean {
+  return Boolean(config.channels.telegram);
 }
 
 async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {

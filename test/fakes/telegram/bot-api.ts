@@ -129,6 +129,34 @@ export const botApiMethods: Record<string, Method> = {
     return applyEdit(world, stored, replyMarkup);
   },
 
+  editmessagecaption: ({ world, params }) => {
+    const stored = editable(world, params);
+    if (stored.kind === 'text') throw badRequest('there is no caption in the message to edit');
+    const source = params.string('caption') ?? '';
+    const parseMode = params.string('parse_mode');
+    const formatted = formatText(source, parseMode, params.json('caption_entities'));
+    if (formatted.text.length > 1024) throw badRequest('message caption is too long');
+    // Omitting reply_markup in an edit removes the keyboard, as on Telegram.
+    const replyMarkup = readReplyMarkup(params);
+    const unchanged =
+      formatted.text === stored.visibleText &&
+      JSON.stringify(formatted.entities) === JSON.stringify(stored.entities) &&
+      JSON.stringify(replyMarkup) === JSON.stringify(stored.replyMarkup);
+    if (unchanged) throw badRequest(notModified);
+    stored.sentText = source;
+    if (parseMode !== undefined) stored.parseMode = parseMode;
+    else delete stored.parseMode;
+    stored.visibleText = formatted.text;
+    stored.entities = formatted.entities;
+    const { caption: _caption, caption_entities: _entities, reply_markup: _markup, ...rest } = stored.message;
+    stored.message = {
+      ...rest,
+      ...(formatted.text !== '' ? { caption: formatted.text } : {}),
+      ...(formatted.entities.length > 0 ? { caption_entities: formatted.entities } : {}),
+    };
+    return applyEdit(world, stored, replyMarkup);
+  },
+
   editmessagereplymarkup: ({ world, params }) => {
     const stored = editable(world, params);
     const replyMarkup = readReplyMarkup(params);

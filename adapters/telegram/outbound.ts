@@ -1,6 +1,6 @@
 import { GrammyError, InputFile, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, Message } from 'grammy/types';
-import type { Button, OutboundMessage, SentRef, Target } from '../../src/gateway/channel.js';
+import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
 import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
 import type { TelegramLogger } from './logger.js';
@@ -24,17 +24,31 @@ export class TelegramOutbound {
     private readonly logger: TelegramLogger,
   ) {}
 
-  async send(target: Target, message: OutboundMessage): Promise<SentRef> {
+  /**
+   * Sends a message as one or more parts (split at 4096; a file is the last part). When a
+   * later part fails, throws PartialSendError with how many parts are in the chat, and a
+   * retry with `skipParts` sends only the rest: the person reads each part once.
+   */
+  async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
+    if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0);
+    const chunks = this.chunksOf(message);
+    if (chunks.length === 0) throw new Error('Telegram cannot send an empty message');
+    return this.sendParts(target, chunks, message, options.skipParts ?? 0);
+  }
+
+  private async sendParts(target: Target, chunks: RenderedChunk[], message: OutboundMessage, skipParts: number): Promise<SentRef> {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
-    if (message.file) return this.sendFile(target, message, message.file);
-    const chunks = this.chunksOf(message);
-    if (chunks.length === 0) throw new Error('Telegram cannot send an empty message');
     let last: Message | undefined;
-    for (const [index, chunk] of chunks.entries()) {
+    // The last part always goes out (it carries the buttons, and the ref names it).
+    for (let index = Math.min(skipParts, chunks.length - 1); index < chunks.length; index++) {
       const isLast = index === chunks.length - 1;
-      last = await this.sendChunk(chatId, chunk, message.plain === true, { ...thread, ...(isLast ? keyboard : {}) });
+      try {
+        last = await this.sendChunk(chatId, chunks[index] as RenderedChunk, message.plain === true, { ...thread, ...(isLast ? keyboard : {}) });
+      } catch (error) {
+        throw index > 0 ? new PartialSendError(index, error) : error;
+      }
     }
     return refOf(target, last as Message);
   }
@@ -70,15 +84,19 @@ export class TelegramOutbound {
    * sent first as ordinary messages and the document follows with `file.caption` (if any).
    * Buttons go under the document, the last message.
    */
-  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>): Promise<SentRef> {
+  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>, skipParts: number): Promise<SentRef> {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
     const text = message.text.trim() !== '' ? message.text : (file.caption ?? '');
     let caption = text;
     const rendered = message.plain ? text : markdownToTelegramHtml(text);
+    let textParts = 0;
     if (rendered.length > MAX_CAPTION_LENGTH) {
-      await this.send(target, { text, ...(message.plain ? { plain: true } : {}) });
+      const lead: OutboundMessage = { text, ...(message.plain ? { plain: true } : {}) };
+      const chunks = this.chunksOf(lead);
+      textParts = chunks.length;
+      if (skipParts < textParts) await this.sendParts(target, chunks, lead, skipParts);
       caption = file.caption !== undefined && file.caption !== text && file.caption.length <= MAX_CAPTION_LENGTH ? file.caption : '';
     }
     const chunk = caption === '' ? undefined : this.fitted({ ...message, text: caption }, MAX_CAPTION_LENGTH);
@@ -89,10 +107,14 @@ export class TelegramOutbound {
         ...keyboard,
         ...(text !== undefined ? { caption: text, ...parseModeExtra(parseMode) } : {}),
       });
-    const sent = chunk
-      ? await this.withPlainFallback('sendDocument', chunk, message.plain === true, upload)
-      : await upload(undefined, undefined);
-    return refOf(target, sent);
+    try {
+      const sent = chunk
+        ? await this.withPlainFallback('sendDocument', chunk, message.plain === true, upload)
+        : await upload(undefined, undefined);
+      return refOf(target, sent);
+    } catch (error) {
+      throw textParts > 0 ? new PartialSendError(textParts, error) : error;
+    }
   }
 
   private async editCaption(chatId: ChatId, messageId: number, message: OutboundMessage, keyboard: Extra): Promise<void> {

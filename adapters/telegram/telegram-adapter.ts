@@ -4,7 +4,7 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { run, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, type Transformer } from 'grammy';
 import type {
-  ChannelAdapter, ChannelCapabilities, InboundSink, OutboundMessage, SentRef, Target,
+  ChannelAdapter, ChannelCapabilities, InboundSink, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { CallbackAnswers } from './callback-answers.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
@@ -137,8 +137,8 @@ class TelegramChannel implements TelegramAdapter {
     await this.answers.flush();
   }
 
-  send(target: Target, message: OutboundMessage): Promise<SentRef> {
-    return this.outbound.send(target, message);
+  send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
+    return this.outbound.send(target, message, options);
   }
 
   edit(ref: SentRef, message: OutboundMessage): Promise<void> {

@@ -57,13 +57,14 @@ export class ApprovalBroker {
       expiresAt,
     });
     const decided = new Promise<Decision>((resolve) => this.waiters.set(id, { resolve }));
-    const sent = await this.delivery.send(platform, site.target, this.prompt(id, request, site), request.sessionKey);
-    if (sent) {
-      this.repo.setMessage(id, sent.messageId);
-      // A press can land before the send resolved; show its outcome now that the message is known.
-      const early = this.repo.get(id);
-      if (early?.decision) await this.showOutcome(site.adapter, early);
-    }
+    await this.delivery.send(platform, site.target, this.prompt(id, request, site), request.sessionKey, {
+      recorded: (outboxId) => this.repo.setOutbox(id, outboxId),
+      // Also when the first send failed and the outbox delivered the prompt later.
+      sent: (ref) =>
+        void this.promptDelivered(id, ref, site.adapter).catch((error: unknown) =>
+          this.logger.warn({ session: request.sessionKey, approval: id, err: String(error) }, 'could not record the approval message'),
+        ),
+    });
 
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<Decision>((resolve) => {
@@ -78,7 +79,7 @@ export class ApprovalBroker {
     this.waiters.delete(id);
     if (decision === 'timeout' || signal.aborted) {
       const outcome: ApprovalDecisionValue = decision === 'timeout' ? 'timeout' : 'cancelled';
-      if (this.repo.decide(id, outcome, 'hob', this.clock.now())) await this.showOutcome(site.adapter, this.repo.get(id));
+      if (this.repo.decide(id, outcome, 'hob', this.clock.now())) await this.close(site.adapter, this.repo.get(id));
       if (decision === 'timeout') this.logger.info({ session: request.sessionKey, approval: id }, 'approval timed out');
     }
     return signal.aborted ? 'deny' : decision;
@@ -111,9 +112,23 @@ export class ApprovalBroker {
       calls.add(row.toolUseId);
       notStarted.set(row.sessionKey, calls);
       const adapter = adapters.get(row.platform);
-      if (adapter) await this.showOutcome(adapter, this.repo.get(row.id));
+      if (adapter) await this.close(adapter, this.repo.get(row.id));
     }
     return notStarted;
+  }
+
+  /** The prompt reached the chat; a press can land before that is known, so show its outcome now. */
+  private async promptDelivered(id: string, ref: SentRef, adapter: ChannelAdapter): Promise<void> {
+    this.repo.setMessage(id, ref.messageId);
+    const row = this.repo.get(id);
+    if (row?.decision) await this.showOutcome(adapter, row);
+  }
+
+  /** A closed approval: its prompt is edited to say so, or withdrawn if it never went out. */
+  private async close(adapter: ChannelAdapter, row: ApprovalRow | undefined): Promise<void> {
+    if (!row) return;
+    if (!row.messageId && row.outboxId !== null) this.delivery.cancel(row.outboxId, `approval ${row.id} closed before its prompt was delivered`);
+    await this.showOutcome(adapter, row);
   }
 
   private async decide(id: string, decision: Decision, platform: string, userId: string, userName: string, adapter: ChannelAdapter): Promise<string> {
@@ -125,13 +140,13 @@ export class ApprovalBroker {
     if (row.decision) return `This request was already closed: ${describe(row.decision)}${row.decidedBy && row.decidedBy !== 'hob' ? ` by ${row.decidedBy}` : ''}.`;
     if (row.expiresAt <= this.clock.now()) {
       this.repo.decide(id, 'timeout', 'hob', this.clock.now());
-      await this.showOutcome(adapter, this.repo.get(id));
+      await this.close(adapter, this.repo.get(id));
       return 'This request has expired.';
     }
     const waiter = this.waiters.get(id);
     if (!waiter) {
       this.repo.decide(id, 'cancelled', 'restart', this.clock.now());
-      await this.showOutcome(adapter, this.repo.get(id));
+      await this.close(adapter, this.repo.get(id));
       return 'This request is no longer active.';
     }
     if (!this.repo.decide(id, decision, userName, this.clock.now())) return 'This request was already decided.';

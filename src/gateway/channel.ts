@@ -68,6 +68,25 @@ export type OutboundMessage = {
   file?: { name: string; data: Buffer; caption?: string };
 };
 
+export type SendOptions = {
+  /** Parts of a split message already delivered by an earlier attempt: send only the rest. */
+  skipParts?: number;
+};
+
+/**
+ * Thrown by `send` when a message went out in parts and a later part failed: the first
+ * `partsSent` parts are in the chat, so a retry must not send them again.
+ */
+export class PartialSendError extends Error {
+  constructor(
+    readonly partsSent: number,
+    readonly failure: unknown,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure));
+    this.name = 'PartialSendError';
+  }
+}
+
 export type ChannelCapabilities = {
   /** Longest text one message may carry. */
   maxMessageLength: number;
@@ -92,7 +111,8 @@ export interface ChannelAdapter {
   readonly botName?: string;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
-  send(target: Target, message: OutboundMessage): Promise<SentRef>;
+  /** Sends (split into parts when too long); the ref is the last part's. */
+  send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef>;
   edit(ref: SentRef, message: OutboundMessage): Promise<void>;
   typing(target: Target): Promise<void>;
   /** The chat for a direct message to this user (Telegram: the user id itself). */

@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { OutboxRepository } from '../store/outbox.js';
-import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
+import { PartialSendError, type ChannelAdapter, type OutboundMessage, type SentRef, type Target } from './channel.js';
 
 type StoredMessage = Omit<OutboundMessage, 'file'> & { file?: { name: string; data: string; caption?: string } };
 
@@ -20,6 +20,8 @@ export class Delivery {
   private readonly adapters = new Map<string, ChannelAdapter>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** Who waits to learn where a delivery landed, also when a retry delivers it. */
+  private readonly onSent = new Map<number, (ref: SentRef) => void>();
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -34,12 +36,27 @@ export class Delivery {
 
   /**
    * Records and sends. Returns the sent message's ref, or undefined when the send failed and
-   * was left to the worker (the person still gets it later).
+   * was left to the worker (the person still gets it later). `track.recorded` learns the
+   * outbox id at once; `track.sent` learns the ref whenever the message lands, also on a retry.
    */
-  async send(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
+  async send(
+    platform: string,
+    target: Target,
+    message: OutboundMessage,
+    sessionKey?: string,
+    track: { recorded?(outboxId: number): void; sent?(ref: SentRef): void } = {},
+  ): Promise<SentRef | undefined> {
     const now = this.clock.now();
     const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now, leaseUntil: now + LEASE_MS });
-    return this.attempt(id, platform, target, message, 0, sessionKey);
+    track.recorded?.(id);
+    if (track.sent) this.onSent.set(id, track.sent);
+    return this.attempt(id, platform, target, message, 0, 0, sessionKey);
+  }
+
+  /** Withdraws a delivery that has not gone out yet; false when it already has. */
+  cancel(outboxId: number, reason: string): boolean {
+    this.onSent.delete(outboxId);
+    return this.outbox.cancel(outboxId, reason);
   }
 
   /** Starts the worker that retries pending deliveries (and sends those left by a crash). */
@@ -66,29 +83,42 @@ export class Delivery {
       if (!this.adapters.has(row.platform)) continue;
       if (!this.outbox.lease(row.id, this.clock.now(), this.clock.now() + LEASE_MS)) continue;
       const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
-      await this.attempt(row.id, row.platform, target, decode(row.message), row.attempts, row.sessionKey ?? undefined);
+      await this.attempt(row.id, row.platform, target, decode(row.message), row.attempts, row.partsSent, row.sessionKey ?? undefined);
     }
   }
 
-  private async attempt(id: number, platform: string, target: Target, message: OutboundMessage, attempts: number, sessionKey?: string): Promise<SentRef | undefined> {
+  private async attempt(
+    id: number,
+    platform: string,
+    target: Target,
+    message: OutboundMessage,
+    attempts: number,
+    partsSent: number,
+    sessionKey?: string,
+  ): Promise<SentRef | undefined> {
     const adapter = this.adapters.get(platform);
     if (!adapter) {
       this.outbox.markRetry(id, `no ${platform} channel is running`, this.clock.now() + this.retryBaseMs * 30);
       return undefined;
     }
     try {
-      const ref = await adapter.send(target, message);
+      const ref = await adapter.send(target, message, partsSent ? { skipParts: partsSent } : {});
       this.outbox.markSent(id, ref.messageId, this.clock.now());
+      const sent = this.onSent.get(id);
+      this.onSent.delete(id);
+      sent?.(ref);
       return ref;
     } catch (error) {
       const reason = errorMessage(error);
+      const delivered = error instanceof PartialSendError ? error.partsSent : partsSent;
       if (attempts + 1 >= MAX_ATTEMPTS) {
         this.outbox.markFailed(id, reason);
-        this.logger.error({ session: sessionKey, platform, chat: target.chatId, err: reason }, 'delivery failed for good');
+        this.onSent.delete(id);
+        this.logger.error({ session: sessionKey, platform, chat: target.chatId, err: reason, partsSent: delivered }, 'delivery failed for good');
       } else {
         const delay = Math.min(this.retryBaseMs * 2 ** attempts, 5 * 60_000);
-        this.outbox.markRetry(id, reason, this.clock.now() + delay);
-        this.logger.warn({ session: sessionKey, platform, chat: target.chatId, err: reason, retryInMs: delay }, 'delivery failed; will retry');
+        this.outbox.markRetry(id, reason, this.clock.now() + delay, delivered);
+        this.logger.warn({ session: sessionKey, platform, chat: target.chatId, err: reason, retryInMs: delay, partsSent: delivered }, 'delivery failed; will retry');
       }
       return undefined;
     }

@@ -11,6 +11,8 @@ export type ApprovalRow = {
   chatId: string;
   threadId: string | null;
   messageId: string | null;
+  /** The outbox row of the prompt, so a prompt not yet delivered can be withdrawn. */
+  outboxId: number | null;
   toolName: string;
   input: string;
   summary: string;
@@ -29,6 +31,7 @@ type Raw = {
   chat_id: string;
   thread_id: string | null;
   message_id: string | null;
+  outbox_id: number | null;
   tool_name: string;
   input: string;
   summary: string;
@@ -47,6 +50,7 @@ const fromRaw = (row: Raw): ApprovalRow => ({
   chatId: row.chat_id,
   threadId: row.thread_id,
   messageId: row.message_id,
+  outboxId: row.outbox_id,
   toolName: row.tool_name,
   input: row.input,
   summary: row.summary,
@@ -60,13 +64,17 @@ const fromRaw = (row: Raw): ApprovalRow => ({
 export class ApprovalRepository {
   constructor(private readonly db: Db) {}
 
-  insert(row: Omit<ApprovalRow, 'decision' | 'decidedBy' | 'messageId'>): void {
+  insert(row: Omit<ApprovalRow, 'decision' | 'decidedBy' | 'messageId' | 'outboxId'>): void {
     this.db
       .prepare(
         `INSERT INTO approvals (id, session_key, tool_use_id, requester_id, platform, chat_id, thread_id, tool_name, input, summary, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(row.id, row.sessionKey, row.toolUseId, row.requesterId, row.platform, row.chatId, row.threadId, row.toolName, row.input, row.summary, row.createdAt, row.expiresAt);
+  }
+
+  setOutbox(id: string, outboxId: number): void {
+    this.db.prepare('UPDATE approvals SET outbox_id = ? WHERE id = ?').run(outboxId, id);
   }
 
   setMessage(id: string, messageId: string): void {

@@ -106,4 +106,8 @@ export const migrations: string[] = [
   ) STRICT;
   CREATE INDEX inbox_queued ON inbox(status, id);
   `,
+  /* 3: split messages resume where they broke off; approvals know their prompt's delivery */ `
+  ALTER TABLE outbox ADD COLUMN parts_sent INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE approvals ADD COLUMN outbox_id INTEGER;
+  `,
 ];

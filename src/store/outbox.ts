@@ -9,6 +9,8 @@ export type OutboxRow = {
   /** The OutboundMessage as JSON (files are base64). */
   message: string;
   attempts: number;
+  /** Parts of a split message already in the chat: a retry sends only the rest. */
+  partsSent: number;
 };
 
 /** Every outgoing message, recorded before it is sent and marked with the platform id after. */
@@ -33,8 +35,15 @@ export class OutboxRepository {
     this.db.prepare("UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + 1 WHERE id = ?").run(platformMessageId, now, id);
   }
 
-  markRetry(id: number, error: string, nextAttemptAt: number): void {
-    this.db.prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?').run(error, nextAttemptAt, id);
+  markRetry(id: number, error: string, nextAttemptAt: number, partsSent = 0): void {
+    this.db
+      .prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, parts_sent = max(parts_sent, ?) WHERE id = ?')
+      .run(error, nextAttemptAt, partsSent, id);
+  }
+
+  /** Withdraws a delivery that has not gone out yet (its message no longer makes sense). */
+  cancel(id: number, reason: string): boolean {
+    return this.db.prepare("UPDATE outbox SET status = 'failed', last_error = ? WHERE id = ? AND status = 'pending'").run(reason, id).changes === 1;
   }
 
   markFailed(id: number, error: string): void {
@@ -54,11 +63,21 @@ export class OutboxRepository {
   /** Pending deliveries that are due, oldest first. */
   due(now: number, limit = 50): OutboxRow[] {
     return this.db
-      .prepare<[number, number], { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: string; attempts: number }>(
-        "SELECT id, platform, chat_id, thread_id, session_key, message, attempts FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?",
-      )
+      .prepare<
+        [number, number],
+        { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: string; attempts: number; parts_sent: number }
+      >("SELECT id, platform, chat_id, thread_id, session_key, message, attempts, parts_sent FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?")
       .all(now, limit)
-      .map((row) => ({ id: row.id, platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, sessionKey: row.session_key, message: row.message, attempts: row.attempts }));
+      .map((row) => ({
+        id: row.id,
+        platform: row.platform,
+        chatId: row.chat_id,
+        threadId: row.thread_id,
+        sessionKey: row.session_key,
+        message: row.message,
+        attempts: row.attempts,
+        partsSent: row.parts_sent,
+      }));
   }
 
   counts(): Record<'pending' | 'sent' | 'failed', number> {

@@ -198,6 +198,46 @@ describe('gateway', () => {
     expect(asked).not.toContain('lost in a restart');
   });
 
+  it('shows the decision on an approval prompt that reached the chat only on a retry', async () => {
+    const channel = new MemoryChannel();
+    let failures = 1;
+    channel.onSend = (_target, message) => {
+      if (message.text.includes('Allow **bash**') && failures-- > 0) throw new Error('platform hiccup');
+    };
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'echo retried' } }] }, { text: 'ran it' }]);
+    hob = await startTestGateway(channel, model);
+    hob.gateway.delivery.start(20);
+    channel.say(OWNER, 'run it');
+    const prompt = await find(channel, 'echo retried');
+    channel.press(OWNER, prompt, 'Allow once');
+    await find(channel, 'ran it');
+    expect(chat(channel).find((m) => m.id === prompt.id)?.text).toContain('allowed once by Ann');
+    expect(chat(channel).find((m) => m.id === prompt.id)?.buttons).toEqual([]);
+  });
+
+  it('after a restart, withdraws an approval prompt that never reached the chat', async () => {
+    const dir = tempDir('hob-withdraw-');
+    const first = new MemoryChannel();
+    first.onSend = (_target, message) => {
+      if (message.text.includes('Allow **bash**')) throw new Error('platform down');
+    };
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'touch never' }, id: 'toolu_w' }] }]);
+    hob = await startTestGateway(first, model, { dir });
+    first.say(OWNER, 'touch never');
+    await eventually(() => hob !== undefined && new OutboxRepository(hob.db).counts().pending === 1); // the prompt, waiting for a retry
+    await hob.gateway.stop();
+    hob.db.close();
+
+    const second = new MemoryChannel();
+    const resumed = new ScriptedModel([{ text: 'Shall I try again?' }]);
+    hob = await startTestGateway(second, resumed, { dir });
+    hob.gateway.delivery.start(20);
+    await find(second, 'Shall I try again?');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(chat(second).some((m) => m.text.includes('Allow **bash**'))).toBe(false);
+    expect(JSON.stringify(resumed.requests[0]?.messages.at(-1))).toContain('Not run: hob restarted');
+  });
+
   it('answers 200 conversations × 10 messages, each reply in its own chat and in order', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([]);

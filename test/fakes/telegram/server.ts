@@ -74,7 +74,7 @@ async function handle(state: ServerState, req: http.IncomingMessage, res: http.S
   if (bodyError) return refuse(new BotApiError(400, bodyError.message));
 
   const fault = state.faults.get(method.toLowerCase())?.shift();
-  if (fault) {
+  if (fault && !('pass' in fault)) {
     if ('disconnect' in fault) {
       call.response = { status: 0, ok: false, description: 'connection destroyed by fault injection' };
       req.socket.destroy();

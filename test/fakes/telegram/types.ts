@@ -43,6 +43,8 @@ export interface RecordedCall {
  * without an answer (grammy reports an HttpError).
  */
 export type Fault =
+  /** This call goes through normally (queue it before a fault to hit a later call). */
+  | { pass: true }
   | { retryAfter: number }
   | { code: number; description: string; parameters?: Json }
   | { disconnect: true };

@@ -57,6 +57,7 @@ export class TelegramOutbound {
     const chatId = chatIdOf(ref.chatId);
     const messageId = Number(ref.messageId);
     const keyboard = keyboardExtra(message.buttons);
+    if (ref.isFile) return this.editCaption(chatId, messageId, message, keyboard);
     const chunk = this.fitted(message, MAX_MESSAGE_LENGTH);
     try {
       await this.withPlainFallback('editMessageText', chunk, message.plain === true, (text, parseMode) =>
@@ -97,7 +98,8 @@ export class TelegramOutbound {
       const chunks = this.chunksOf(lead);
       textParts = chunks.length;
       if (skipParts < textParts) await this.sendParts(target, chunks, lead, skipParts);
-      caption = file.caption !== undefined && file.caption !== text && file.caption.length <= MAX_CAPTION_LENGTH ? file.caption : '';
+      // The file's own caption, shortened to fit (marked …) rather than dropped.
+      caption = file.caption !== undefined && file.caption !== text ? file.caption : '';
     }
     const chunk = caption === '' ? undefined : this.fitted({ ...message, text: caption }, MAX_CAPTION_LENGTH);
     const upload = (text: string | undefined, parseMode: 'HTML' | undefined) =>
@@ -184,7 +186,12 @@ function parseModeExtra(parseMode: 'HTML' | undefined): { parse_mode?: 'HTML' } 
 }
 
 function refOf(target: Target, sent: Message): SentRef {
-  return { chatId: target.chatId, ...(target.threadId !== undefined ? { threadId: target.threadId } : {}), messageId: String(sent.message_id) };
+  return {
+    chatId: target.chatId,
+    ...(target.threadId !== undefined ? { threadId: target.threadId } : {}),
+    messageId: String(sent.message_id),
+    ...(sent.document ? { isFile: true } : {}),
+  };
 }
 
 function isParseError(error: unknown): boolean {

@@ -181,10 +181,11 @@ export class ApprovalBroker {
 
   private async showOutcome(adapter: ChannelAdapter, row: ApprovalRow | undefined): Promise<void> {
     if (!row?.messageId || !row.decision) return;
-    const ref: SentRef = { chatId: row.chatId, messageId: row.messageId, ...(row.threadId ? { threadId: row.threadId } : {}) };
+    const long = row.summary.length > INLINE_LIMIT;
+    const ref: SentRef = { chatId: row.chatId, messageId: row.messageId, ...(row.threadId ? { threadId: row.threadId } : {}), ...(long ? { isFile: true } : {}) };
     const who = row.decidedBy && !['hob', 'restart'].includes(row.decidedBy) ? ` by ${row.decidedBy}` : '';
     const icon = row.decision === 'allow_once' || row.decision === 'allow_always' ? '✅' : row.decision === 'timeout' ? '⌛' : '❌';
-    const body = row.summary.length > INLINE_LIMIT ? `(input attached as approval-${row.id}.txt)` : fenced(row.summary);
+    const body = long ? `(input attached as approval-${row.id}.txt)` : fenced(row.summary);
     try {
       await adapter.edit(ref, { text: `${icon} **${row.toolName}**: ${describe(row.decision)}${who}.\n${body}` });
     } catch (error) {

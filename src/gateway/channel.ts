@@ -40,7 +40,13 @@ export type InboundMessage = {
 };
 
 /** A reference to a sent message, enough to edit it later. */
-export type SentRef = { chatId: string; threadId?: string; messageId: string };
+export type SentRef = {
+  chatId: string;
+  threadId?: string;
+  messageId: string;
+  /** The message is a file (its text is a caption), when the sender knows it. */
+  isFile?: boolean;
+};
 
 export type ButtonPress = {
   platform: string;

@@ -103,10 +103,9 @@ describe('Telegram adapter: a file is a document whose text is its caption', () 
     expect(fake.callsOf('editMessageCaption').map((call) => ({ status: call.response?.status, parseMode: call.body.parse_mode }))).toEqual([
       { status: 200, parseMode: 'HTML' },
     ]);
-    // hob tries editMessageText first; Telegram refuses it for a document, and nothing is sent anew.
-    for (const call of fake.callsOf('editMessageText')) {
-      expect(call.response).toMatchObject({ status: 400, description: 'Bad Request: there is no text in the message to edit' });
-    }
+    // The ref knows it names a document, so hob goes straight to the caption; nothing is sent anew.
+    expect(ref.isFile).toBe(true);
+    expect(fake.callsOf('editMessageText')).toEqual([]);
     expect(fake.callsOf('sendMessage')).toEqual([]);
     expect(fake.callsOf('sendDocument')).toHaveLength(1);
   });
@@ -183,9 +182,10 @@ describe('Telegram adapter: a caption Telegram cannot parse is shown as plain te
     expect(fake.callsOf('editMessageCaption')[1]?.body.parse_mode).toBeUndefined();
   });
 
-  it('still reaches the caption when Telegram refuses the HTML before it notices the message is a document', async () => {
+  it('reaches the caption through a ref that does not know it names a document, even when Telegram refuses the HTML first', async () => {
     const telegram = adapter();
-    const ref = await telegram.send({ chatId: '42' }, { text: 'Run it?', file: { name: 'approval-a1.txt', data: binary }, buttons: approvalButtons });
+    const sent = await telegram.send({ chatId: '42' }, { text: 'Run it?', file: { name: 'approval-a1.txt', data: binary }, buttons: approvalButtons });
+    const ref = { chatId: sent.chatId, messageId: sent.messageId }; // as rebuilt from a stored message id
     // Telegram parses the markup before it looks at the message, so both edit methods refuse the HTML.
     fake.failNext('editMessageText', parseRefusal);
     fake.failNext('editMessageCaption', parseRefusal);
@@ -227,6 +227,19 @@ describe('Telegram adapter: a text too long for a caption', () => {
     expect(shown.slice(0, -1).map((message) => message.text).join('\n\n')).toBe(text);
     expect(shown.at(-1)).toMatchObject({ messageId: Number(ref.messageId), kind: 'document', text: '' });
     expect(shown.at(-1)?.file?.bytes.equals(binary)).toBe(true);
+  });
+
+  it('shortens a file caption too long for Telegram (marked …) instead of dropping it', async () => {
+    const text = 'Long explanation. '.repeat(80);
+    const caption = `Summary: ${'all checks passed, '.repeat(80)}`;
+    expect(caption.length).toBeGreaterThan(1024);
+    await adapter().send({ chatId: '42' }, { text, file: { name: 'report.md', data: Buffer.from('# Report'), caption } });
+
+    const document = fake.chat(42).at(-1);
+    expect(document?.kind).toBe('document');
+    expect(document?.text.startsWith('Summary: all checks passed,')).toBe(true);
+    expect(document?.text.endsWith('…')).toBe(true);
+    expect(document?.text.length).toBeLessThanOrEqual(1024);
   });
 
   it('edits the document that followed the long text, and leaves the text as it was', async () => {

@@ -10,6 +10,7 @@ import type { PermissionGate } from './engine/ports.js';
 import { buildSystemPrompt } from './engine/system-prompt.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHookRunner } from './policy/hooks.js';
+import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
@@ -44,6 +45,8 @@ export type App = {
   logger: Logger;
   conversations: ConversationRepository;
   permissions: PermissionChecker;
+  /** `/permissions` in chats and the terminal. */
+  permissionAdmin: PermissionAdmin;
   deps: EngineDeps;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
@@ -117,6 +120,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
     conversations,
     permissions,
+    permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode),
     deps,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {

@@ -25,6 +25,7 @@ program
         userId: consoleUserId(),
         logger: app.logger,
         approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
+        permissions: app.permissionAdmin,
       });
     } finally {
       await app.close();

@@ -2,6 +2,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { errorMessage } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
 import type { QueryEngine } from '../engine/query-engine.js';
+import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
 import type { Logger } from '../logger.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
@@ -11,6 +12,8 @@ export type ChatOptions = {
   userId: string;
   logger: Logger;
   approvalTimeoutSeconds: number;
+  /** `/permissions`: the person at the terminal is the owner. */
+  permissions?: PermissionAdmin;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -18,7 +21,7 @@ export type ChatOptions = {
 };
 
 const HELP = [
-  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /help, /exit.',
+  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
 ].join('\n');
@@ -125,6 +128,8 @@ class ConsoleSession {
       case '/usage':
         return this.printer.line(formatUsage(this.engine.status()));
     }
+    const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
+    if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
     if (line.startsWith('/') && !line.includes(' ') && line.length < 20) {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
     }

@@ -30,6 +30,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         userId: consoleUserId(),
         logger: app.logger,
         approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
+        permissions: app.permissionAdmin,
       });
     } else if (gateway) {
       await untilSignal();
@@ -82,11 +83,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
     pairingTtlSeconds: config.gateway.pairing_code_ttl_seconds,
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
-    permissionSummary: (userId) => {
-      const rules = app.permissions.listAlwaysRules(userId);
-      const lines = rules.map((rule) => `• ${rule.toolName}${rule.command ? `: ${rule.command}` : ''}${rule.pathPrefix ? ` under ${rule.pathPrefix}` : ''}`);
-      return [`Permission mode: ${config.permissions.mode}.`, rules.length ? 'Your "always allow" rules:' : 'You have no "always allow" rules.', ...lines].join('\n');
-    },
+    permissions: app.permissionAdmin,
   });
 }
 

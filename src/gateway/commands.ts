@@ -16,7 +16,7 @@ export const COMMANDS = [
   { command: 'approve', description: 'Approve a pending request: /approve ID' },
   { command: 'deny', description: 'Deny a pending request: /deny ID' },
   { command: 'model', description: 'Show or switch the model (owner)' },
-  { command: 'permissions', description: 'Show the permission mode and your rules (owner)' },
+  { command: 'permissions', description: 'Permission mode and your rules: /permissions [mode M | forget N] (owner)' },
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
 ] as const;
 
@@ -31,7 +31,8 @@ export type CommandServices = {
   reply(text: string): Promise<void>;
   currentModel(): string;
   switchModel(name: string): Promise<string>;
-  permissionSummary(userId: string): string;
+  /** `/permissions [mode M | forget N|all]`, answered in words. */
+  permissions(args: string, userId: string): string;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -86,7 +87,7 @@ export async function runCommand(name: string, args: string, message: InboundMes
       await services.reply(args ? await services.switchModel(args) : `Model: ${services.currentModel()}. Switch with /model NAME.`);
       return true;
     case 'permissions':
-      await services.reply(services.permissionSummary(message.userId));
+      await services.reply(services.permissions(args, message.userId));
       return true;
     case 'pairing':
       await services.reply(await services.pairing.command(args, message));

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
+import type { PermissionAdmin } from '../policy/permission-admin.js';
 import { ApprovalRepository } from '../store/approvals.js';
 import { sessionsWithPendingWork } from '../store/conversations.js';
 import type { Db } from '../store/db.js';
@@ -35,7 +36,7 @@ export type GatewayOptions = {
   approvalTimeoutSeconds: number;
   pairingTtlSeconds: number;
   model: { current(): string; switch(name: string): Promise<string> };
-  permissionSummary(userId: string): string;
+  permissions: PermissionAdmin;
   deliveryRetryBaseMs?: number;
 };
 
@@ -177,7 +178,7 @@ export class Gateway implements InboundSink {
         reply: (text) => this.reply(message, text),
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
-        permissionSummary: (userId) => this.options.permissionSummary(userId),
+        permissions: (args, userId) => this.options.permissions.command(args, userId),
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

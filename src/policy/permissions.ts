@@ -62,6 +62,11 @@ export type PermissionChecker = {
   /** Adds a rule for that person only; returns it as stored (pathPrefix made absolute). */
   addAlwaysRule(userId: string, rule: AlwaysRule): AlwaysRule;
   listAlwaysRules(userId: string): AlwaysRule[];
+  /** Takes back one of that person's rules; false when they have no such rule. */
+  removeAlwaysRule(userId: string, rule: AlwaysRule): boolean;
+  /** The mode in force (the config's, until the owner switches it). */
+  mode(): PermissionMode;
+  setMode(mode: PermissionMode): void;
   /** For tools that walk directory trees: skip entries for which this says yes. */
   isSensitivePath(path: string): boolean;
 };
@@ -79,6 +84,7 @@ export function createPermissionChecker(
   }));
   const deniedCommands = settings.denied_commands.map(compileCommandPattern);
   const alwaysRules = new Map<string, AlwaysRule[]>();
+  let currentMode = settings.mode;
 
   function addAlwaysRule(userId: string, rule: AlwaysRule): AlwaysRule {
     const stored: AlwaysRule = { toolName: rule.toolName };
@@ -160,7 +166,7 @@ export function createPermissionChecker(
     }
 
     // 6–9. The mode decides what is left.
-    const mode = settings.mode;
+    const mode = currentMode;
     if (mode === 'full_auto') return allow(`full_auto mode allows ${tool}`);
     if (query.readOnly) return allow(`${tool} is read-only, so it runs without asking`);
     switch (mode) {
@@ -186,6 +192,17 @@ export function createPermissionChecker(
     },
     addAlwaysRule,
     listAlwaysRules: (userId) => (alwaysRules.get(userId) ?? []).map((rule) => ({ ...rule })),
+    removeAlwaysRule(userId, rule) {
+      const list = alwaysRules.get(userId) ?? [];
+      const index = list.findIndex((candidate) => sameRule(candidate, rule));
+      if (index < 0) return false;
+      list.splice(index, 1);
+      return true;
+    },
+    mode: () => currentMode,
+    setMode(mode) {
+      currentMode = mode;
+    },
     isSensitivePath: (path) => sensitive.isSensitive(path),
   };
 }

@@ -15,6 +15,12 @@ export class PermissionRuleRepository {
       .run(userId, rule.toolName, rule.command ?? null, rule.pathPrefix ?? null, this.clock.now());
   }
 
+  remove(userId: string, rule: AlwaysRule): void {
+    this.db
+      .prepare('DELETE FROM permission_rules WHERE user_id = ? AND tool_name = ? AND command IS ? AND path_prefix IS ?')
+      .run(userId, rule.toolName, rule.command ?? null, rule.pathPrefix ?? null);
+  }
+
   all(): { userId: string; rule: AlwaysRule }[] {
     const rows = this.db
       .prepare<[], { user_id: string; tool_name: string; command: string | null; path_prefix: string | null }>(

@@ -31,6 +31,19 @@ describe('hob chat and hob ask', () => {
     expect(existsSync(join(dir, 'data', 'workspace', 'made.txt'))).toBe(true);
   });
 
+  it('piped chat: a (always) is listed by /permissions and taken back with /permissions forget', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'echo once' } }] }, { text: 'Done.' });
+    const { path } = setup();
+    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
+    hob.child.stdin.end('echo it\na\n/permissions\n/permissions forget 1\n/permissions\n');
+    expect(await hob.exited).toBe(0);
+    const out = hob.output();
+    expect(out).toContain('1. bash: exactly `echo once`');
+    expect(out).toContain('Taken back: bash: exactly `echo once`. It will ask again.');
+    expect(out.split('You have no "always allow" rules.')).toHaveLength(2);
+  });
+
   it('piped chat: n denies, and the model hears it', async () => {
     fake = await startFakeAnthropic();
     fake.push({ toolCalls: [{ name: 'bash', input: { command: 'rm -rf /tmp/x' } }] }, { text: 'Understood, nothing deleted.' });

@@ -5,7 +5,9 @@ import { QueryEngine, type EngineDeps } from '../../src/engine/query-engine.js';
 import type { ChannelAdapter } from '../../src/gateway/channel.js';
 import { Gateway, type GatewayOptions } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/logger.js';
+import { createPermissionAdmin } from '../../src/policy/permission-admin.js';
 import { createPermissionChecker } from '../../src/policy/permissions.js';
+import { PermissionRuleRepository } from '../../src/store/permission-rules.js';
 import type { ProviderClient } from '../../src/providers/types.js';
 import { ConversationRepository } from '../../src/store/conversations.js';
 import { openDatabase, type Db } from '../../src/store/db.js';
@@ -31,14 +33,15 @@ export async function startTestGateway(
   const dir = overrides.dir ?? tempDir('hob-gw-');
   const db = openDatabase(join(dir, 'hob.db'));
   const workspace = join(dir, 'workspace');
+  const rules = new PermissionRuleRepository(db, systemClock);
   const permissions = createPermissionChecker(
     { mode: 'default', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] },
-    { workspace, home: join(dir, 'home') },
+    { workspace, home: join(dir, 'home'), alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })) },
   );
   const deps: EngineDeps = {
     provider,
     tools: new ToolRegistry(overrides.tools ?? [bashTool({ defaultTimeoutSeconds: 30 })]),
-    permissions: { evaluate: (query) => permissions.evaluate(query), rememberAlways: (userId, rule) => permissions.addAlwaysRule(userId, rule) },
+    permissions: { evaluate: (query) => permissions.evaluate(query), rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)) },
     hooks: noHooks,
     conversations: new ConversationRepository(db, systemClock),
     systemPrompt: () => 'system',
@@ -66,7 +69,7 @@ export async function startTestGateway(
     approvalTimeoutSeconds: 30,
     pairingTtlSeconds: 3600,
     model: { current: () => provider.model, switch: async (name) => `Switched to ${name}.` },
-    permissionSummary: () => 'mode default',
+    permissions: createPermissionAdmin(permissions, rules, 'default'),
     deliveryRetryBaseMs: 50,
     ...overrides,
   });

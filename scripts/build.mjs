@@ -2,7 +2,11 @@
 // starts hob without a TypeScript loader and without resolving hundreds of package files,
 // which takes about a third off `hob ask`'s start. better-sqlite3 stays external (a native
 // addon); channel SDKs sit in split chunks that load only when their channel is configured.
+import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: start clean so old chunks do not pile up.
+rmSync('dist', { recursive: true, force: true });
 
 await build({
   entryPoints: ['src/cli.ts'],

@@ -2,15 +2,15 @@
 // starts hob without a TypeScript loader and without resolving hundreds of package files,
 // which takes about a third off `hob ask`'s start. better-sqlite3 stays external (a native
 // addon); channel SDKs sit in split chunks that load only when their channel is configured.
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
-// Chunk names carry content hashes: start clean so old chunks do not pile up.
-rmSync('dist', { recursive: true, force: true });
-
+// Chunk names carry content hashes, so each build starts from an empty folder; it is built
+// beside dist/ and swapped in, so dist/ is never seen half-written.
+const staging = `dist.${process.pid}`;
 await build({
   entryPoints: ['src/cli.ts'],
-  outdir: 'dist',
+  outdir: staging,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -23,3 +23,5 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
 });
+rmSync('dist', { recursive: true, force: true });
+renameSync(staging, 'dist');

@@ -65,6 +65,8 @@ program
   .action(async () => {
     const { runStart } = await import('./cli/start.js');
     await runStart(program.opts<{ config?: string }>().config);
+    // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.
+    process.exit();
   });
 
 program

@@ -15,6 +15,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadConfig({ path: configPath });
   // With chat channels, their first poll comes before loading the model SDK (warmUp below).
   const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: hasChatChannels(config) });
+  keepRunningThroughStrayErrors(app);
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   try {
@@ -85,6 +86,15 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
     permissions: app.permissionAdmin,
   });
+}
+
+/**
+ * The last net: an error nothing caught (a rejected promise no one awaited, a throw in a
+ * timer) is logged with its stack and hob keeps serving every other chat.
+ */
+function keepRunningThroughStrayErrors(app: App): void {
+  process.on('unhandledRejection', (reason) => app.logger.error({ err: reason }, 'unhandled rejection (hob keeps running)'));
+  process.on('uncaughtException', (error) => app.logger.error({ err: error }, 'uncaught exception (hob keeps running)'));
 }
 
 function untilSignal(): Promise<void> {

@@ -72,7 +72,7 @@ export async function* runQuery(params: QueryParams): AsyncGenerator<AgentEvent,
     const calls = toolUses(assistant);
     if (calls.length === 0) return yield finish(outcome.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn');
 
-    const results: ToolResultBlock[] = signal.aborted ? calls.map(cancelledResult) : yield* executeToolCalls(calls, params);
+    const results: ToolResultBlock[] = signal.aborted ? calls.map((call) => cancelledResult(call, signal)) : yield* executeToolCalls(calls, params);
     const steered = signal.aborted ? [] : (params.drainSteering?.() ?? []);
     const content: Block[] = [...results, ...steered.map((line) => text(line))];
     const toolMessage: Message = { role: 'user', content };

@@ -72,14 +72,16 @@ const result = (call: ToolUseBlock, content: string, isError: boolean): ToolResu
   isError,
 });
 
-export function cancelledResult(call: ToolUseBlock): ToolResultBlock {
-  return result(call, 'Cancelled: the person stopped this run before the tool finished.', true);
+/** The result of a call the run was stopped before; a string abort reason says why. */
+export function cancelledResult(call: ToolUseBlock, signal?: AbortSignal): ToolResultBlock {
+  const why = typeof signal?.reason === 'string' ? signal.reason : 'the person stopped this run';
+  return result(call, `Cancelled before the tool finished: ${why}. It may or may not have had an effect.`, true);
 }
 
 /** One call through lookup → validation → permission → hooks → run → post hook. Never throws. */
 async function* runToolCall(call: ToolUseBlock, env: ToolRunEnv): CallGenerator {
   const { context } = env;
-  if (context.signal.aborted) return cancelledResult(call);
+  if (context.signal.aborted) return cancelledResult(call, context.signal);
   const tool = env.tools.get(call.name);
   if (!tool) {
     return result(call, `Unknown tool "${call.name}". Available tools: ${env.tools.names().join(', ')}.`, true);
@@ -133,7 +135,7 @@ async function* runWithProgress(tool: AnyTool, input: unknown, call: ToolUseBloc
     .then(
       (output) => (typeof output === 'string' ? result(call, output, false) : result(call, output.content, output.isError ?? false)),
       (error: unknown) =>
-        env.context.signal.aborted ? cancelledResult(call) : result(call, `The ${tool.name} tool failed: ${errorMessage(error)}`, true),
+        env.context.signal.aborted ? cancelledResult(call, env.context.signal) : result(call, `The ${tool.name} tool failed: ${errorMessage(error)}`, true),
     )
     .finally(() => progress.close());
   for await (const line of progress) yield { type: 'tool_progress', id: call.id, text: line };

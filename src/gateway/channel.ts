@@ -37,6 +37,12 @@ export type InboundMessage = {
   messageId: string;
   /** Platform-unique id of the update, used to handle each update once across restarts. */
   updateId?: string;
+  /** Set when this is an edit of an earlier message: seconds between sending and editing it. */
+  editedAfterSeconds?: number;
+  /** Messages the platform delivers apart but that belong together (a Telegram album's media_group_id). */
+  batchKey?: string;
+  /** What the message carried that hob cannot read (`sticker`, `location`, …), when that is all it carried. */
+  unsupported?: string;
 };
 
 /** A reference to a sent message, enough to edit it later. */
@@ -63,6 +69,8 @@ export type ButtonPress = {
 
 export type Button = { label: string; data: string };
 
+export type BotCommand = { command: string; description: string };
+
 export type OutboundMessage = {
   /** Markdown as the model writes it; the adapter renders it in its dialect. */
   text: string;
@@ -72,6 +80,8 @@ export type OutboundMessage = {
   plain?: boolean;
   /** A file to attach (e.g. a long command too big to show inline). */
   file?: { name: string; data: Buffer; caption?: string };
+  /** The platform id of a message this one answers (groups: whose question it is). */
+  replyTo?: string;
 };
 
 export type SendOptions = {
@@ -102,6 +112,8 @@ export type ChannelCapabilities = {
   files: boolean;
   /** Minimum milliseconds between edits of messages in one chat. */
   editIntervalMs: number;
+  /** The same in groups, where platforms allow fewer edits (Telegram: about 20 a minute). */
+  groupEditIntervalMs?: number;
 };
 
 /** What the gateway gives an adapter to deliver inbound traffic. Must return quickly. */
@@ -125,6 +137,9 @@ export interface ChannelAdapter {
   directTarget?(userId: string): Promise<Target | undefined>;
   /** Fetches an attachment's bytes by its `ref` (after a restart, when the closure is gone). */
   download?(ref: string): Promise<Buffer>;
-  /** Registers slash commands with the platform, when it has such a menu. */
-  setCommands?(commands: { command: string; description: string }[]): Promise<void>;
+  /**
+   * Registers slash commands with the platform, when it has such a menu: `everyone` for all
+   * chats, and `owners.commands` (a superset) in the DMs of `owners.userIds` only.
+   */
+  setCommands?(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void>;
 }

@@ -15,6 +15,9 @@ import { attachmentBlocks } from './attachments.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
+/** The abort reason when hob stops: tools and the model are told so. */
+export const SHUTDOWN = 'hob is shutting down';
+
 /** One message waiting for its turn. */
 export type QueuedMessage = {
   /** Inbox rows this message answers for; marked done once the engine has stored it. */
@@ -61,6 +64,8 @@ export class Conversation {
   /** Inbox rows of steered messages, in the order the engine reads their lines. */
   private steeredInboxIds: number[][] = [];
   private questions: Promise<unknown> = Promise.resolve();
+  /** hob is shutting down: runs are stopping and nothing more goes to the chat. */
+  private closing = false;
   lastActive: number;
 
   constructor(
@@ -132,6 +137,17 @@ export class Conversation {
     return { wasRunning, dropped: dropped.length };
   }
 
+  /**
+   * For shutdown: stops the run (reason: hob is restarting) and waits for it to settle.
+   * Queued messages are kept in the inbox for the next start; nothing more is sent.
+   */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    this.queue.splice(0);
+    this.controller?.abort(SHUTDOWN);
+    await this.pumping;
+  }
+
   /** Resumes a run cut off by a restart. */
   resume(requesterId: string, notStarted: ReadonlySet<string>): void {
     if (!this.engine.hasPendingWork()) return;
@@ -162,7 +178,7 @@ export class Conversation {
         await this.runOnce(requester, resumeRun);
         this.requeueUnreadSteering(requester);
       }
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
+      for (let next = this.queue.shift(); next && !this.closing; next = this.queue.shift()) {
         const message = next;
         await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction));
         this.requeueUnreadSteering(message);
@@ -290,7 +306,8 @@ export class Conversation {
     return [message.text, ...notes].filter(Boolean).join('\n');
   }
 
-  private send(message: OutboundMessage): Promise<SentRef | undefined> {
+  private async send(message: OutboundMessage): Promise<SentRef | undefined> {
+    if (this.closing) return undefined;
     return this.deps.delivery.send(this.adapter.platform, this.target, message, this.key);
   }
 

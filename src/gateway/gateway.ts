@@ -105,10 +105,23 @@ export class Gateway implements InboundSink {
     this.sweepTimer.unref();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops listening, then stops the runs in flight (their tools get the abort, so no shell
+   * command outlives hob) and waits for them to write their last state, up to `graceMs`.
+   * Nothing is sent to the chats while closing; queued messages stay in the inbox, and the
+   * next start answers them and resumes each cut-off run. With `stopRuns: false` the runs
+   * are left as they are, as a kill would leave them (tests of recovery use it).
+   */
+  async stop(options: { stopRuns?: boolean; graceMs?: number } = {}): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    this.delivery.stop();
     for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
+    if (options.stopRuns ?? true) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.graceMs ?? 5000)));
+      await Promise.race([Promise.all(this.pool.all().map((conversation) => conversation.shutdown())), grace]);
+      clearTimeout(timer);
+    }
+    this.delivery.stop();
   }
 
   message(message: InboundMessage): void {

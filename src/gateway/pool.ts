@@ -22,7 +22,7 @@ export class ConversationPool {
       conversation = create();
     }
     this.conversations.set(key, conversation);
-    this.evictOverCap();
+    this.evictOverCap(key);
     return conversation;
   }
 
@@ -63,11 +63,16 @@ export class ConversationPool {
     return evicted;
   }
 
-  private evictOverCap(): void {
+  /**
+   * Drops least-recently-used idle conversations beyond the cap, never `keep` (the one just
+   * handed out: it is about to get a message, so dropping it would let a second Conversation
+   * for the same chat run beside it). Busy ones stay too; the cap is soft while all are busy.
+   */
+  private evictOverCap(keep: string): void {
     if (this.conversations.size <= this.options.maxConversations) return;
     for (const [key, conversation] of this.conversations) {
       if (this.conversations.size <= this.options.maxConversations) return;
-      if (conversation.evict()) this.conversations.delete(key);
+      if (key !== keep && conversation.evict()) this.conversations.delete(key);
     }
   }
 }

@@ -66,7 +66,7 @@ type RunSettings = {
 type Ending =
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null }
   | { kind: 'timeout' }
-  | { kind: 'cancelled' }
+  | { kind: 'cancelled'; reason?: string }
   | { kind: 'spawn_failed'; message: string };
 
 /** How long an exited shell's pipes may stay open (held by background children) before they are stopped. */
@@ -123,7 +123,7 @@ function runCommand(command: string, ctx: ToolContext, settings: RunSettings): P
     };
 
     const onAbort = () => {
-      ending ??= { kind: 'cancelled' };
+      ending ??= { kind: 'cancelled', ...(typeof ctx.signal.reason === 'string' ? { reason: ctx.signal.reason } : {}) };
       stopGroup();
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -179,7 +179,7 @@ function describe(text: string, ending: Ending, timeoutSeconds: number, leftover
         isError: true,
       };
     case 'cancelled':
-      return { content: `${body}[cancelled; the command and its child processes were stopped]`, isError: true };
+      return { content: `${body}[cancelled${ending.reason ? ` (${ending.reason})` : ''}; the command and its child processes were stopped]`, isError: true };
     case 'spawn_failed':
       return { content: `Could not start bash: ${ending.message}`, isError: true };
     default: {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -136,7 +137,7 @@ describe('gateway', () => {
     first.say(OWNER, 'touch later');
     const approval = await first.waitFor(() => chat(first).find((m) => m.text.includes('touch later')), 5000, 'approval');
     await hob.gateway.delivery.send('memory', { chatId: `dm-${OWNER.id}` }, { text: 'undeliverable notice' });
-    await hob.gateway.stop(); // the process "dies": nothing else runs
+    await hob.gateway.stop({ stopRuns: false }); // the process "dies": nothing else runs
     hob.db.close();
 
     const second = new MemoryChannel();
@@ -161,7 +162,7 @@ describe('gateway', () => {
     first.press(OWNER, prompt, 'Allow once');
     await first.waitFor(() => model.requests.length === 2, 5000, 'the second model call');
     expect(JSON.stringify(model.requests[1]?.messages)).toContain('also check the logs');
-    await hob.gateway.stop(); // the process "dies" while the model is answering
+    await hob.gateway.stop({ stopRuns: false }); // the process "dies" while the model is answering
     hob.db.close();
 
     const resumed = new ScriptedModel([{ text: 'logs look clean' }, { text: 'a second answer nobody asked for' }]);
@@ -182,7 +183,7 @@ describe('gateway', () => {
     await first.waitFor(() => first.typingChats.length > 0, 5000, 'the first run');
     first.say(OWNER, 'here is my list', { attachments: [{ kind: 'document', fileName: 'list.txt', mimeType: 'text/plain', sizeBytes: notes.length, ref: 'file-1', download: async () => notes }] });
     expect(hob.db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'queued'").get()).toEqual({ n: 1 });
-    await hob.gateway.stop(); // the process "dies" with the file message still queued
+    await hob.gateway.stop({ stopRuns: false }); // the process "dies" with the file message still queued
     hob.db.close();
 
     const second = new MemoryChannel();
@@ -225,7 +226,7 @@ describe('gateway', () => {
     hob = await startTestGateway(first, model, { dir });
     first.say(OWNER, 'touch never');
     await eventually(() => hob !== undefined && new OutboxRepository(hob.db).counts().pending === 1); // the prompt, waiting for a retry
-    await hob.gateway.stop();
+    await hob.gateway.stop({ stopRuns: false }); // as if killed
     hob.db.close();
 
     const second = new MemoryChannel();
@@ -236,6 +237,26 @@ describe('gateway', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(chat(second).some((m) => m.text.includes('Allow **bash**'))).toBe(false);
     expect(JSON.stringify(resumed.requests[0]?.messages.at(-1))).toContain('Not run: hob restarted');
+  });
+
+  it('on shutdown stops a running shell command, says nothing more in the chat, and the next start picks the run up', async () => {
+    const dir = tempDir('hob-shutdown-');
+    const first = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'sleep 30; touch finished' } }] }]);
+    hob = await startTestGateway(first, model, { dir });
+    first.say(OWNER, 'take your time');
+    first.press(OWNER, await find(first, 'sleep 30'), 'Allow once');
+    await first.waitFor(() => chat(first).some((m) => m.text.includes('⏳')), 5000, 'the command running');
+    const shown = chat(first).length;
+    await hob.gateway.stop();
+    hob.db.close();
+    expect(chat(first).slice(shown)).toEqual([]);
+
+    const resumed = new ScriptedModel([{ text: 'The command was cut short by a restart; shall I run it again?' }]);
+    hob = await startTestGateway(new MemoryChannel(), resumed, { dir });
+    await eventually(() => resumed.requests.length === 1);
+    expect(JSON.stringify(resumed.requests[0]?.messages.at(-1))).toContain('[cancelled (hob is shutting down); the command and its child processes were stopped]');
+    expect(spawnSync('pgrep', ['-f', 'sleep 30; touch finished']).status).toBe(1); // no such process left
   });
 
   it('answers 200 conversations × 10 messages, each reply in its own chat and in order', async () => {

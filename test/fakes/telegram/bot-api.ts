@@ -1,8 +1,8 @@
 import { getFile, sendMedia } from './media.js';
-import { badRequest, formatText, readReplyMarkup, type Params } from './params.js';
+import { badRequest, formatText, readReplyMarkup, readReplyTarget, type Params } from './params.js';
 import type { AnsweredCallback, Json, UploadedFile } from './types.js';
 import type { UpdateFeed } from './update-feed.js';
-import type { FakeWorld } from './world.js';
+import { commandsKey, type FakeWorld } from './world.js';
 
 export interface MethodContext {
   world: FakeWorld;
@@ -56,11 +56,14 @@ export const botApiMethods: Record<string, Method> = {
         throw badRequest('command description must be non-empty');
       }
     }
-    world.commands.set(commandsKey(params), commands as Json[]);
+    // An empty list clears the scope, so the next wider scope shows again.
+    const key = commandsKeyOf(world, params);
+    if (commands.length === 0) world.commands.delete(key);
+    else world.commands.set(key, commands as Json[]);
     return true;
   },
-  getmycommands: ({ world, params }) => world.commands.get(commandsKey(params)) ?? [],
-  deletemycommands: ({ world, params }) => world.commands.delete(commandsKey(params)) || true,
+  getmycommands: ({ world, params }) => world.commands.get(commandsKeyOf(world, params)) ?? [],
+  deletemycommands: ({ world, params }) => world.commands.delete(commandsKeyOf(world, params)) || true,
 
   sendchataction: ({ params }) => {
     params.chatId();
@@ -77,7 +80,7 @@ export const botApiMethods: Record<string, Method> = {
     if (formatted.text.length > 4096) throw badRequest('message is too long');
     const replyMarkup = readReplyMarkup(params);
     const threadId = params.integer('message_thread_id');
-    const replyTo = replyTarget(world, chatId, params);
+    const replyTo = readReplyTarget(world, chatId, params);
     const stored = world.addMessage(
       chatId,
       {
@@ -203,21 +206,30 @@ export const botApiMethods: Record<string, Method> = {
   getfile: ({ world, params }) => getFile(world, params),
 };
 
-function commandsKey(params: Params): string {
-  return `${JSON.stringify(params.json('scope') ?? { type: 'default' })}|${params.string('language_code') ?? ''}`;
-}
+const scopeTypes = new Set([
+  'default', 'all_private_chats', 'all_group_chats', 'all_chat_administrators', 'chat', 'chat_administrators', 'chat_member',
+]);
 
-function replyTarget(world: FakeWorld, chatId: number, params: Params): Json | undefined {
-  const parameters = params.json('reply_parameters') as Json | undefined;
-  const id = typeof parameters?.message_id === 'number' ? parameters.message_id : params.integer('reply_to_message_id');
-  if (id === undefined) return undefined;
-  const target = world.message(chatId, id);
-  if (!target || target.deleted) {
-    if (parameters?.allow_sending_without_reply === true) return undefined;
-    throw badRequest('message to be replied not found');
+/**
+ * The scope and language a *MyCommands call names. A chat scope needs a chat Telegram knows:
+ * an owner who never opened a DM with the bot gets "chat not found", as on Telegram.
+ */
+function commandsKeyOf(world: FakeWorld, params: Params): string {
+  const scope = params.json('scope') ?? { type: 'default' };
+  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) throw badRequest("can't parse BotCommandScope JSON object");
+  const fields = scope as Json;
+  if (typeof fields.type !== 'string' || !scopeTypes.has(fields.type)) throw badRequest('unsupported bot command scope type');
+  const canonical: Json = { type: fields.type };
+  if (fields.type.startsWith('chat')) {
+    const chatId = typeof fields.chat_id === 'number' ? fields.chat_id : typeof fields.chat_id === 'string' && /^-?\d+$/.test(fields.chat_id) ? Number(fields.chat_id) : undefined;
+    if (chatId === undefined || !world.knows(chatId)) throw badRequest('chat not found');
+    canonical.chat_id = chatId;
   }
-  const { reply_to_message: _nested, ...message } = target.message;
-  return message;
+  if (fields.type === 'chat_member') {
+    if (typeof fields.user_id !== 'number') throw badRequest('invalid user_id specified');
+    canonical.user_id = fields.user_id;
+  }
+  return commandsKey(canonical, params.string('language_code') ?? '');
 }
 
 function editable(world: FakeWorld, params: Params) {

@@ -6,7 +6,7 @@ import type {
   VisibleMessage,
 } from './types.js';
 import { UpdateFeed } from './update-feed.js';
-import { FakeWorld } from './world.js';
+import { commandsKey, FakeWorld } from './world.js';
 
 export type * from './types.js';
 export { TINY_PNG } from './media.js';
@@ -35,6 +35,7 @@ export class FakeTelegram {
   private readonly faults = new Map<string, Fault[]>();
   private readonly listeners = new Set<() => void>();
   private server: http.Server | undefined;
+  private mediaGroupCounter = 0;
 
   constructor(options: FakeTelegramOptions) {
     const tokenId = options.token !== undefined ? Number(options.token.split(':')[0]) : NaN;
@@ -101,6 +102,63 @@ export class FakeTelegram {
   }
 
   /**
+   * A person sends an album: one message per photo, all with the same media_group_id, each its
+   * own update, the caption on the first only (as Telegram delivers them). Returns the message_ids.
+   */
+  sendAlbum(from: FakeUser, chat: FakeChat, photos: Buffer[], caption?: string, extra: InboundExtra = {}): number[] {
+    const mediaGroupId = String(13_000_000_000_000_000n + BigInt(++this.mediaGroupCounter));
+    return photos.map((bytes, index) => {
+      const file = this.world.storeFile('photo', bytes);
+      const captionFields = index === 0 && caption ? { caption, ...entitiesField('caption_entities', extra.entities ?? detectEntities(caption)) } : {};
+      return this.inbound(from, chat, { media_group_id: mediaGroupId, photo: describeFile('photo', file), ...captionFields }, extra);
+    });
+  }
+
+  /** A person sends a sticker (a WebP the bot could download, which tells it nothing). Returns message_id. */
+  sendSticker(from: FakeUser, chat: FakeChat, emoji = '👍', extra: InboundExtra = {}): number {
+    const file = this.world.storeFile('sticker', Buffer.from('RIFF\0\0\0\0WEBPVP8 fake sticker'), undefined, 'image/webp');
+    const sticker = {
+      file_id: file.fileId, file_unique_id: file.fileUniqueId, file_size: file.bytes.length,
+      type: 'regular', width: 512, height: 512, is_animated: false, is_video: false, emoji,
+    };
+    return this.inbound(from, chat, { sticker }, extra);
+  }
+
+  /** A person shares a location (not a live one). Returns message_id. */
+  sendLocation(from: FakeUser, chat: FakeChat, latitude: number, longitude: number, extra: InboundExtra = {}): number {
+    return this.inbound(from, chat, { location: { latitude, longitude } }, extra);
+  }
+
+  /**
+   * A person sends a message with any other content, given as Bot API Message fields
+   * (`{ contact: {...} }`, `{ poll: {...} }`, `{ dice: {...} }`). Returns message_id.
+   */
+  sendRaw(from: FakeUser, chat: FakeChat, content: Json, extra: InboundExtra = {}): number {
+    return this.inbound(from, chat, content, extra);
+  }
+
+  /** `by` adds people to a group (by themselves: they joined): the service message a group shows. Returns message_id. */
+  addMembers(by: FakeUser, chat: FakeChat, members: FakeUser[]): number {
+    return this.inbound(by, chat, { new_chat_members: members.map((member) => this.userObject(member)) }, {});
+  }
+
+  /**
+   * The author edits the text of a message they sent: Telegram sends an edited_message update
+   * with the whole message as it is now and its edit_date (the fake's clock). Returns update_id.
+   */
+  editText(from: FakeUser, chat: FakeChat, messageId: number, text: string, extra: Pick<InboundExtra, 'entities'> = {}): number {
+    const stored = this.world.message(chat.id, messageId);
+    if (!stored || stored.author !== 'user' || (stored.message.from as Json | undefined)?.id !== from.id) {
+      throw new Error(`${from.id} sent no message ${messageId} in chat ${chat.id} to edit`);
+    }
+    if (typeof stored.message.text !== 'string') throw new Error(`message ${messageId} in chat ${chat.id} has no text to edit`);
+    const { entities: _entities, ...rest } = stored.message;
+    stored.message = { ...rest, text, ...entitiesField('entities', extra.entities ?? detectEntities(text)), edit_date: this.world.unixTime() };
+    stored.edits += 1;
+    return this.pushUpdate({ edited_message: stored.message });
+  }
+
+  /**
    * A person presses an inline button on one of the bot's messages. Throws when that message
    * shows no button with this callback_data (a person could not press it), unless `unchecked`.
    * Returns the callback query id.
@@ -132,6 +190,33 @@ export class FakeTelegram {
     const id = this.feed.push(update);
     this.changed();
     return id;
+  }
+
+  /** The command list set for exactly this scope (default: the default scope), as getMyCommands would return it. */
+  commandsFor(scope: Json = { type: 'default' }, languageCode = ''): Json[] {
+    return this.world.commands.get(commandsKey(scope, languageCode)) ?? [];
+  }
+
+  /**
+   * The command menu a person sees in a chat: the narrowest scope that has a list, in
+   * Telegram's order (private: chat, all_private_chats, default; group: chat_member, chat,
+   * all_group_chats, default). Language-specific lists and administrator scopes are not modelled.
+   */
+  commandMenu(chatId: number, userId?: number): Json[] {
+    const group = this.world.knows(chatId) ? this.world.chatObject(chatId).type !== 'private' : chatId < 0;
+    const scopes: Json[] = group
+      ? [
+          ...(userId !== undefined ? [{ type: 'chat_member', chat_id: chatId, user_id: userId }] : []),
+          { type: 'chat', chat_id: chatId },
+          { type: 'all_group_chats' },
+          { type: 'default' },
+        ]
+      : [{ type: 'chat', chat_id: chatId }, { type: 'all_private_chats' }, { type: 'default' }];
+    for (const scope of scopes) {
+      const commands = this.world.commands.get(commandsKey(scope));
+      if (commands) return commands;
+    }
+    return [];
   }
 
   /** The next call of `method` fails with `fault`; several faults queue up in order. */

@@ -1,4 +1,4 @@
-import { badRequest, BotApiError, formatText, readReplyMarkup, type Params } from './params.js';
+import { badRequest, BotApiError, formatText, readReplyMarkup, readReplyTarget, type Params } from './params.js';
 import type { Json, MessageKind, StoredFile, UploadedFile } from './types.js';
 import type { FakeWorld } from './world.js';
 
@@ -45,6 +45,7 @@ export function describeFile(kind: MediaKind, file: StoredFile, extra: { duratio
 /** sendPhoto, sendDocument, sendVoice, ...: one upload (or a known file_id) plus an optional caption. */
 export function sendMedia(world: FakeWorld, kind: MediaKind, params: Params, files: UploadedFile[]): Json {
   const chatId = params.chatId();
+  const replyTo = readReplyTarget(world, chatId, params);
   const file = resolveInputFile(world, kind, params, files);
   const captionSource = params.string('caption') ?? '';
   const parseMode = params.string('parse_mode');
@@ -66,6 +67,7 @@ export function sendMedia(world: FakeWorld, kind: MediaKind, params: Params, fil
     },
     {
       ...(threadId !== undefined ? { message_thread_id: threadId, is_topic_message: true } : {}),
+      ...(replyTo ? { reply_to_message: replyTo } : {}),
       [kind]: describeFile(kind, file),
       ...(caption.text ? { caption: caption.text } : {}),
       ...(caption.entities.length > 0 ? { caption_entities: caption.entities } : {}),

@@ -1,5 +1,6 @@
 import { parseTelegramHtml } from './html.js';
 import type { Json, MessageEntity } from './types.js';
+import type { FakeWorld } from './world.js';
 
 /** A refusal the Bot API would send: `{"ok":false,"error_code":code,"description":...}`. */
 export class BotApiError extends Error {
@@ -68,6 +69,24 @@ export class Params {
     if (id === undefined) throw badRequest('message identifier is not specified');
     return id;
   }
+}
+
+/**
+ * The message a send answers (reply_parameters, or the older reply_to_message_id), as embedded
+ * in the sent message's `reply_to_message`. A missing target is refused unless the bot allowed
+ * sending without the reply.
+ */
+export function readReplyTarget(world: FakeWorld, chatId: number, params: Params): Json | undefined {
+  const parameters = params.json('reply_parameters') as Json | undefined;
+  const id = typeof parameters?.message_id === 'number' ? parameters.message_id : params.integer('reply_to_message_id');
+  if (id === undefined) return undefined;
+  const target = world.message(chatId, id);
+  if (!target || target.deleted) {
+    if (parameters?.allow_sending_without_reply === true) return undefined;
+    throw badRequest('message to be replied not found');
+  }
+  const { reply_to_message: _nested, ...message } = target.message;
+  return message;
 }
 
 /** Text after parse_mode: what the person reads, plus the entities Telegram derived. */

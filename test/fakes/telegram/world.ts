@@ -23,10 +23,10 @@ interface ChatState {
 }
 
 const extensions: Record<string, string> = {
-  photo: 'jpg', voice: 'oga', audio: 'mp3', video: 'mp4', animation: 'mp4', document: 'dat',
+  sticker: 'webp', photo: 'jpg', voice: 'oga', audio: 'mp3', video: 'mp4', animation: 'mp4', document: 'dat',
 };
 const folders: Record<string, string> = {
-  photo: 'photos', voice: 'voice', audio: 'music', video: 'videos', animation: 'animations', document: 'documents',
+  sticker: 'stickers', photo: 'photos', voice: 'voice', audio: 'music', video: 'videos', animation: 'animations', document: 'documents',
 };
 
 /** Everything Telegram's side knows: the bot, chats and their messages, files, callbacks. */
@@ -35,6 +35,7 @@ export class FakeWorld {
   readonly files = new Map<string, StoredFile>();
   /** Callback query ids the bot has not answered yet. */
   readonly pendingCallbacks = new Set<string>();
+  /** Command lists by `commandsKey(scope, language_code)`. */
   readonly commands = new Map<string, Json[]>();
   webhookUrl = '';
   private readonly chats = new Map<number, ChatState>();
@@ -68,6 +69,11 @@ export class FakeWorld {
     return this.state(chatId).chat;
   }
 
+  /** True once the chat exists for Telegram's side: a person wrote there or the bot sent there. */
+  knows(chatId: number): boolean {
+    return this.chats.has(chatId);
+  }
+
   /** Stores a new message with the next id of its chat and returns it. */
   addMessage(chatId: number, fields: Omit<StoredMessage, 'message' | 'edits' | 'deleted'>, content: Json): StoredMessage {
     const state = this.state(chatId);
@@ -83,7 +89,7 @@ export class FakeWorld {
     return this.chats.get(chatId)?.messages.get(messageId);
   }
 
-  storeFile(kind: MessageKind, bytes: Buffer, fileName?: string, mimeType?: string): StoredFile {
+  storeFile(kind: MessageKind | 'sticker', bytes: Buffer, fileName?: string, mimeType?: string): StoredFile {
     const n = ++this.fileCounter;
     const extension = kind === 'document' && fileName?.includes('.') ? fileName.split('.').pop() : extensions[kind];
     const file: StoredFile = {
@@ -145,4 +151,13 @@ export class FakeWorld {
     }
     return state;
   }
+}
+
+/**
+ * The key of one command list: the scope's own fields in a fixed order (so `{chat_id, type}`
+ * and `{type, chat_id}` are one scope, as on Telegram) plus the language code.
+ */
+export function commandsKey(scope: Json, languageCode = ''): string {
+  const canonical = { type: scope.type, ...(scope.chat_id !== undefined ? { chat_id: scope.chat_id } : {}), ...(scope.user_id !== undefined ? { user_id: scope.user_id } : {}) };
+  return `${JSON.stringify(canonical)}|${languageCode}`;
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HobConfig } from './config/schema.js';
-import { requireModelKey } from './config/load.js';
+import { defaultConfigPath, requireModelKey } from './config/load.js';
 import { systemClock, type Clock } from './core/clock.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
@@ -76,12 +76,20 @@ export async function createApp(options: AppOptions): Promise<App> {
   const permissions = createPermissionChecker(config.permissions, {
     workspace: config.tools.workspace,
     home: homedir(),
-    protectedPaths: [dbPath, `${dbPath}-wal`, `${dbPath}-shm`, ...(options.configPath ? [options.configPath] : []), join(config.data_dir, 'logs')],
+    // Every place a hob config (with its keys and tokens) may live, not only the one in use.
+    protectedPaths: [
+      dbPath,
+      `${dbPath}-wal`,
+      `${dbPath}-shm`,
+      join(config.data_dir, 'logs'),
+      ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
+    ],
     alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
   });
   const gate: PermissionGate = {
     evaluate: (query) => permissions.evaluate(query),
     rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
+    isSensitivePath: (path) => permissions.isSensitivePath(path),
   };
   const tools = new ToolRegistry([
     ...builtinTools({

@@ -169,6 +169,7 @@ export class QueryEngine {
         drainSteering: () => this.steering.splice(0),
         context: {
           signal: options.signal,
+          isSensitivePath: (path) => this.deps.permissions.isSensitivePath?.(path) ?? false,
           workspace: this.deps.workspace,
           sessionKey: this.sessionKey,
           userId: options.userId,

@@ -46,7 +46,7 @@ export const globTool = defineTool({
       throw error;
     }
 
-    const files = await glob(input.pattern, {
+    const found = await glob(input.pattern, {
       cwd: base,
       absolute: true,
       dot: true,
@@ -57,16 +57,19 @@ export const globTool = defineTool({
       ignore: DEFAULT_IGNORES,
       signal: ctx.signal,
     });
-    if (files.length === 0) return `No files match ${input.pattern} in ${shownBase === '.' ? 'the workspace' : shownBase}.`;
+    // Secrets (keys, credentials, hob's own config) are not listed, even by name.
+    const files = found.filter((file) => !ctx.isSensitivePath?.(file));
+    const hiddenNote = files.length < found.length ? '\n[paths that hold secrets were left out]' : '';
+    if (files.length === 0) return `No files match ${input.pattern} in ${shownBase === '.' ? 'the workspace' : shownBase}.${hiddenNote}`;
 
     const sorted = files.length <= MAX_STATS ? await newestFirst(files) : [...files].sort();
     const order = files.length <= MAX_STATS ? 'newest first' : 'sorted by path (too many to sort by time)';
     const shown = sorted.slice(0, GLOB_MAX_RESULTS).map((file) => displayPath(ctx.workspace, file));
     const list = shown.join('\n');
     if (files.length > GLOB_MAX_RESULTS) {
-      return `${list}\n\n[showing ${GLOB_MAX_RESULTS} of ${files.length} matches, ${order}; narrow the pattern or path to see the rest]`;
+      return `${list}\n\n[showing ${GLOB_MAX_RESULTS} of ${files.length} matches, ${order}; narrow the pattern or path to see the rest]${hiddenNote}`;
     }
-    return list;
+    return `${list}${hiddenNote}`;
   },
 });
 

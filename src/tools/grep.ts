@@ -22,6 +22,7 @@ const MAX_LINE_CHARS = 300;
 /** The fallback reads whole files; bigger ones are skipped (and counted) to bound memory. */
 const FALLBACK_MAX_FILE_BYTES = 10 * 1024 * 1024;
 const SKIPPED_DIRS = new Set(['node_modules', '.git']);
+const SECRETS_SKIPPED = 'paths that hold secrets (keys, credentials, hob\'s own config and database) were skipped';
 
 const inputSchema = z.object({
   pattern: z.string().min(1).describe('Regular expression to search for.'),
@@ -39,6 +40,7 @@ type Search = {
   maxResults: number;
   workspace: string;
   signal: AbortSignal;
+  isSensitive(path: string): boolean;
 };
 type Found = { lines: string[]; capped: boolean; note?: string } | { error: string };
 
@@ -75,6 +77,7 @@ export function grepTool(options: GrepToolOptions = {}) {
         maxResults: input.max_results ?? DEFAULT_MAX_RESULTS,
         workspace: ctx.workspace,
         signal: ctx.signal,
+        isSensitive: (candidate) => ctx.isSensitivePath?.(candidate) ?? false,
       };
       const binary = ripgrep === false ? undefined : ripgrep === 'auto' ? 'rg' : ripgrep;
       const found = binary !== undefined && (await ripgrepWorks(binary)) ? await searchWithRipgrep(binary, search) : await searchWithJs(search);
@@ -126,6 +129,7 @@ function searchWithRipgrep(binary: string, search: Search): Promise<Found> {
   return new Promise((resolve) => {
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: search.signal });
     const lines: string[] = [];
+    const hidden = new Set<string>();
     let capped = false;
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -138,7 +142,12 @@ function searchWithRipgrep(binary: string, search: Search): Promise<Found> {
       const nul = raw.indexOf('\0');
       const colon = raw.indexOf(':', nul + 1);
       if (nul === -1 || colon === -1) return;
-      lines.push(formatLine(search.workspace, raw.slice(0, nul), Number(raw.slice(nul + 1, colon)), raw.slice(colon + 1)));
+      const file = raw.slice(0, nul);
+      if (search.isSensitive(file)) {
+        hidden.add(file);
+        return;
+      }
+      lines.push(formatLine(search.workspace, file, Number(raw.slice(nul + 1, colon)), raw.slice(colon + 1)));
       if (lines.length >= search.maxResults) {
         capped = true;
         child.kill();
@@ -154,7 +163,7 @@ function searchWithRipgrep(binary: string, search: Search): Promise<Found> {
         resolve({ error: `grep failed: ${stderr.trim() || 'ripgrep exited with status 2'}` });
         return;
       }
-      resolve({ lines, capped });
+      resolve(hidden.size ? { lines, capped, note: SECRETS_SKIPPED } : { lines, capped });
     });
   });
 }
@@ -169,6 +178,7 @@ async function searchWithJs(search: Search): Promise<Found> {
   const globMatches = search.glob === undefined ? undefined : picomatch(search.glob, { dot: true, basename: !search.glob.includes('/') });
   const lines: string[] = [];
   let skippedLarge = 0;
+  let skippedSecret = false;
 
   const searchFile = async (file: string): Promise<boolean> => {
     if (globMatches && !globMatches(toPosix(path.relative(search.base, file) || path.basename(file)))) return true;
@@ -203,6 +213,10 @@ async function searchWithJs(search: Search): Promise<Found> {
     for (const entry of entries) {
       if (search.signal.aborted) return false;
       const full = path.join(dir, entry.name);
+      if (search.isSensitive(full)) {
+        skippedSecret = true;
+        continue;
+      }
       if (entry.isDirectory()) {
         if (SKIPPED_DIRS.has(entry.name)) continue;
         if (!(await walk(full))) return false;
@@ -215,7 +229,11 @@ async function searchWithJs(search: Search): Promise<Found> {
 
   const complete = (await stat(search.base)).isDirectory() ? await walk(search.base) : await searchFile(search.base);
   if (search.signal.aborted) return { error: 'grep was cancelled.' };
-  const note = skippedLarge > 0 ? `${skippedLarge} files over 10 MB were not searched; use bash with rg or grep for them` : undefined;
+  const notes = [
+    ...(skippedLarge > 0 ? [`${skippedLarge} files over 10 MB were not searched; use bash with rg or grep for them`] : []),
+    ...(skippedSecret ? [SECRETS_SKIPPED] : []),
+  ];
+  const note = notes.length ? notes.join('; ') : undefined;
   return note === undefined ? { lines, capped: !complete } : { lines, capped: !complete, note };
 }
 

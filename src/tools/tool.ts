@@ -14,6 +14,11 @@ export type ToolContext = {
   progress(text: string): void;
   /** Sends a workspace file into the chat, when the channel can. */
   sendFile?(path: string, caption?: string): Promise<void>;
+  /**
+   * Whether a path is one of the secrets hob never shows. The permission check sees only the
+   * path a call names; a tool that walks a tree (grep, glob) must skip these on the way.
+   */
+  isSensitivePath?(path: string): boolean;
 };
 
 export type ToolOutput = string | { content: string; isError?: boolean };

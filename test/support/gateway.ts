@@ -41,7 +41,9 @@ export async function startTestGateway(
   const deps: EngineDeps = {
     provider,
     tools: new ToolRegistry(overrides.tools ?? [bashTool({ defaultTimeoutSeconds: 30 })]),
-    permissions: { evaluate: (query) => permissions.evaluate(query), rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)) },
+    permissions: { evaluate: (query) => permissions.evaluate(query), rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
+      isSensitivePath: (path) => permissions.isSensitivePath(path),
+    },
     hooks: noHooks,
     conversations: new ConversationRepository(db, systemClock),
     systemPrompt: () => 'system',

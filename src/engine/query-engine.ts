@@ -1,5 +1,6 @@
 import type { AgentEvent } from '../core/events.js';
 import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
+import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import type { Interaction } from '../policy/types.js';
 import type { ProviderClient } from '../providers/types.js';
 import type { ConversationRepository, SessionRow } from '../store/conversations.js';
@@ -82,6 +83,8 @@ export class QueryEngine {
   /** Runs the agent on a new user message. One run at a time per conversation. */
   async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
     const blocks = typeof content === 'string' ? [text(content)] : content;
+    // Marked before the message is stored: a crash from here on resumes this run.
+    this.deps.conversations.setRunning(this.session.id, true);
     const pending = this.pendingWork();
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
     if (pending.kind !== 'none' && this.history.at(-1)?.role === 'user') {
@@ -101,15 +104,20 @@ export class QueryEngine {
    * Yields nothing when there is nothing to resume.
    */
   async *continuePending(options: SubmitOptions, notStarted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent> {
+    if (!this.deps.conversations.isRunning(this.session.id)) return;
     const pending = this.pendingWork(notStarted);
     if (pending.kind === 'none') return;
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
     yield* this.run(options);
   }
 
-  /** Whether the history ends mid-run (a user message or unanswered tool calls). */
+  /**
+   * Whether a crash or shutdown cut the last run off: it was still marked running and the
+   * history ends mid-run. A run the person stopped, or one that hit the turn limit or an
+   * error, ended: it does not resume by itself.
+   */
   hasPendingWork(): boolean {
-    return this.pendingWork().kind !== 'none';
+    return this.deps.conversations.isRunning(this.session.id) && this.pendingWork().kind !== 'none';
   }
 
   /** Text that arrived during a run; the loop injects it at the next tool boundary. */
@@ -184,6 +192,17 @@ export class QueryEngine {
       }
     } finally {
       this.running = false;
+      // Stopped for a shutdown: left marked, so the next start picks it up.
+      if (!(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle();
+    }
+  }
+
+  /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
+  private settle(): void {
+    try {
+      this.deps.conversations.setRunning(this.session.id, false);
+    } catch {
+      // The store is gone (hob is closing); the next start sees the run as cut off and resumes it.
     }
   }
 

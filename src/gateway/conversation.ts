@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
+import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import { errorMessage } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
 import { text, type Block, type ImageBlock } from '../core/messages.js';
@@ -15,8 +16,7 @@ import { attachmentBlocks } from './attachments.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
-/** The abort reason when hob stops: tools and the model are told so. */
-export const SHUTDOWN = 'hob is shutting down';
+
 
 /** One message waiting for its turn. */
 export type QueuedMessage = {
@@ -144,7 +144,7 @@ export class Conversation {
   async shutdown(): Promise<void> {
     this.closing = true;
     this.queue.splice(0);
-    this.controller?.abort(SHUTDOWN);
+    this.controller?.abort(SHUTDOWN_REASON);
     await this.pumping;
   }
 

@@ -25,6 +25,8 @@ export class ConversationRepository {
       insertSession: db.prepare('INSERT INTO sessions (id, session_key, active, created_at, updated_at) VALUES (?, ?, 1, ?, ?)'),
       deactivate: db.prepare('UPDATE sessions SET active = 0 WHERE session_key = ? AND active = 1'),
       touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
+      setRunning: db.prepare('UPDATE sessions SET running = ? WHERE id = ?'),
+      running: db.prepare<[string], { running: number }>('SELECT running FROM sessions WHERE id = ?'),
       insertMessage: db.prepare('INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?)'),
       messages: db.prepare<[string], { role: 'user' | 'assistant'; content: string }>(
         'SELECT role, content FROM messages WHERE session_id = ? ORDER BY id',
@@ -64,6 +66,18 @@ export class ConversationRepository {
     this.statements.touch.run(now, sessionId);
   }
 
+  /**
+   * Marks a run in flight (set when it starts, cleared when it ends, also when stopped). A
+   * session still marked at start-up was cut off by a crash or a shutdown: it resumes.
+   */
+  setRunning(sessionId: string, running: boolean): void {
+    this.statements.setRunning.run(running ? 1 : 0, sessionId);
+  }
+
+  isRunning(sessionId: string): boolean {
+    return this.statements.running.get(sessionId)?.running === 1;
+  }
+
   /** The session's history; consecutive rows of one role (a message typed after a crash) are merged. */
   loadMessages(sessionId: string): Message[] {
     const history: Message[] = [];
@@ -96,13 +110,16 @@ export class ConversationRepository {
 
 }
 
-/** Active sessions whose last message leaves work open: a user message, or unanswered tool calls. */
+/**
+ * Active sessions a crash or shutdown cut off mid-run: marked running, and the last message
+ * leaves work open (a user message, or unanswered tool calls).
+ */
 export function sessionsWithPendingWork(db: Db): string[] {
   const rows = db
     .prepare<[], { session_key: string; role: string; content: string }>(
       `SELECT s.session_key, m.role, m.content FROM sessions s
        JOIN messages m ON m.id = (SELECT MAX(id) FROM messages WHERE session_id = s.id)
-       WHERE s.active = 1`,
+       WHERE s.active = 1 AND s.running = 1`,
     )
     .all();
   return rows

@@ -110,4 +110,7 @@ export const migrations: string[] = [
   ALTER TABLE outbox ADD COLUMN parts_sent INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE approvals ADD COLUMN outbox_id INTEGER;
   `,
+  /* 4: a run in flight is marked, so a restart resumes only runs a crash cut off */ `
+  ALTER TABLE sessions ADD COLUMN running INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { messageText } from '../../src/core/messages.js';
+import { SHUTDOWN_REASON } from '../../src/core/shutdown.js';
 import { QueryEngine } from '../../src/engine/query-engine.js';
 import { ConversationRepository } from '../../src/store/conversations.js';
 import { openDatabase } from '../../src/store/db.js';
@@ -54,8 +55,10 @@ describe('QueryEngine', () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'echo', input: { text: 'x' }, id: 'call_1' }] }]);
     const deps = engineDeps(model, [echo]);
     const engine = new QueryEngine('k', deps);
-    // Simulate a crash right after the assistant asked for a tool: stop consuming the run there.
-    for await (const event of engine.submit('do it', options())) if (event.type === 'assistant_message') break;
+    // Simulate a crash right after the assistant asked for a tool: stop consuming the run
+    // there, without closing the generator (a crash runs no cleanup).
+    const run = engine.submit('do it', options());
+    for (let step = await run.next(); !step.done && step.value.type !== 'assistant_message'; step = await run.next());
 
     const resumedModel = new ScriptedModel([{ text: 'Picking up where we left off.' }]);
     const resumed = new QueryEngine('k', { ...deps, provider: resumedModel });
@@ -67,16 +70,34 @@ describe('QueryEngine', () => {
     expect(resumed.hasPendingWork()).toBe(false);
   });
 
-  it('answers a message that was stored but never answered before a crash', async () => {
+  it('answers a message whose run was stopped by a shutdown, at the next start', async () => {
     const model = new ScriptedModel([{ hang: true }]);
     const deps = engineDeps(model);
     const controller = new AbortController();
     const run = collect(new QueryEngine('k', deps).submit('are you there?', { ...options(), signal: controller.signal }));
-    controller.abort();
+    controller.abort(SHUTDOWN_REASON);
     await run;
     const next = new ScriptedModel([{ text: 'Yes.' }]);
     const resumed = new QueryEngine('k', { ...deps, provider: next });
+    expect(resumed.hasPendingWork()).toBe(true);
     await collect(resumed.continuePending(options()));
     expect(next.requests[0]?.messages.map(messageText)).toEqual(['are you there?']);
+  });
+
+  it('does not start again by itself a run the person stopped, or one that hit the turn limit', async () => {
+    const stopped = engineDeps(new ScriptedModel([{ hang: true }]));
+    const controller = new AbortController();
+    const run = collect(new QueryEngine('k', stopped).submit('long job', { ...options(), signal: controller.signal }));
+    controller.abort(); // /stop or Ctrl-C
+    await run;
+    const afterStop = new QueryEngine('k', stopped);
+    expect(afterStop.hasPendingWork()).toBe(false);
+    expect(await collect(afterStop.continuePending(options()))).toEqual([]);
+
+    const looping = new ScriptedModel([{ toolCalls: [{ name: 'echo', input: { text: 'again' } }] }, { toolCalls: [{ name: 'echo', input: { text: 'again' } }] }]);
+    const limited = { ...engineDeps(looping, [echo]), maxTurns: 2 };
+    const events = await collect(new QueryEngine('k', limited).submit('loop', options()));
+    expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'max_turns' });
+    expect(new QueryEngine('k', limited).hasPendingWork()).toBe(false);
   });
 });

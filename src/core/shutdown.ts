@@ -1,0 +1,5 @@
+/**
+ * The abort reason when hob stops on purpose (`hob start` got SIGTERM). A run stopped for it
+ * is left open and resumes at the next start; a run the person stopped is finished.
+ */
+export const SHUTDOWN_REASON = 'hob is shutting down';

@@ -8,31 +8,56 @@ export type BotIdentity = { id: number; username: string };
 export type FileDownloader = (fileId: string) => Promise<Buffer>;
 
 /**
+ * What a message can carry that hob cannot read, by the Message field that carries it. Venue
+ * comes before location: a venue message fills both.
+ */
+const UNSUPPORTED_CONTENT = [
+  'sticker', 'venue', 'location', 'contact', 'poll', 'dice', 'game', 'story', 'invoice', 'paid_media', 'giveaway', 'checklist',
+] as const satisfies readonly (keyof Message)[];
+
+/**
  * A Telegram message (new or edited) → the gateway's InboundMessage. Returns undefined for
- * messages there is nothing to answer: service messages (joins, pins), stickers, and the bot's
- * own messages.
+ * messages there is nothing to answer: service messages (joins, pins), the bot's own messages,
+ * and in groups anything that is not text or a file unless it replies to the bot. A DM (or a
+ * group reply to the bot) that carries only what hob cannot read (a sticker, a location…)
+ * arrives with empty text and `unsupported` naming it, so the gateway can say so.
  */
 export function normalizeMessage(message: Message, updateId: number, bot: BotIdentity, download: FileDownloader): InboundMessage | undefined {
   if (message.from?.id === bot.id) return undefined;
   const addressed = addressedText(message.text ?? message.caption ?? '', message.entities ?? message.caption_entities ?? [], bot);
   const attachments = attachmentsOf(message, download);
-  if (addressed.text === '' && attachments.length === 0) return undefined;
+  const chatType = chatTypeOf(message.chat.type);
+  const replyToBot = message.reply_to_message?.from?.id === bot.id;
+  // Only an edited message has an edit_date.
+  const editedAfterSeconds = message.edit_date !== undefined ? Math.max(0, message.edit_date - message.date) : undefined;
+  let unsupported: string | undefined;
+  if (addressed.text === '' && attachments.length === 0) {
+    // A live location moves by editing its message every few seconds: edits are never answered.
+    if (editedAfterSeconds !== undefined || !(chatType === 'dm' || replyToBot)) return undefined;
+    unsupported = UNSUPPORTED_CONTENT.find((field) => message[field] !== undefined);
+    if (unsupported === undefined) return undefined;
+  }
   const threadId = threadIdOf(message);
   // Anonymous group admins and linked channels post as a chat; that chat is the author.
   const author = message.sender_chat ? chatAsAuthor(message.sender_chat) : message.from ? userAsAuthor(message.from) : chatAsAuthor(message.chat);
+  const chatId = String(message.chat.id);
   return {
     platform: 'telegram',
-    chatId: String(message.chat.id),
+    chatId,
     ...(threadId !== undefined ? { threadId } : {}),
     userId: author.id,
     userName: author.name,
-    chatType: chatTypeOf(message.chat.type),
+    chatType,
     text: addressed.text,
     attachments,
     mentionsBot: addressed.mentionsBot,
-    replyToBot: message.reply_to_message?.from?.id === bot.id,
+    replyToBot,
     messageId: String(message.message_id),
     updateId: String(updateId),
+    ...(editedAfterSeconds !== undefined ? { editedAfterSeconds } : {}),
+    // Album ids are unique per chat only.
+    ...(message.media_group_id !== undefined ? { batchKey: `${chatId}:${message.media_group_id}` } : {}),
+    ...(unsupported !== undefined ? { unsupported } : {}),
   };
 }
 

@@ -10,7 +10,8 @@ export const MAX_MESSAGE_LENGTH = 4096;
 const MAX_CAPTION_LENGTH = 1024;
 
 type ChatId = number | string;
-type Extra = { message_thread_id?: number; reply_markup?: InlineKeyboardMarkup };
+type ReplyParameters = { message_id: number; allow_sending_without_reply: true };
+type Extra = { message_thread_id?: number; reply_markup?: InlineKeyboardMarkup; reply_parameters?: ReplyParameters };
 
 /**
  * Everything hob sends to Telegram: Markdown rendered as Telegram HTML, with a plain-text
@@ -40,12 +41,15 @@ export class TelegramOutbound {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
+    const reply = replyExtra(message.replyTo);
     let last: Message | undefined;
     // The last part always goes out (it carries the buttons, and the ref names it).
     for (let index = Math.min(skipParts, chunks.length - 1); index < chunks.length; index++) {
       const isLast = index === chunks.length - 1;
+      // Only the first part answers the message; the rest follow it.
+      const extra = { ...thread, ...(index === 0 ? reply : {}), ...(isLast ? keyboard : {}) };
       try {
-        last = await this.sendChunk(chatId, chunks[index] as RenderedChunk, message.plain === true, { ...thread, ...(isLast ? keyboard : {}) });
+        last = await this.sendChunk(chatId, chunks[index] as RenderedChunk, message.plain === true, extra);
       } catch (error) {
         throw index > 0 ? new PartialSendError(index, error) : error;
       }
@@ -94,7 +98,7 @@ export class TelegramOutbound {
     const rendered = message.plain ? text : markdownToTelegramHtml(text);
     let textParts = 0;
     if (rendered.length > MAX_CAPTION_LENGTH) {
-      const lead: OutboundMessage = { text, ...(message.plain ? { plain: true } : {}) };
+      const lead: OutboundMessage = { text, ...(message.plain ? { plain: true } : {}), ...(message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) };
       const chunks = this.chunksOf(lead);
       textParts = chunks.length;
       if (skipParts < textParts) await this.sendParts(target, chunks, lead, skipParts);
@@ -102,10 +106,13 @@ export class TelegramOutbound {
       caption = file.caption !== undefined && file.caption !== text ? file.caption : '';
     }
     const chunk = caption === '' ? undefined : this.fitted({ ...message, text: caption }, MAX_CAPTION_LENGTH);
+    // When text went ahead of the file, that text is the answer; the file follows it.
+    const reply = textParts === 0 ? replyExtra(message.replyTo) : {};
     const upload = (text: string | undefined, parseMode: 'HTML' | undefined) =>
       // A fresh InputFile per attempt: a refused upload must not leave a consumed one behind.
       this.api.sendDocument(chatId, new InputFile(file.data, file.name), {
         ...thread,
+        ...reply,
         ...keyboard,
         ...(text !== undefined ? { caption: text, ...parseModeExtra(parseMode) } : {}),
       });
@@ -179,6 +186,12 @@ function keyboardExtra(buttons: Button[][] | undefined): { reply_markup?: Inline
   const rows = (buttons ?? []).filter((row) => row.length > 0);
   if (rows.length === 0) return {};
   return { reply_markup: { inline_keyboard: rows.map((row) => row.map((button) => ({ text: button.label, callback_data: button.data }))) } };
+}
+
+/** Answers a message, or goes out as an ordinary message when that message was deleted meanwhile. */
+function replyExtra(replyTo: string | undefined): { reply_parameters?: ReplyParameters } {
+  if (replyTo === undefined || !/^\d+$/.test(replyTo)) return {};
+  return { reply_parameters: { message_id: Number(replyTo), allow_sending_without_reply: true } };
 }
 
 function parseModeExtra(parseMode: 'HTML' | undefined): { parse_mode?: 'HTML' } {

@@ -4,7 +4,7 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { run, type RunnerHandle } from '@grammyjs/runner';
 import { Bot, type Transformer } from 'grammy';
 import type {
-  ChannelAdapter, ChannelCapabilities, InboundSink, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { CallbackAnswers } from './callback-answers.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
@@ -42,9 +42,16 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   files: true,
   // Telegram allows about one message per second per chat before it answers 429.
   editIntervalMs: 1000,
+  // In groups about 20 messages (edits included) a minute.
+  groupEditIntervalMs: 3000,
 });
 
 const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
+
+/** Telegram wants command names without the slash, lower case. */
+function telegramCommand({ command, description }: BotCommand): BotCommand {
+  return { command: command.replace(/^\//, '').toLowerCase(), description };
+}
 
 export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
   return new TelegramChannel(options);
@@ -54,7 +61,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
  * The Telegram side of hob, on grammy. Updates are handled concurrently (@grammyjs/runner):
  * the handlers only normalise and hand over to the sink, which only enqueues, so no chat
  * waits on another. An edited message arrives as a new InboundMessage with the same
- * messageId and its own updateId. One adapter serves one start/stop cycle.
+ * messageId, its own updateId and editedAfterSeconds. One adapter serves one start/stop cycle.
  */
 class TelegramChannel implements TelegramAdapter {
   readonly platform = 'telegram';
@@ -154,10 +161,28 @@ class TelegramChannel implements TelegramAdapter {
     return { chatId: userId };
   }
 
-  async setCommands(commands: { command: string; description: string }[]): Promise<void> {
-    await this.bot.api.setMyCommands(
-      commands.map(({ command, description }) => ({ command: command.replace(/^\//, '').toLowerCase(), description })),
-    );
+  /**
+   * The command menu: `everyone` in every chat, `owners.commands` in each owner's DM (a chat
+   * scope wins over the default there). Only the default list's failure is thrown: an owner
+   * who never opened a DM with the bot gets "chat not found", which must not cost the others.
+   */
+  async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
+    await this.bot.api.setMyCommands(everyone.map(telegramCommand));
+    if (!owners) return;
+    const ownerCommands = owners.commands.map(telegramCommand);
+    for (const userId of owners.userIds) {
+      // An owner's DM chat id is their user id.
+      const chatId = Number(userId);
+      if (!Number.isSafeInteger(chatId)) {
+        this.logger.warn({ method: 'setMyCommands', userId }, 'telegram owner commands skipped: not a Telegram user id');
+        continue;
+      }
+      try {
+        await this.bot.api.setMyCommands(ownerCommands, { scope: { type: 'chat', chat_id: chatId } });
+      } catch (error) {
+        this.logger.warn({ method: 'setMyCommands', userId, ...describeError(error) }, 'telegram could not set the owner commands');
+      }
+    }
   }
 
   private installHandlers(): void {

@@ -222,6 +222,38 @@ describe('fake Telegram Bot API driven by the real grammy client', () => {
     await held;
   });
 
+  it('keeps a command list per scope and shows a chat the narrowest one that is set', async () => {
+    fake.sendText(ann, annChat, 'hi');
+    await bot.api.setMyCommands([{ command: 'status', description: 'Status' }]);
+    await bot.api.setMyCommands([{ command: 'help', description: 'Help' }], { scope: { type: 'all_group_chats' } });
+    await bot.api.raw.setMyCommands({ commands: [{ command: 'restart', description: 'Restart' }], scope: { chat_id: 42, type: 'chat' } as { type: 'chat'; chat_id: number } });
+
+    expect(fake.commandMenu(42).map((command) => command.command)).toEqual(['restart']);
+    expect(fake.commandMenu(43).map((command) => command.command)).toEqual(['status']);
+    expect(fake.commandMenu(team.id).map((command) => command.command)).toEqual(['help']);
+    await expect(bot.api.getMyCommands({ scope: { type: 'chat', chat_id: 42 } })).resolves.toEqual([{ command: 'restart', description: 'Restart' }]);
+    await expect(bot.api.setMyCommands([], { scope: { type: 'chat', chat_id: 777 } })).rejects.toMatchObject({ description: 'Bad Request: chat not found' });
+
+    await bot.api.setMyCommands([], { scope: { type: 'chat', chat_id: 42 } });
+    expect(fake.commandMenu(42).map((command) => command.command)).toEqual(['status']);
+  });
+
+  it('shows a bot message or document sent as a reply as one, and drops a reply to a missing message only when allowed', async () => {
+    const asked = fake.sendText(ann, annChat, 'the report please');
+    await bot.api.sendMessage(42, 'coming', { reply_parameters: { message_id: asked } });
+    await bot.api.sendDocument(42, new InputFile(Buffer.from('r'), 'r.txt'), { reply_parameters: { message_id: asked } });
+    await bot.api.sendMessage(42, 'anyway', { reply_parameters: { message_id: 999, allow_sending_without_reply: true } });
+    await expect(bot.api.sendMessage(42, 'lost', { reply_parameters: { message_id: 999 } })).rejects.toMatchObject({
+      description: 'Bad Request: message to be replied not found',
+    });
+
+    expect(fake.chat(42).map(({ text, replyToMessageId }) => ({ text, replyToMessageId }))).toEqual([
+      { text: 'coming', replyToMessageId: asked },
+      { text: '', replyToMessageId: asked },
+      { text: 'anyway', replyToMessageId: undefined },
+    ]);
+  });
+
   it('answers a wrong token with 401 and an unknown method with 404', async () => {
     const stranger = new Bot('1:wrong', { client: { apiRoot: fake.apiRoot } });
     await expect(stranger.api.getMe()).rejects.toMatchObject({ error_code: 401, description: 'Unauthorized' });

@@ -26,6 +26,8 @@ export type QueuedMessage = {
   userName: string;
   text: string;
   attachments: Attachment[];
+  /** The platform id of the person's message; in groups the answer replies to it. */
+  messageId?: string;
   /** Filled from image attachments just before the run. */
   imageBlocks?: ImageBlock[];
 };
@@ -46,7 +48,7 @@ export type ConversationDeps = {
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
 
-type Requester = Pick<QueuedMessage, 'userId' | 'userName'>;
+type Requester = Pick<QueuedMessage, 'userId' | 'userName' | 'messageId'>;
 type StartRun = (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>;
 
 type PendingQuestion = { id: string; askerId: string; options: string[]; resolve(answer: string): void };
@@ -223,17 +225,21 @@ export class Conversation {
   private async runOnce(requester: Requester, start: StartRun): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
+    const { capabilities } = this.adapter;
     const reporter = new RunReporter({
       adapter: this.adapter,
       target: this.target,
       sessionKey: this.key,
       send: (outbound) => this.send(outbound),
+      sendNow: async (outbound) => (this.closing ? undefined : this.deps.delivery.sendNow(this.adapter.platform, this.target, outbound, this.key)),
+      editIntervalMs: this.chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
+      ...(this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {}),
       editClock: this.deps.editClock,
       clock: this.deps.clock,
       logger: this.deps.logger,
     });
     const typing = this.keepTyping(controller.signal);
-    const interaction = this.interactionFor(requester.userId, requester.userName);
+    const interaction = this.interactionFor(requester.userId, requester.userName, typing);
     try {
       for await (const event of start(controller.signal, interaction)) {
         if (event.type === 'user_message') this.markSteeringTaken();
@@ -254,10 +260,11 @@ export class Conversation {
     }
   }
 
-  private interactionFor(requesterId: string, requesterName: string): Interaction {
+  /** While hob waits for the person (an approval, a question) it is not typing. */
+  private interactionFor(requesterId: string, requesterName: string, typing: Typing): Interaction {
     return {
-      confirm: (request, signal) => this.deps.broker.confirm({ adapter: this.adapter, target: this.target, requesterName }, request, signal),
-      choose: (question, options, signal) => this.ask(requesterId, question, options, signal),
+      confirm: (request, signal) => typing.whilePaused(() => this.deps.broker.confirm({ adapter: this.adapter, target: this.target, requesterName }, request, signal)),
+      choose: (question, options, signal) => typing.whilePaused(() => this.ask(requesterId, question, options, signal)),
     };
   }
 
@@ -318,15 +325,32 @@ export class Conversation {
     await this.send({ text: caption ?? basename(path), file: { name: basename(path), data, caption } });
   }
 
-  private keepTyping(signal: AbortSignal): { stop(): void } {
-    const tick = () => void this.adapter.typing(this.target).catch(() => undefined);
+  private keepTyping(signal: AbortSignal): Typing {
+    let paused = 0;
+    const tick = () => {
+      if (paused === 0) void this.adapter.typing(this.target).catch(() => undefined);
+    };
     tick();
     const timer = setInterval(tick, 4000);
     timer.unref();
     signal.addEventListener('abort', () => clearInterval(timer), { once: true });
-    return { stop: () => clearInterval(timer) };
+    return {
+      stop: () => clearInterval(timer),
+      whilePaused: async (wait) => {
+        paused += 1;
+        try {
+          return await wait();
+        } finally {
+          paused -= 1;
+          if (paused === 0 && !signal.aborted) tick();
+        }
+      },
+    };
   }
 }
+
+/** The typing indicator of one run. */
+type Typing = { stop(): void; whilePaused<T>(wait: () => Promise<T>): Promise<T> };
 
 /** Calls `taken` once the engine has stored the message (its first step runs synchronously). */
 async function* markTaken(events: AsyncGenerator<AgentEvent>, taken: () => unknown): AsyncGenerator<AgentEvent> {

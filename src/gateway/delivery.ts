@@ -50,7 +50,27 @@ export class Delivery {
     const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now, leaseUntil: now + LEASE_MS });
     track.recorded?.(id);
     if (track.sent) this.onSent.set(id, track.sent);
+    if (this.outbox.blockedBy(id, platform, target.chatId, now)) {
+      // An earlier message to this chat waits for a retry: this one goes out after it.
+      this.outbox.defer(id, 'waiting for an earlier message to this chat', now);
+      return undefined;
+    }
     return this.attempt(id, platform, target, message, 0, 0, sessionKey);
+  }
+
+  /**
+   * Sends without recording: for messages that only matter now (a progress line soon edited
+   * away). A failure is logged and reported as undefined; nothing retries it later.
+   */
+  async sendNow(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
+    const adapter = this.adapters.get(platform);
+    try {
+      if (!adapter) throw new Error(`no ${platform} channel is running`);
+      return await adapter.send(target, message);
+    } catch (error) {
+      this.logger.warn({ session: sessionKey, platform, chat: target.chatId, err: errorMessage(error) }, 'could not send a progress message');
+      return undefined;
+    }
   }
 
   /** Withdraws a delivery that has not gone out yet; false when it already has. */
@@ -78,12 +98,19 @@ export class Delivery {
     return this.flushing;
   }
 
+  /** Oldest first; in each chat, nothing passes a message that is still failing. */
   private async flushDue(): Promise<void> {
+    const held = new Set<string>();
     for (const row of this.outbox.due(this.clock.now())) {
-      if (!this.adapters.has(row.platform)) continue;
-      if (!this.outbox.lease(row.id, this.clock.now(), this.clock.now() + LEASE_MS)) continue;
+      const chat = `${row.platform}:${row.chatId}`;
+      if (!this.adapters.has(row.platform) || held.has(chat)) continue;
+      if (this.outbox.blockedBy(row.id, row.platform, row.chatId, this.clock.now()) || !this.outbox.lease(row.id, this.clock.now(), this.clock.now() + LEASE_MS)) {
+        held.add(chat);
+        continue;
+      }
       const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
-      await this.attempt(row.id, row.platform, target, decode(row.message), row.attempts, row.partsSent, row.sessionKey ?? undefined);
+      const sent = await this.attempt(row.id, row.platform, target, decode(row.message), row.attempts, row.partsSent, row.sessionKey ?? undefined);
+      if (!sent) held.add(chat);
     }
   }
 

@@ -173,7 +173,14 @@ export class Gateway implements InboundSink {
     const inboxId = this.inbox.add({ platform: message.platform, updateId: message.updateId ?? `m:${message.chatId}:${message.messageId}`, sessionKey: key, message: JSON.stringify(stored), now: this.options.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
     const conversation = this.conversation(key, adapter, message, message.chatType);
-    const result = conversation.enqueue({ inboxIds: [inboxId], userId: message.userId, userName: message.userName, text: message.text, attachments: message.attachments });
+    const result = conversation.enqueue({
+      inboxIds: [inboxId],
+      userId: message.userId,
+      userName: message.userName,
+      text: message.text,
+      attachments: message.attachments,
+      messageId: message.messageId,
+    });
     if (result === 'full') {
       this.inbox.markDone(inboxId);
       void this.reply(message, `I'm still working on ${conversation.queued} earlier messages, so I did not take this one. Send it again in a moment, or /stop to cancel them.`);

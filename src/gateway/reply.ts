@@ -22,8 +22,14 @@ export type ReplyOptions = {
   adapter: ChannelAdapter;
   target: Target;
   sessionKey: string;
-  /** Sends through the delivery outbox. */
+  /** Sends through the delivery outbox (the answer). */
   send(message: OutboundMessage): Promise<SentRef | undefined>;
+  /** Sends at once, unrecorded (the progress message: a failed one is not delivered later). */
+  sendNow(message: OutboundMessage): Promise<SentRef | undefined>;
+  /** Minimum milliseconds between progress edits in this chat. */
+  editIntervalMs: number;
+  /** In groups: the person's message this run answers; the first message sent replies to it. */
+  replyTo?: string;
   editClock: ChatEditClock;
   clock: Clock;
   logger: Logger;
@@ -42,6 +48,7 @@ export class RunReporter {
   private answer = '';
   private errorText: string | undefined;
   private stopped = false;
+  private replied = false;
 
   constructor(private readonly options: ReplyOptions) {}
 
@@ -91,8 +98,16 @@ export class RunReporter {
     if (!parts.length) parts.push('(no answer)');
     const text = parts.join('\n\n');
     for (const chunk of splitMessage(text, this.options.adapter.capabilities.maxMessageLength)) {
-      await this.options.send({ text: chunk });
+      await this.options.send({ text: chunk, ...this.replyTo() });
     }
+  }
+
+  /** The first message of the run answers the person's message; later ones follow it. */
+  private replyTo(): { replyTo?: string } {
+    const replyTo = this.options.replyTo;
+    if (replyTo === undefined || this.replied) return {};
+    this.replied = true;
+    return { replyTo };
   }
 
   private progressText(): string {
@@ -106,7 +121,7 @@ export class RunReporter {
       return;
     }
     const chat = `${this.options.adapter.platform}:${this.options.target.chatId}`;
-    const wait = this.options.editClock.waitMs(chat, this.options.adapter.capabilities.editIntervalMs, this.options.clock.now());
+    const wait = this.options.editClock.waitMs(chat, this.options.editIntervalMs, this.options.clock.now());
     this.editTimer = setTimeout(() => {
       this.editTimer = undefined;
       void this.updateProgress(false);
@@ -122,7 +137,11 @@ export class RunReporter {
     this.options.editClock.mark(chat, this.options.clock.now());
     const work = (async () => {
       try {
-        if (!this.progressRef) this.progressRef = await this.options.send({ text, plain: true });
+        if (!this.progressRef) {
+          // A failed first send leaves no ref: the next update tries again, nothing arrives late.
+          this.progressRef = await this.options.sendNow({ text, plain: true, ...this.replyTo() });
+          if (!this.progressRef) this.lastShown = '';
+        }
         else await this.options.adapter.edit(this.progressRef, { text, plain: true });
       } catch (error) {
         this.options.logger.warn({ session: this.options.sessionKey, err: String(error) }, 'progress update failed');

@@ -60,6 +60,26 @@ export class OutboxRepository {
     this.db.prepare("UPDATE outbox SET next_attempt_at = ? WHERE status = 'pending' AND next_attempt_at > ?").run(now, now);
   }
 
+  /**
+   * Whether an earlier message to the same chat waits to be sent (it failed, or it waits in
+   * line): this one must wait behind it, or the person would read the answer out of order.
+   * A first attempt in flight does not hold others back.
+   */
+  blockedBy(id: number, platform: string, chatId: string, now: number): boolean {
+    return (
+      this.db
+        .prepare<[string, string, number, number], { n: number }>(
+          "SELECT COUNT(*) n FROM outbox WHERE platform = ? AND chat_id = ? AND id < ? AND status = 'pending' AND (attempts > 0 OR next_attempt_at <= ?)",
+        )
+        .get(platform, chatId, id, now)?.n !== 0
+    );
+  }
+
+  /** Leaves a delivery to the worker without counting an attempt (it waits in line). */
+  defer(id: number, reason: string, nextAttemptAt: number): void {
+    this.db.prepare('UPDATE outbox SET last_error = ?, next_attempt_at = ? WHERE id = ?').run(reason, nextAttemptAt, id);
+  }
+
   /** Pending deliveries that are due, oldest first. */
   due(now: number, limit = 50): OutboxRow[] {
     return this.db

@@ -12,7 +12,17 @@ import type {
 } from '../../src/gateway/channel.js';
 
 /** A message as the person sees it: current text after edits, current buttons. */
-export type SeenMessage = { id: string; chatId: string; threadId?: string; text: string; buttons: Button[]; file?: { name: string; size: number }; edits: number };
+export type SeenMessage = {
+  id: string;
+  chatId: string;
+  threadId?: string;
+  text: string;
+  buttons: Button[];
+  file?: { name: string; size: number };
+  edits: number;
+  /** The message this one answers (a reply). */
+  replyTo?: string;
+};
 
 export type Person = { id: string; name: string };
 
@@ -54,6 +64,7 @@ export class MemoryChannel implements ChannelAdapter {
     const id = String(this.nextId++);
     const seen: SeenMessage = { id, chatId: target.chatId, threadId: target.threadId, text: message.text, buttons: (message.buttons ?? []).flat(), edits: 0 };
     if (message.file) seen.file = { name: message.file.name, size: message.file.data.length };
+    if (message.replyTo !== undefined) seen.replyTo = message.replyTo;
     this.chat(target.chatId).push(seen);
     this.changed();
     return { chatId: target.chatId, threadId: target.threadId, messageId: id };

@@ -13,6 +13,7 @@ import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
 import { COMMANDS, parseCommand, runCommand } from './commands.js';
+import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
 import { PairingService } from './pairing.js';
@@ -38,7 +39,14 @@ export type GatewayOptions = {
   model: { current(): string; switch(name: string): Promise<string> };
   permissions: PermissionAdmin;
   deliveryRetryBaseMs?: number;
+  /** How long a long paste or an album waits for its next part (tests shorten them). */
+  pasteWaitMs?: number;
+  albumWaitMs?: number;
 };
+
+/** An edit within this many seconds is a correction hob answers; a later one is left alone. */
+const EDIT_WINDOW_SECONDS = 600;
+
 
 /** An attachment as the inbox keeps it: everything but the download closure. */
 type StoredAttachment = Omit<Attachment, 'download'>;
@@ -68,6 +76,7 @@ export class Gateway implements InboundSink {
   private readonly inbox: InboxRepository;
   private readonly adapters = new Map<string, ChannelAdapter>();
   private readonly editClock = new ChatEditClock();
+  private readonly coalescer: Coalescer;
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: GatewayOptions) {
@@ -83,6 +92,15 @@ export class Gateway implements InboundSink {
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
     this.inbox = new InboxRepository(db);
+    this.coalescer = new Coalescer(
+      {
+        // Within 5% of the platform's limit (Telegram cuts a long paste at 4096).
+        isLong: (message) => message.text.length >= 0.95 * (this.adapters.get(message.platform)?.capabilities.maxMessageLength ?? Infinity),
+        pasteWaitMs: options.pasteWaitMs ?? 1500,
+        albumWaitMs: options.albumWaitMs ?? 800,
+      },
+      (key, parts) => this.enqueue(key, parts),
+    );
   }
 
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
@@ -115,6 +133,7 @@ export class Gateway implements InboundSink {
   async stop(options: { stopRuns?: boolean; graceMs?: number } = {}): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
+    this.coalescer.flushAll();
     if (options.stopRuns ?? true) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.graceMs ?? 5000)));
@@ -155,11 +174,24 @@ export class Gateway implements InboundSink {
       );
       return;
     }
+    if (message.editedAfterSeconds !== undefined && message.editedAfterSeconds > EDIT_WINDOW_SECONDS) {
+      this.options.logger.debug({ session: key, afterSeconds: message.editedAfterSeconds }, 'ignored a late edit of an old message');
+      return;
+    }
+    const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
     const command = parseCommand(message.text);
     if (command && COMMANDS.some((entry) => entry.command === command.name)) {
+      // Once per update (a redelivery after a restart must not run /new twice); an edited command is not run again.
+      if (message.editedAfterSeconds !== undefined || !this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) return;
       void this.command(command.name, command.args, message, key, adapter);
       return;
     }
+    if (message.unsupported !== undefined && message.text === '' && message.attachments.length === 0) {
+      if (!this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) return;
+      void this.reply(message, `I can't read ${describeUnsupported(message.unsupported)} yet. Send me text, a photo, a document or a voice note.`);
+      return;
+    }
+    if (message.editedAfterSeconds !== undefined) message = { ...message, text: `(edited) ${message.text}` };
     const stored: StoredInbound = {
       platform: message.platform,
       chatId: message.chatId,
@@ -170,19 +202,30 @@ export class Gateway implements InboundSink {
       text: message.text,
       attachments: message.attachments.map(({ download: _download, ...kept }) => kept),
     };
-    const inboxId = this.inbox.add({ platform: message.platform, updateId: message.updateId ?? `m:${message.chatId}:${message.messageId}`, sessionKey: key, message: JSON.stringify(stored), now: this.options.clock.now() });
+    const inboxId = this.inbox.add({ platform: message.platform, updateId, sessionKey: key, message: JSON.stringify(stored), now: this.options.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
+    if (!this.coalescer.offer(key, { message, inboxId })) this.enqueue(key, [{ message, inboxId }]);
+  }
+
+  /** One message for the conversation, put together from the parts the platform split. */
+  private enqueue(key: string, parts: HeldMessage[]): void {
+    const [first] = parts;
+    if (!first) return;
+    const { message } = first;
+    const adapter = this.adapters.get(message.platform);
+    if (!adapter) return;
+    const inboxIds = parts.map((part) => part.inboxId);
     const conversation = this.conversation(key, adapter, message, message.chatType);
     const result = conversation.enqueue({
-      inboxIds: [inboxId],
+      inboxIds,
       userId: message.userId,
       userName: message.userName,
-      text: message.text,
-      attachments: message.attachments,
+      text: parts.map((part) => part.message.text).filter((text) => text !== '').join('\n'),
+      attachments: parts.flatMap((part) => part.message.attachments),
       messageId: message.messageId,
     });
     if (result === 'full') {
-      this.inbox.markDone(inboxId);
+      for (const id of inboxIds) this.inbox.markDone(id);
       void this.reply(message, `I'm still working on ${conversation.queued} earlier messages, so I did not take this one. Send it again in a moment, or /stop to cancel them.`);
     }
   }
@@ -273,4 +316,23 @@ export class Gateway implements InboundSink {
   private async reply(message: InboundMessage, text: string): Promise<void> {
     await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, { text, plain: true });
   }
+}
+
+/** Telegram's field names, in words. */
+function describeUnsupported(kind: string): string {
+  const words: Record<string, string> = {
+    sticker: 'stickers',
+    location: 'locations',
+    venue: 'places',
+    contact: 'contacts',
+    poll: 'polls',
+    dice: 'dice',
+    game: 'games',
+    story: 'stories',
+    invoice: 'invoices',
+    paid_media: 'paid media',
+    giveaway: 'giveaways',
+    checklist: 'checklists',
+  };
+  return words[kind] ?? 'that kind of message';
 }

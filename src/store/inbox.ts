@@ -15,6 +15,15 @@ export class InboxRepository {
     return result.changes === 1 ? Number(result.lastInsertRowid) : undefined;
   }
 
+  /** Records an update handled on the spot (a command); false when it was seen before. */
+  addDone(entry: { platform: string; updateId: string; sessionKey: string; now: number }): boolean {
+    return (
+      this.db
+        .prepare("INSERT OR IGNORE INTO inbox (platform, update_id, session_key, message, status, created_at) VALUES (?, ?, ?, '', 'done', ?)")
+        .run(entry.platform, entry.updateId, entry.sessionKey, entry.now).changes === 1
+    );
+  }
+
   markDone(id: number): void {
     this.db.prepare("UPDATE inbox SET status = 'done' WHERE id = ?").run(id);
   }

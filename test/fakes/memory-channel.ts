@@ -26,6 +26,9 @@ export type SeenMessage = {
 
 export type Person = { id: string; name: string };
 
+/** Update ids grow across channel instances, as a platform's do across restarts. */
+let nextUpdate = 1;
+
 /**
  * An in-memory chat platform implementing ChannelAdapter: tests speak as people, press
  * buttons and read what each chat shows. No network; shared by the gateway tests, the
@@ -40,7 +43,6 @@ export class MemoryChannel implements ChannelAdapter {
   readonly typingChats: string[] = [];
   private sink: InboundSink | undefined;
   private nextId = 1;
-  private nextUpdate = 1;
   private readonly listeners = new Set<() => void>();
   /** Files people "uploaded", by ref: what `download(ref)` serves after a restart. */
   readonly files = new Map<string, Buffer>();
@@ -94,11 +96,27 @@ export class MemoryChannel implements ChannelAdapter {
   }
 
   /** A person writes. DMs happen in chat `dm-<user id>`. */
-  say(from: Person, text: string, where: { chatId?: string; chatType?: ChatType; threadId?: string; mention?: boolean; replyToBot?: boolean; attachments?: InboundMessage['attachments'] } = {}): void {
+  say(
+    from: Person,
+    text: string,
+    where: {
+      chatId?: string;
+      chatType?: ChatType;
+      threadId?: string;
+      mention?: boolean;
+      replyToBot?: boolean;
+      attachments?: InboundMessage['attachments'];
+      /** The same update again (a platform redelivering it). */
+      updateId?: number;
+    } & Pick<InboundMessage, 'editedAfterSeconds' | 'batchKey' | 'unsupported'> = {},
+  ): void {
     if (!this.sink) throw new Error('channel not started');
     const chatType = where.chatType ?? 'dm';
-    const update = this.nextUpdate++;
+    const update = where.updateId ?? nextUpdate++;
     this.sink.message({
+      ...(where.editedAfterSeconds !== undefined ? { editedAfterSeconds: where.editedAfterSeconds } : {}),
+      ...(where.batchKey !== undefined ? { batchKey: where.batchKey } : {}),
+      ...(where.unsupported !== undefined ? { unsupported: where.unsupported } : {}),
       platform: this.platform,
       chatId: where.chatId ?? `dm-${from.id}`,
       threadId: where.threadId,

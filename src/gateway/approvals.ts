@@ -33,7 +33,12 @@ export class ApprovalBroker {
     private readonly delivery: Delivery,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly options: { timeoutSeconds: number; isOwner(platform: string, userId: string): boolean },
+    private readonly options: {
+      timeoutSeconds: number;
+      isOwner(platform: string, userId: string): boolean;
+      /** On the allow list (or paired). Someone who may talk only because a group is allowed may not approve their own calls. */
+      isAllowed(platform: string, userId: string): boolean;
+    },
   ) {}
 
   /** Asks in the chat and waits for a decision. Never throws; failures deny. */
@@ -134,8 +139,11 @@ export class ApprovalBroker {
   private async decide(id: string, decision: Decision, platform: string, userId: string, userName: string, adapter: ChannelAdapter): Promise<string> {
     const row = this.repo.get(id);
     if (!row || row.platform !== platform) return 'There is no such approval request.';
-    if (row.requesterId !== userId && !this.options.isOwner(platform, userId)) {
-      return 'This approval is not yours: only the person who asked, or an owner, can decide.';
+    const mayDecide = this.options.isOwner(platform, userId) || (row.requesterId === userId && this.options.isAllowed(platform, userId));
+    if (!mayDecide) {
+      return row.requesterId === userId
+        ? 'Only an owner can approve this: you may talk to hob in this group, but not approve what it runs.'
+        : 'This approval is not yours: only the person who asked, or an owner, can decide.';
     }
     if (row.decision) return `This request was already closed: ${describe(row.decision)}${row.decidedBy && row.decidedBy !== 'hob' ? ` by ${row.decidedBy}` : ''}.`;
     if (row.expiresAt <= this.clock.now()) {
@@ -166,7 +174,7 @@ export class ApprovalBroker {
       text: [
         `🔐 Allow **${request.toolName}**?`,
         shown,
-        `${request.reason}. Asked by ${site.requesterName}; only they or an owner can decide. Expires in ${minutes} min. (Text: /approve ${id} or /deny ${id})`,
+        `${request.reason}. Asked by ${site.requesterName}; ${this.options.isAllowed(site.adapter.platform, request.requesterId) ? 'only they or an owner can decide' : 'only an owner can decide'}. Expires in ${minutes} min. (Text: /approve ${id} or /deny ${id})`,
       ].join('\n'),
       buttons: [
         [

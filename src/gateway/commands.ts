@@ -20,7 +20,7 @@ export const COMMANDS = [
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
 ] as const;
 
-const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
+export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
 
 export type CommandServices = {
   adapter: ChannelAdapter;

@@ -117,7 +117,9 @@ export class Conversation {
           }
           break;
         case 'interrupt':
-          this.queue.unshift(message);
+          // In order behind any message that interrupted before it; the cap still holds.
+          if (this.queue.length >= this.deps.maxQueue) return 'full';
+          this.queue.push(message);
           this.controller.abort();
           return 'interrupting';
         case 'queue':

@@ -12,7 +12,7 @@ import { PairingRepository } from '../store/pairings.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
-import { COMMANDS, parseCommand, runCommand } from './commands.js';
+import { COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
@@ -89,6 +89,7 @@ export class Gateway implements InboundSink {
     this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
       timeoutSeconds: options.approvalTimeoutSeconds,
       isOwner: (platform, userId) => this.access.isOwner(platform, userId),
+      isAllowed: (platform, userId) => this.access.isAllowedUser(platform, userId),
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
     this.inbox = new InboxRepository(db);
@@ -114,7 +115,10 @@ export class Gateway implements InboundSink {
     for (const row of this.inbox.queued()) this.requeue(row.id, row.sessionKey, JSON.parse(row.message) as StoredInbound);
     for (const adapter of this.adapters.values()) {
       await adapter.start(this);
-      await adapter.setCommands?.(COMMANDS.map((entry) => ({ ...entry })))?.catch((error: unknown) =>
+      // Everyone's menu leaves out the owner's commands; the owners' DMs show them all.
+      const everyone = COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry }));
+      const owners = { userIds: this.access.owners(adapter.platform), commands: COMMANDS.map((entry) => ({ ...entry })) };
+      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) =>
         this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
       );
     }

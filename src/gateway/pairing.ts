@@ -5,12 +5,18 @@ import type { AccessControl } from './access.js';
 import type { ButtonPress, ChannelAdapter, InboundMessage } from './channel.js';
 import type { Delivery } from './delivery.js';
 
+/** An unknown person who keeps writing hears their code again at most this often. */
+const REMIND_AFTER_MS = 10 * 60_000;
+
 /**
  * Pairing: an unknown DM sender gets a code; an owner approves it from the terminal
  * (`hob pairing approve CODE`), with `/pairing approve CODE`, or with the button hob sends
  * to the owner's DM. Codes expire.
  */
 export class PairingService {
+  /** When each unknown person was last sent their code: they are reminded, not flooded. */
+  private readonly lastTold = new Map<string, number>();
+
   constructor(
     private readonly pairings: PairingRepository,
     private readonly access: AccessControl,
@@ -20,7 +26,12 @@ export class PairingService {
   ) {}
 
   async onUnknownSender(message: InboundMessage, pairing: PairingRow, isNew: boolean, adapter: ChannelAdapter): Promise<void> {
-    const minutes = Math.round((pairing.expiresAt - this.clock.now()) / 60_000);
+    const now = this.clock.now();
+    const who = `${message.platform}:${message.userId}`;
+    if (!isNew && now - (this.lastTold.get(who) ?? 0) < REMIND_AFTER_MS) return;
+    this.lastTold.set(who, now);
+    if (this.lastTold.size > 10_000) this.lastTold.delete(this.lastTold.keys().next().value as string);
+    const minutes = Math.round((pairing.expiresAt - now) / 60_000);
     await this.delivery.send(message.platform, { chatId: message.chatId }, {
       text: `I don't know you yet. Your pairing code is ${pairing.code} (valid for ${minutes} min). Ask my owner to approve it, e.g. with: hob pairing approve ${pairing.code}`,
       plain: true,

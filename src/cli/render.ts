@@ -26,13 +26,15 @@ export class EventPrinter {
         break;
       }
       case 'retry':
-        this.line(this.dim(`(the model is busy; retrying in ${Math.round(event.delayMs / 100) / 10}s)`));
+        this.line(this.dim(`(model request failed: ${event.message}; retrying in ${Math.round(event.delayMs / 100) / 10}s)`));
         break;
       case 'compaction':
         this.line(this.dim(`(compacted the conversation: ${event.tokensBefore} → ${event.tokensAfter} tokens)`));
         break;
       case 'error':
         this.line(this.red(`Error: ${event.message}`));
+        // The person at the terminal is the owner: the raw cause helps them fix it.
+        if (event.detail) this.line(this.dim(`(${event.detail})`));
         break;
       case 'done':
         if (event.reason === 'aborted') this.line(this.dim('(stopped)'));

@@ -21,7 +21,8 @@ export type AgentEvent =
   | { type: 'usage'; usage: Usage; model: string }
   /** The model endpoint is being retried after a transient failure. */
   | { type: 'retry'; attempt: number; delayMs: number; message: string }
-  | { type: 'error'; message: string; retryable: boolean }
+  /** `message` is one plain sentence for anyone in the chat; `detail` the raw cause, for the owner and the log. */
+  | { type: 'error'; message: string; retryable: boolean; detail?: string }
   | { type: 'done'; reason: DoneReason; turns: number };
 
 export function assertNever(value: never): never {

@@ -1,4 +1,4 @@
-import { PromptTooLongError, errorMessage } from '../core/errors.js';
+import { PromptTooLongError, errorMessage, type ProviderError } from '../core/errors.js';
 import type { AgentEvent, DoneReason } from '../core/events.js';
 import { text, toolUses, type Block, type Message, type ToolResultBlock } from '../core/messages.js';
 import type { ProviderClient, ProviderEvent, StopReason } from '../providers/types.js';
@@ -23,7 +23,7 @@ export type QueryParams = ToolRunEnv & {
 type TurnOutcome =
   | { kind: 'message'; message: Message; stopReason: StopReason }
   | { kind: 'prompt_too_long'; error: PromptTooLongError }
-  | { kind: 'failed'; message: string; retryable: boolean }
+  | { kind: 'failed'; message: string; retryable: boolean; detail?: string }
   | { kind: 'aborted' };
 
 /**
@@ -60,7 +60,7 @@ export async function* runQuery(params: QueryParams): AsyncGenerator<AgentEvent,
       return yield finish('error');
     }
     if (outcome.kind === 'failed') {
-      yield { type: 'error', message: outcome.message, retryable: outcome.retryable };
+      yield { type: 'error', message: outcome.message, retryable: outcome.retryable, ...(outcome.detail ? { detail: outcome.detail } : {}) };
       return yield finish('error');
     }
     compactedThisTurn = false;
@@ -103,14 +103,21 @@ async function* streamTurn(params: QueryParams, messages: Message[]): AsyncGener
         case 'error':
           if (signal.aborted) return { kind: 'aborted' };
           if (event.error instanceof PromptTooLongError) return { kind: 'prompt_too_long', error: event.error };
-          return { kind: 'failed', message: `The model request failed: ${event.error.message}`, retryable: event.error.retryable };
+          return { kind: 'failed', message: modelFailure(event.error), detail: event.error.message, retryable: event.error.retryable };
       }
     }
   } catch (error) {
     // Providers must not throw; if one does anyway, the run still ends cleanly.
     if (signal.aborted) return { kind: 'aborted' };
-    return { kind: 'failed', message: `The model request failed: ${errorMessage(error)}`, retryable: false };
+    return { kind: 'failed', message: 'The model request failed on hob\'s side. The owner can find the details in hob\'s log.', detail: errorMessage(error), retryable: false };
   }
   if (signal.aborted) return { kind: 'aborted' };
   return { kind: 'failed', message: 'The model stream ended without a final message.', retryable: true };
+}
+
+/** A failed model call in one plain sentence: what happened and what to do, no API jargon. */
+function modelFailure(error: ProviderError): string {
+  if (error.retryable) return 'The model is not answering right now (it is overloaded or unreachable). Please try again in a minute.';
+  if (error.status === 401 || error.status === 403) return "The model service refused hob's API key, so I cannot answer. The owner can find the details in hob's log.";
+  return `The model service turned the request down${error.status ? ` (HTTP ${error.status})` : ''}. The owner can find the details in hob's log.`;
 }

@@ -69,6 +69,7 @@ export class RunReporter {
         break;
       case 'error':
         this.errorText = event.message;
+        this.options.logger.warn({ session: this.options.sessionKey, err: event.detail ?? event.message, retryable: event.retryable }, 'run ended with an error');
         break;
       case 'done':
         this.stopped = event.reason === 'aborted';

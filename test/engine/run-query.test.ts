@@ -189,7 +189,18 @@ describe('runQuery', () => {
   it('ends with a readable error when the model keeps failing', async () => {
     const model = new ScriptedModel([{ error: new ProviderError('503 Service Unavailable', { retryable: true, status: 503 }) }]);
     const events = await collect(runQuery(queryParams(model, [echo])));
-    expect(ofType(events, 'error')[0]?.message).toBe('The model request failed: 503 Service Unavailable');
+    expect(ofType(events, 'error')[0]).toMatchObject({
+      message: 'The model is not answering right now (it is overloaded or unreachable). Please try again in a minute.',
+      detail: '503 Service Unavailable',
+    });
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'error' });
+  });
+
+  it('says a refused key in plain words, without config jargon, and keeps the cause as detail', async () => {
+    const model = new ScriptedModel([{ error: new ProviderError('Anthropic rejected the API key (401 authentication_error). Check model.api_key in the config.', { retryable: false, status: 401 }) }]);
+    const [error] = ofType(await collect(runQuery(queryParams(model, [echo]))), 'error');
+    expect(error?.message).toBe("The model service refused hob's API key, so I cannot answer. The owner can find the details in hob's log.");
+    expect(error?.message).not.toContain('model.api_key');
+    expect(error?.detail).toContain('Check model.api_key');
   });
 });

@@ -283,7 +283,7 @@ export class Conversation {
     const answer = new Promise<string>((resolve) => {
       this.question = { id, askerId, options, resolve };
     });
-    await this.send({
+    const sent = await this.send({
       text: `❓ ${question}${options.length ? '\n(Tap an option or type your answer.)' : ''}`,
       buttons: options.length && this.adapter.capabilities.buttons ? options.map((option, index) => [{ label: option, data: `q:${id}:${index}` }]) : undefined,
     });
@@ -295,7 +295,18 @@ export class Conversation {
     const result = await Promise.race([answer, timeout, aborted]);
     clearTimeout(timer);
     this.question = undefined;
+    // The buttons go; the question shows what was answered.
+    if (sent && options.length && !this.closing) {
+      await this.adapter.edit(sent, { text: `❓ ${question}\n→ ${result}` }).catch((error: unknown) =>
+        this.deps.logger.warn({ session: this.key, err: errorMessage(error) }, 'could not close the question'),
+      );
+    }
     return result;
+  }
+
+  /** Whether this conversation is waiting on the question with this id. */
+  asks(id: string): boolean {
+    return this.question?.id === id;
   }
 
   private contentFor(message: QueuedMessage): Block[] {

@@ -260,11 +260,11 @@ export class Gateway implements InboundSink {
     if (await this.pairing.handlePress(press, adapter)) return;
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (question) {
-      // The presser's own conversation in a per-person group, else the chat's (DM or shared group).
-      const where = { ...press, chatType: 'group' as const };
-      const conversation =
-        this.pool.peek(sessionKeyFor(where, this.options.groupSessions)) ?? this.pool.peek(sessionKeyFor({ ...where, chatType: 'dm' }, this.options.groupSessions));
-      if (conversation) return conversation.handleQuestionPress(press, question[1] as string, Number(question[2]));
+      // Question ids are random: the conversation asking it is found whoever presses (in a
+      // per-person group that is the asker's, so someone else is told it is not theirs).
+      const id = question[1] as string;
+      const conversation = this.pool.all().find((candidate) => candidate.asks(id));
+      if (conversation) return conversation.handleQuestionPress(press, id, Number(question[2]));
       return press.answer('This question is no longer open.');
     }
     await press.answer('This button is no longer active.');

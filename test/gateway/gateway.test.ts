@@ -6,7 +6,7 @@ import { OutboxRepository } from '../../src/store/outbox.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { builtinTools } from '../../src/tools/builtins.js';
-import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { tempDir } from '../support/engine.js';
 
 let hob: TestGateway | undefined;
@@ -34,6 +34,22 @@ describe('gateway', () => {
     channel.press(OWNER, question, 'Rome');
     await find(channel, 'Rome it is.');
     expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('The person answered: Rome');
+    const closed = chat(channel).find((m) => m.id === question.id);
+    expect(closed?.text).toContain('→ Rome');
+    expect(closed?.buttons).toEqual([]);
+  });
+
+  it("in a group, tells someone else pressing a person's question that it is not theirs", async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'ask_user', input: { question: 'Tea or coffee?', options: ['Tea', 'Coffee'] } }] }, { text: 'Tea for Ann.' }]);
+    hob = await startTestGateway(channel, model, { tools: builtinTools() });
+    channel.say(OWNER, 'a drink please', { chatId: 'group-2', chatType: 'group', mention: true });
+    const question = await channel.waitFor(() => channel.chat('group-2').find((m) => m.text.includes('Tea or coffee?')), 5000, 'the question');
+    channel.press(FRIEND, question, 'Coffee');
+    await channel.waitFor(() => channel.answers.find((a) => a.userId === FRIEND.id), 5000, "Bob's notice");
+    expect(channel.answers.find((a) => a.userId === FRIEND.id)?.text).toBe('This question is for someone else.');
+    channel.press(OWNER, question, 'Tea');
+    await channel.waitFor(() => channel.chat('group-2').find((m) => m.text === 'Tea for Ann.'), 5000, 'the answer');
   });
 
   it('takes a typed answer to a question too', async () => {

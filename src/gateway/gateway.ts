@@ -296,9 +296,13 @@ export class Gateway implements InboundSink {
     if (!adapter || !chatId) return undefined;
     const threadId = rest.find((part) => !part.startsWith('u'));
     const user = rest.find((part) => part.startsWith('u'))?.slice(1);
-    // In a DM the chat is the person (Telegram, and the in-memory channel); in a group, the key names them.
-    const requesterId = user ?? (threadId ? 'unknown' : chatId);
-    return { conversation: this.conversation(key, adapter, { chatId, threadId }, user ? 'group' : 'dm'), requesterId };
+    // Who spoke last, and where, is in the inbox; without it: a per-person key names the person,
+    // and in a DM the chat is the person (Telegram, and the in-memory channel).
+    const latest = this.inbox.latestFor(key);
+    const last = latest ? (JSON.parse(latest) as StoredInbound) : undefined;
+    const chatType: ChatType = last?.chatType ?? (user ? 'group' : 'dm');
+    const requesterId = last?.userId ?? user ?? (threadId ? 'unknown' : chatId);
+    return { conversation: this.conversation(key, adapter, { chatId, threadId }, chatType), requesterId };
   }
 
   /** A message that was still queued when hob stopped; its files come back through their refs. */

@@ -24,6 +24,13 @@ export class InboxRepository {
     );
   }
 
+  /** The newest message stored for a conversation (who wrote it, from what kind of chat). */
+  latestFor(sessionKey: string): string | undefined {
+    return this.db
+      .prepare<[string], { message: string }>("SELECT message FROM inbox WHERE session_key = ? AND message != '' ORDER BY id DESC LIMIT 1")
+      .get(sessionKey)?.message;
+  }
+
   markDone(id: number): void {
     this.db.prepare("UPDATE inbox SET status = 'done' WHERE id = ?").run(id);
   }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { messageText } from '../../src/core/messages.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
+import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let hob: TestGateway | undefined;
@@ -29,6 +30,25 @@ describe('who may approve, and busy chats', () => {
 
     channel.press(OWNER, prompt, 'Allow once');
     await channel.waitFor(() => channel.chat('group-9').find((m) => m.text === 'ran it for Eve'), 5000, 'the answer');
+  });
+
+  it('after a restart, a run resumed in a shared group still belongs to the person who asked', async () => {
+    const dir = tempDir('hob-shared-resume-');
+    const first = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'echo one' } }] }]);
+    hob = await startTestGateway(first, model, { dir, groupSessions: 'shared' });
+    first.say(FRIEND, 'run one', { chatId: 'group-3', chatType: 'group', mention: true });
+    await first.waitFor(() => first.chat('group-3').find((m) => m.buttons.length > 0), 5000, 'the approval');
+    await hob.gateway.stop({ stopRuns: false }); // as if killed
+    hob.db.close();
+
+    const second = new MemoryChannel();
+    const resumed = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'echo two' } }] }, { text: 'ran two for Bob' }]);
+    hob = await startTestGateway(second, resumed, { dir, groupSessions: 'shared' });
+    const prompt = await second.waitFor(() => second.chat('group-3').find((m) => m.text.includes('echo two')), 5000, 'the new approval');
+    expect(prompt.text).toContain('Asked by');
+    second.press(FRIEND, prompt, 'Allow once');
+    await second.waitFor(() => second.chat('group-3').find((m) => m.text === 'ran two for Bob'), 5000, 'the answer');
   });
 
   it('busy_mode interrupt answers the messages sent mid-run in the order they were sent', async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutboxRepository } from '../../src/store/outbox.js';
@@ -88,6 +88,28 @@ describe('gateway', () => {
     const sent = await channel.waitFor(() => chat(channel).find((m) => m.file), 5000, 'a file');
     expect(sent.file).toEqual({ name: 'report.txt', size: 8 });
     expect(readFileSync(join(hob.dir, 'workspace', 'report.txt'), 'utf8')).toBe('all good');
+  });
+
+  it('sends a file from outside the workspace only after an approval, and no file through a link that leads out', async () => {
+    const channel = new MemoryChannel();
+    const outside = join(tempDir('hob-outside-'), 'notes.txt');
+    writeFileSync(outside, 'private notes');
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'send_file', input: { path: outside } }] }, { text: 'Sent your notes.' }]);
+    hob = await startTestGateway(channel, model, { tools: builtinTools() });
+    channel.say(OWNER, 'send me my notes');
+    const approval = await find(channel, 'notes.txt');
+    expect(approval.buttons.map((b) => b.label)).toContain('Allow once');
+    expect(chat(channel).some((m) => m.file)).toBe(false);
+    channel.press(OWNER, approval, 'Allow once');
+    await channel.waitFor(() => chat(channel).find((m) => m.file), 5000, 'the file');
+    await find(channel, 'Sent your notes.');
+
+    symlinkSync(outside, join(hob.dir, 'workspace', 'link.txt'));
+    model.push({ toolCalls: [{ name: 'send_file', input: { path: 'link.txt' } }] }, { text: 'Could not send it.' });
+    channel.say(OWNER, 'send link.txt');
+    await find(channel, 'Could not send it.');
+    expect(chat(channel).filter((m) => m.file)).toHaveLength(1);
+    expect(JSON.stringify(model.requests.at(-1)?.messages.at(-1))).toContain('links to a file outside the workspace');
   });
 
   it('in a group, obeys /cmd and ignores /cmd@otherbot', async () => {

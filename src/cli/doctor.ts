@@ -16,6 +16,9 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   }
   const telegram = config.channels.telegram;
   if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
+  for (const name of ['slack', 'discord'] as const) {
+    if (config.channels[name]) checks.push({ name, ok: false, detail: `channels.${name} is set, but this version of hob has no ${name} channel yet` });
+  }
   return checks;
 }
 

@@ -46,8 +46,17 @@ function hasChatChannels(config: HobConfig): boolean {
   return Boolean(config.channels.telegram);
 }
 
+/** Config sections this hob validates but cannot serve yet: said out loud, never silently dropped. */
+function notYetSupported(config: HobConfig): string[] {
+  return (['slack', 'discord'] as const).filter((name) => config.channels[name] !== undefined);
+}
+
 async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
+  for (const name of notYetSupported(config)) {
+    process.stderr.write(`channels.${name} is set, but this version of hob has no ${name === 'slack' ? 'Slack' : 'Discord'} channel yet; it is ignored.\n`);
+    app.logger.warn({ channel: name }, 'channel configured but not supported yet');
+  }
   const telegram = config.channels.telegram;
   if (telegram) {
     // Loaded only when configured, so a terminal-only hob never pays for grammy.

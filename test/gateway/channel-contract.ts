@@ -135,6 +135,20 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
     });
 
     it('queues a second message and answers both in order (busy_mode: queue)', async () => {
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'sleep 0.2' } }] }, { text: 'first answer' }, { text: 'second answer' }]);
+      const { d } = await start(model, { busyMode: 'queue' });
+      d.dm(OWNER, 'first');
+      const prompt = await lastText(d, d.dmChatId(OWNER), 'sleep 0.2');
+      d.dm(OWNER, 'second');
+      d.press(OWNER, d.dmChatId(OWNER), prompt.id, 'Allow once');
+      await lastText(d, d.dmChatId(OWNER), 'second answer');
+      const texts = d.seen(d.dmChatId(OWNER)).map((message) => message.text);
+      expect(texts.indexOf('first answer')).toBeGreaterThan(-1);
+      expect(texts.indexOf('first answer')).toBeLessThan(texts.indexOf('second answer'));
+      expect(JSON.stringify(model.requests[1]?.messages)).not.toContain('second'); // not steered into the first run
+    });
+
+    it('/stop drops queued messages and says how many', async () => {
       const model = new ScriptedModel([{ hang: true }]);
       const { d } = await start(model, { busyMode: 'queue' });
       model.push({ text: 'second answer' });

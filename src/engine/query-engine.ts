@@ -85,6 +85,7 @@ export class QueryEngine {
     const blocks = typeof content === 'string' ? [text(content)] : content;
     // Marked before the message is stored: a crash from here on resumes this run.
     this.deps.conversations.setRunning(this.session.id, true);
+    const firstOfSession = this.history.length === 0;
     const pending = this.pendingWork();
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
     if (pending.kind !== 'none' && this.history.at(-1)?.role === 'user') {
@@ -94,6 +95,10 @@ export class QueryEngine {
       this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks });
     } else {
       this.append({ role: 'user', content: blocks });
+    }
+    // After the message is stored (callers count on that happening synchronously).
+    if (firstOfSession) {
+      await this.deps.hooks.run('session_start', { session_key: this.sessionKey, session_id: this.session.id, user_id: options.userId }, options.signal);
     }
     yield* this.run(options);
   }
@@ -137,6 +142,8 @@ export class QueryEngine {
 
   /** Starts a fresh session for this conversation; the old one stays in the store. */
   reset(): void {
+    // Hooks never throw; the new session does not wait for this one's end hook.
+    void this.deps.hooks.run('session_end', { session_key: this.sessionKey, session_id: this.session.id, messages: this.history.length });
     this.session = this.deps.conversations.startSession(this.sessionKey);
     this.history = [];
     this.usage = emptyUsage();

@@ -25,6 +25,12 @@ export class EventPrinter {
         this.line(mark);
         break;
       }
+      case 'tool_refused':
+        // The person's own "n" or a timeout was already answered on the approval line.
+        if (event.reason !== 'not approved' && event.reason !== 'no answer in time') {
+          this.line(this.red(`✗ ${event.name}${event.summary ? `: ${firstLine(event.summary, 120)}` : ''} — ${firstLine(event.reason, 200)}`));
+        }
+        break;
       case 'retry':
         this.line(this.dim(`(model request failed: ${event.message}; retrying in ${Math.round(event.delayMs / 100) / 10}s)`));
         break;

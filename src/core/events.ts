@@ -17,6 +17,8 @@ export type AgentEvent =
   | { type: 'tool_progress'; id: string; text: string }
   | { type: 'tool_finished'; id: string; name: string; content: string; isError: boolean; durationMs: number }
   | { type: 'approval_requested'; id: string; name: string; summary: string }
+  /** A call that did not run: unknown tool, bad input, denied, not approved, or blocked by a hook. */
+  | { type: 'tool_refused'; id: string; name: string; summary: string; reason: string }
   | { type: 'compaction'; level: number; tokensBefore: number; tokensAfter: number }
   | { type: 'usage'; usage: Usage; model: string }
   /** The model endpoint is being retried after a transient failure. */

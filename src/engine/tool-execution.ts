@@ -78,33 +78,50 @@ export function cancelledResult(call: ToolUseBlock, signal?: AbortSignal): ToolR
   return result(call, `Cancelled before the tool finished: ${why}. It may or may not have had an effect.`, true);
 }
 
+function refused(call: ToolUseBlock, name: string, reason: string, summary = ''): AgentEvent {
+  return { type: 'tool_refused', id: call.id, name, summary, reason };
+}
+
 /** One call through lookup → validation → permission → hooks → run → post hook. Never throws. */
 async function* runToolCall(call: ToolUseBlock, env: ToolRunEnv): CallGenerator {
   const { context } = env;
   if (context.signal.aborted) return cancelledResult(call, context.signal);
   const tool = env.tools.get(call.name);
   if (!tool) {
+    yield refused(call, call.name, 'unknown tool');
     return result(call, `Unknown tool "${call.name}". Available tools: ${env.tools.names().join(', ')}.`, true);
   }
   const parsed = tool.input.safeParse(call.input);
-  if (!parsed.success) return result(call, describeInputError(tool.name, parsed.error), true);
+  if (!parsed.success) {
+    yield refused(call, tool.name, 'invalid input');
+    return result(call, describeInputError(tool.name, parsed.error), true);
+  }
   const input = parsed.data;
   const target = safeTarget(tool, input);
   const summary = summarize(tool.name, target, input);
   const readOnly = safeReadOnly(tool, input);
 
   const decision = env.permissions.evaluate({ toolName: tool.name, readOnly, ...target, userId: context.userId });
-  if (decision.behavior === 'deny') return result(call, `Permission denied: ${decision.reason}`, true);
+  if (decision.behavior === 'deny') {
+    yield refused(call, tool.name, `denied: ${decision.reason}`, summary);
+    return result(call, `Permission denied: ${decision.reason}`, true);
+  }
   if (decision.behavior === 'ask') {
     yield { type: 'approval_requested', id: call.id, name: tool.name, summary };
     const answer = await askPerson(env, call, summary, decision.reason);
     const refusal = refusalText(answer, env.approvalTimeoutSeconds);
-    if (refusal) return result(call, refusal, true);
+    if (refusal) {
+      yield refused(call, tool.name, answer === 'timeout' ? 'no answer in time' : 'not approved', summary);
+      return result(call, refusal, true);
+    }
     if (answer === 'allow_always') env.permissions.rememberAlways(context.userId, alwaysRuleFor(tool.name, target));
   }
 
   const pre = await env.hooks.run('pre_tool_use', { tool_name: tool.name, tool_input: input, session_key: context.sessionKey }, context.signal);
-  if (pre.blocked) return result(call, `Blocked by a pre_tool_use hook: ${pre.reason ?? 'no reason given'}`, true);
+  if (pre.blocked) {
+    yield refused(call, tool.name, 'blocked by a pre_tool_use hook', summary);
+    return result(call, `Blocked by a pre_tool_use hook: ${pre.reason ?? 'no reason given'}`, true);
+  }
 
   yield { type: 'tool_started', id: call.id, name: tool.name, input, summary };
   const started = performance.now();

@@ -64,6 +64,10 @@ export class RunReporter {
         this.scheduleProgress();
         break;
       }
+      case 'tool_refused':
+        this.lines.push({ id: event.id, text: `${event.name}: ${oneLine(event.summary || event.reason, 120)}${event.summary ? ` — ${oneLine(event.reason, 80)}` : ''}`, state: 'error' });
+        this.scheduleProgress();
+        break;
       case 'assistant_message':
         if (toolUses(event.message).length === 0) this.answer = messageText(event.message);
         break;

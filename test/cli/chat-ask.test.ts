@@ -44,6 +44,17 @@ describe('hob chat and hob ask', () => {
     expect(out.split('You have no "always allow" rules.')).toHaveLength(2);
   });
 
+  it('piped chat: a call refused by a rule gets a line too, with the reason', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'read_file', input: { path: '~/.ssh/id_rsa' } }] }, { text: 'That file is off limits.' });
+    const { path } = setup();
+    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
+    hob.child.stdin.end('show my ssh key\n');
+    expect(await hob.exited).toBe(0);
+    expect(hob.output()).toMatch(/✗ read_file: .*id_rsa — denied: /);
+    expect(hob.output()).toContain('That file is off limits.');
+  });
+
   it('piped chat: n denies, and the model hears it', async () => {
     fake = await startFakeAnthropic();
     fake.push({ toolCalls: [{ name: 'bash', input: { command: 'rm -rf /tmp/x' } }] }, { text: 'Understood, nothing deleted.' });

@@ -162,7 +162,11 @@ export class MemoryChannel implements ChannelAdapter {
     return messages;
   }
 
-  /** Waits until `probe` returns a value (re-checked on every change), or fails with what the chats show. */
+  /**
+   * Waits until `probe` returns a value, or fails with what the chats show. Re-checked on
+   * every change in the chats, and every 10 ms for conditions on other things (a model's
+   * requests, the database).
+   */
   waitFor<T>(probe: () => T | undefined | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = () => {
@@ -170,13 +174,16 @@ export class MemoryChannel implements ChannelAdapter {
         if (value === undefined || value === false) return false;
         this.listeners.delete(check);
         clearTimeout(timer);
+        clearInterval(poll);
         resolve(value);
         return true;
       };
       const timer = setTimeout(() => {
         this.listeners.delete(check);
+        clearInterval(poll);
         reject(new Error(`timed out waiting for ${what}; chats: ${JSON.stringify([...this.chats], null, 1).slice(0, 3000)}`));
       }, timeoutMs);
+      const poll = setInterval(check, 10);
       if (!check()) this.listeners.add(check);
     });
   }

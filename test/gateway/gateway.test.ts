@@ -112,6 +112,16 @@ describe('gateway', () => {
     expect(JSON.stringify(model.requests.at(-1)?.messages.at(-1))).toContain('links to a file outside the workspace');
   });
 
+  it('shows a refused call in the progress message, with the reason', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'read_file', input: { path: '~/.aws/credentials' } }] }, { text: 'I may not read that.' }]);
+    hob = await startTestGateway(channel, model, { tools: builtinTools() });
+    channel.say(OWNER, 'show my aws keys');
+    await find(channel, 'I may not read that.');
+    const progress = await find(channel, '❌ read_file');
+    expect(progress.text).toContain('credentials — denied');
+  });
+
   it('in a group, obeys /cmd and ignores /cmd@otherbot', async () => {
     const channel = new MemoryChannel();
     hob = await startTestGateway(channel, new ScriptedModel([]));

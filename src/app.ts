@@ -7,7 +7,7 @@ import { systemClock, type Clock } from './core/clock.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
 import type { PermissionGate } from './engine/ports.js';
-import { buildSystemPrompt } from './engine/system-prompt.js';
+import { buildSystemPrompt, formatSentAt } from './engine/system-prompt.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHookRunner } from './policy/hooks.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
@@ -106,6 +106,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     permissions: gate,
     hooks,
     conversations,
+    sentAt: () => formatSentAt(new Date(clock.now()), config.timezone),
     systemPrompt: ({ sessionKey, interactive }) =>
       buildSystemPrompt({
         now: new Date(clock.now()),

@@ -17,6 +17,8 @@ export type EngineDeps = {
   conversations: ConversationRepository;
   /** Built once per submitted message (carries the current time). */
   systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean }): string;
+  /** When given, each message from the person is stored starting with `[<sentAt()>]`. */
+  sentAt?(): string;
   costUsd(model: string, usage: Usage): number;
   workspace: string;
   maxTurns: number;
@@ -82,7 +84,8 @@ export class QueryEngine {
 
   /** Runs the agent on a new user message. One run at a time per conversation. */
   async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
-    const blocks = typeof content === 'string' ? [text(content)] : content;
+    const given = typeof content === 'string' ? [text(content)] : content;
+    const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt()}]`), ...given] : given;
     // Marked before the message is stored: a crash from here on resumes this run.
     this.deps.conversations.setRunning(this.session.id, true);
     const firstOfSession = this.history.length === 0;

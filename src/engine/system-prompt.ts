@@ -18,7 +18,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     'You are hob, a personal assistant. You help one person at a time with their questions, files, shell and the web.',
     'Be direct and brief; this is a chat, not a report. Use Markdown sparingly.',
     '',
-    `Current time: ${formatNow(input.now, input.timezone)} (timezone ${input.timezone}).`,
+    // The day only: a prompt that changed every minute would void the prompt cache between
+    // messages. Each message from the person starts with the time it was sent instead.
+    `Today is ${formatDay(input.now, input.timezone)} (timezone ${input.timezone}). Each message from the person starts with the time it was sent, in [brackets].`,
     `The person is talking to you through ${input.channel}.`,
     `Workspace: ${input.workspace}. Relative paths in tools resolve there; keep your files in it.`,
     '',
@@ -34,16 +36,20 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   return lines.join('\n');
 }
 
-function formatNow(now: Date, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
+function formatDay(now: Date, timezone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }).format(now);
+}
+
+/** When a message was sent, as the model reads it at the start of the message: "Sun 29 Nov 2026, 20:54". */
+export function formatSentAt(now: Date, timezone: string): string {
+  return new Intl.DateTimeFormat('en-GB', {
     timeZone: timezone,
-    weekday: 'long',
+    weekday: 'short',
     year: 'numeric',
-    month: 'long',
+    month: 'short',
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
     hour12: false,
   }).format(now);
-  return parts;
 }

@@ -56,7 +56,7 @@ describe('hob chat survives being killed', () => {
     const resumed = fake.requests[1]?.body;
     const interrupted = resumed?.messages[2]?.content as { type: string; tool_use_id: string; is_error: boolean; content: unknown }[];
     expect(interrupted[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_long', is_error: true });
-    expect(roles(fake.requests[2]?.body)).toEqual(['user:text', 'assistant:tool_use', 'user:tool_result', 'assistant:text', 'user:text']);
+    expect(roles(fake.requests[2]?.body)).toEqual(['user:text+text', 'assistant:tool_use', 'user:tool_result', 'assistant:text', 'user:text+text']); // each message starts with its time
   });
 
   it('answers a message whose reply was cut off mid-stream', async () => {

@@ -84,8 +84,24 @@ class ConsoleSession {
     if (this.pendingAnswer) return this.pendingAnswer(line);
     if (!line) return this.prompt();
     if (this.run_) {
-      // While a run is busy, a terminal user can stop it or steer it.
-      if (line === '/stop') return this.stop();
+      // While a run is busy, a terminal user can stop it, look at it, or steer it.
+      switch (line) {
+        case '/stop':
+          return this.stop();
+        case '/status':
+          return this.printer.line(formatStatus(this.engine.status()));
+        case '/usage':
+          return this.printer.line(formatUsage(this.engine.status()));
+        case '/help':
+          return this.printer.line(HELP);
+        case '/exit':
+        case '/quit':
+          this.stop();
+          return this.lines.push(line);
+      }
+      if (/^\/[a-z]+(\s|$)/.test(line)) {
+        return this.printer.line(this.printer.dim(`(${line.split(/\s/)[0]} has to wait until this answer is done; /stop stops it)`));
+      }
       this.engine.steer(line);
       this.printer.line(this.printer.dim('(noted; hob will read this at its next step)'));
       return;

@@ -21,7 +21,7 @@ export class EventPrinter {
         break;
       case 'tool_finished': {
         const seconds = (event.durationMs / 1000).toFixed(1);
-        const mark = event.isError ? this.red(`✗ ${event.name} failed (${seconds}s): ${firstLine(event.content, 160)}`) : this.dim(`✓ ${event.name} (${seconds}s)`);
+        const mark = event.isError ? this.red(`✗ ${event.name} failed (${seconds}s): ${failureLine(event.content)}`) : this.dim(`✓ ${event.name} (${seconds}s)`);
         this.line(mark);
         break;
       }
@@ -104,6 +104,15 @@ export function formatUsage(status: EngineStatus): string {
 }
 
 const formatCount = (value: number) => value.toLocaleString('en-US');
+
+/** The first line of a failed tool's output, and its closing note ("[exit code 2]", "[timed out …]") when it has one. */
+function failureLine(content: string): string {
+  const lines = content.trimEnd().split('\n');
+  const note = lines.length > 1 && /^\[.*\]$/.test(lines.at(-1) ?? '') ? lines.at(-1) : undefined;
+  const head = lines[0] ?? '';
+  const shown = head.length > 120 ? `${head.slice(0, 120)}…` : head;
+  return note ? `${shown}${lines.length > 2 ? ' …' : ''} ${note}` : firstLine(content, 160);
+}
 
 function firstLine(value: string, max: number): string {
   const line = value.split('\n', 1)[0] ?? '';

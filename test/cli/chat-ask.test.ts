@@ -55,6 +55,16 @@ describe('hob chat and hob ask', () => {
     expect(hob.output()).toContain('That file is off limits.');
   });
 
+  it('piped chat: a failed command shows its first line and its exit code', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'echo first line; echo second line; exit 3' } }] }, { text: 'It failed.' });
+    const { path } = setup();
+    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
+    hob.child.stdin.end('run it\ny\n');
+    expect(await hob.exited).toBe(0);
+    expect(hob.output()).toMatch(/✗ bash failed \([\d.]+s\): first line … \[exit code 3\]/);
+  });
+
   it('piped chat: n denies, and the model hears it', async () => {
     fake = await startFakeAnthropic();
     fake.push({ toolCalls: [{ name: 'bash', input: { command: 'rm -rf /tmp/x' } }] }, { text: 'Understood, nothing deleted.' });

@@ -86,18 +86,17 @@ export class QueryEngine {
   async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
     const given = typeof content === 'string' ? [text(content)] : content;
     const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt()}]`), ...given] : given;
-    // Marked before the message is stored: a crash from here on resumes this run.
-    this.deps.conversations.setRunning(this.session.id, true);
     const firstOfSession = this.history.length === 0;
     const pending = this.pendingWork();
-    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
+    // The message is stored together with the session's running mark: from here on, a crash resumes this run.
+    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
     if (pending.kind !== 'none' && this.history.at(-1)?.role === 'user') {
       // Roles must alternate: fold the new text into the last user message.
       const last = this.history.at(-1) as Message;
       last.content.push(...blocks);
-      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks });
+      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts' });
     } else {
-      this.append({ role: 'user', content: blocks });
+      this.append({ role: 'user', content: blocks }, { run: 'starts' });
     }
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {
@@ -172,6 +171,7 @@ export class QueryEngine {
   private async *run(options: SubmitOptions): AsyncGenerator<AgentEvent> {
     if (this.running) throw new Error(`conversation ${this.sessionKey} is already running`);
     this.running = true;
+    let settled = false;
     const interactive = options.interactive ?? true;
     try {
       const events = runQuery({
@@ -196,14 +196,20 @@ export class QueryEngine {
         },
       });
       for await (const event of events) {
-        if (event.type === 'assistant_message' || event.type === 'user_message') this.append(event.message);
+        if (event.type === 'assistant_message' && toolUses(event.message).length === 0) {
+          // The answer: the run ends with it, so the running mark clears in the same write.
+          this.append(event.message, { run: 'ends' });
+          settled = true;
+        } else if (event.type === 'assistant_message' || event.type === 'user_message') {
+          this.append(event.message);
+        }
         if (event.type === 'usage') this.recordUsage(event.model, event.usage);
         yield event;
       }
     } finally {
       this.running = false;
       // Stopped for a shutdown: left marked, so the next start picks it up.
-      if (!(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle();
+      if (!settled && !(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle();
     }
   }
 
@@ -216,9 +222,9 @@ export class QueryEngine {
     }
   }
 
-  private append(message: Message): void {
+  private append(message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
     this.history.push(message);
-    this.deps.conversations.appendMessage(this.session.id, message);
+    this.deps.conversations.appendMessage(this.session.id, message, options);
   }
 
   private recordUsage(model: string, usage: Usage): void {

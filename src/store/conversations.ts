@@ -12,6 +12,7 @@ export type UsageTotals = Usage & { costUsd: number; requests: number };
  */
 export class ConversationRepository {
   private readonly statements;
+  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined) => void;
 
   constructor(
     private readonly db: Db,
@@ -40,6 +41,12 @@ export class ConversationRepository {
                 COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
       ),
     };
+    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined) => {
+      const now = this.clock.now();
+      this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
+      this.statements.touch.run(now, sessionId);
+      if (running !== undefined) this.statements.setRunning.run(running ? 1 : 0, sessionId);
+    });
   }
 
   /** The conversation's active session, created on first use. */
@@ -60,11 +67,15 @@ export class ConversationRepository {
     return { id, sessionKey, createdAt: now, updatedAt: now };
   }
 
-  appendMessage(sessionId: string, message: Message): void {
-    const now = this.clock.now();
-    this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
-    this.statements.touch.run(now, sessionId);
+  /**
+   * Appends one message (one row, one transaction). `run: 'starts' | 'ends'` also sets the
+   * session's running mark in the same transaction: message and mark are stored together.
+   */
+  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
+    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts');
   }
+
+
 
   /**
    * Marks a run in flight (set when it starts, cleared when it ends, also when stopped). A

@@ -172,12 +172,15 @@ export class QueryEngine {
     if (this.running) throw new Error(`conversation ${this.sessionKey} is already running`);
     this.running = true;
     let settled = false;
+    // The run writes to the session it started in, even if /new starts another meanwhile.
+    const session = this.session;
+    const history = this.history;
     const interactive = options.interactive ?? true;
     try {
       const events = runQuery({
         provider: this.deps.provider,
         system: this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive }),
-        messages: this.history,
+        messages: history,
         tools: this.deps.tools,
         permissions: this.deps.permissions,
         hooks: this.deps.hooks,
@@ -198,41 +201,48 @@ export class QueryEngine {
       for await (const event of events) {
         if (event.type === 'assistant_message' && toolUses(event.message).length === 0) {
           // The answer: the run ends with it, so the running mark clears in the same write.
-          this.append(event.message, { run: 'ends' });
+          this.appendTo(session, history, event.message, { run: 'ends' });
           settled = true;
         } else if (event.type === 'assistant_message' || event.type === 'user_message') {
-          this.append(event.message);
+          this.appendTo(session, history, event.message);
         }
-        if (event.type === 'usage') this.recordUsage(event.model, event.usage);
+        if (event.type === 'usage') this.recordUsage(session, event.model, event.usage);
         yield event;
       }
     } finally {
       this.running = false;
       // Stopped for a shutdown: left marked, so the next start picks it up.
-      if (!settled && !(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle();
+      if (!settled && !(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle(session);
     }
   }
 
   /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
-  private settle(): void {
+  private settle(session: SessionRow): void {
     try {
-      this.deps.conversations.setRunning(this.session.id, false);
+      this.deps.conversations.setRunning(session.id, false);
     } catch {
       // The store is gone (hob is closing); the next start sees the run as cut off and resumes it.
     }
   }
 
   private append(message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
-    this.history.push(message);
-    this.deps.conversations.appendMessage(this.session.id, message, options);
+    this.appendTo(this.session, this.history, message, options);
   }
 
-  private recordUsage(model: string, usage: Usage): void {
+  private appendTo(session: SessionRow, history: Message[], message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
+    history.push(message);
+    this.deps.conversations.appendMessage(session.id, message, options);
+  }
+
+  /** Usage counts toward the session it was spent in; the totals shown are the current session's. */
+  private recordUsage(session: SessionRow, model: string, usage: Usage): void {
     const cost = this.deps.costUsd(model, usage);
-    this.usage = addUsage(this.usage, usage);
-    this.cost += cost;
-    this.requests += 1;
-    this.deps.conversations.recordUsage(this.session.id, model, usage, cost);
+    if (session === this.session) {
+      this.usage = addUsage(this.usage, usage);
+      this.cost += cost;
+      this.requests += 1;
+    }
+    this.deps.conversations.recordUsage(session.id, model, usage, cost);
   }
 
   private pendingWork(notStarted: ReadonlySet<string> = new Set()): { kind: 'none' } | { kind: 'user_waiting' } | { kind: 'unanswered_tools'; results: ToolResultBlock[] } {

@@ -109,6 +109,11 @@ async function* runToolCall(call: ToolUseBlock, env: ToolRunEnv): CallGenerator 
   if (decision.behavior === 'ask') {
     yield { type: 'approval_requested', id: call.id, name: tool.name, summary };
     const answer = await askPerson(env, call, summary, decision.reason);
+    if (context.signal.aborted) {
+      // Stopped while waiting (by /stop or a shutdown): not the person's "no".
+      yield refused(call, tool.name, 'stopped before an answer', summary);
+      return result(call, `Not run: ${typeof context.signal.reason === 'string' ? context.signal.reason : 'the run was stopped'} while this call waited for approval. Call it again if it is still needed.`, true);
+    }
     const refusal = refusalText(answer, env.approvalTimeoutSeconds);
     if (refusal) {
       yield refused(call, tool.name, answer === 'timeout' ? 'no answer in time' : 'not approved', summary);

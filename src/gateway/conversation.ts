@@ -132,13 +132,15 @@ export class Conversation {
     return this.controller ? 'queued' : 'started';
   }
 
-  /** Aborts the run and clears the queue; returns how many queued messages were dropped. */
+  /** Aborts the run and clears the queue (also what was sent to steer it); returns how many messages were dropped. */
   stop(): { wasRunning: boolean; dropped: number } {
     const dropped = this.queue.splice(0);
     for (const message of dropped) this.markDone(message.inboxIds);
+    const steered = this.engineInstance?.takeSteering().length ?? 0;
+    this.markDone(this.steeredInboxIds.splice(0).flat());
     const wasRunning = Boolean(this.controller);
     this.controller?.abort();
-    return { wasRunning, dropped: dropped.length };
+    return { wasRunning, dropped: dropped.length + steered };
   }
 
   /**
@@ -255,6 +257,8 @@ export class Conversation {
       typing.stop();
       this.lastActive = this.deps.clock.now();
     }
+    // A run cut by the shutdown resumes at the next start: no "Stopped." for it now.
+    if (this.closing && !reporter.answered) return;
     try {
       await reporter.finish();
     } catch (error) {
@@ -291,7 +295,10 @@ export class Conversation {
     const timeout = new Promise<string>((resolve) => {
       timer = setTimeout(() => resolve('(no answer: the person did not reply in time)'), this.deps.questionTimeoutSeconds * 1000);
     });
-    const aborted = new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('(cancelled)'), { once: true }));
+    const aborted = new Promise<string>((resolve) => {
+      if (signal.aborted) resolve('(cancelled)'); // stopped while the question was being sent
+      signal.addEventListener('abort', () => resolve('(cancelled)'), { once: true });
+    });
     const result = await Promise.race([answer, timeout, aborted]);
     clearTimeout(timer);
     this.question = undefined;
@@ -327,7 +334,11 @@ export class Conversation {
   }
 
   private async send(message: OutboundMessage): Promise<SentRef | undefined> {
-    if (this.closing) return undefined;
+    if (this.closing) {
+      // hob is stopping: what must still reach the person goes out from the next start.
+      this.deps.delivery.record(this.adapter.platform, this.target, message, this.key);
+      return undefined;
+    }
     return this.deps.delivery.send(this.adapter.platform, this.target, message, this.key);
   }
 

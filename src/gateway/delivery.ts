@@ -73,10 +73,17 @@ export class Delivery {
     }
   }
 
-  /** Withdraws a delivery that has not gone out yet; false when it already has. */
+  /**
+   * Withdraws a delivery that has not gone out yet; false when it already has. Whoever waits
+   * for it still hears if a send already in flight lands after all.
+   */
   cancel(outboxId: number, reason: string): boolean {
-    this.onSent.delete(outboxId);
     return this.outbox.cancel(outboxId, reason);
+  }
+
+  /** Records a message for the worker without sending it now (hob is closing: the next start sends it). */
+  record(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): void {
+    this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now: this.clock.now() });
   }
 
   /** Starts the worker that retries pending deliveries (and sends those left by a crash). */
@@ -87,9 +94,16 @@ export class Delivery {
     void this.flush();
   }
 
-  stop(): void {
+  /** Stops the worker and waits for a pass in progress, so no send is cut off by closing the store. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    await this.flushing;
+  }
+
+  /** At start-up no send is in flight: rows a previous process leased are due again. */
+  releaseLeases(): void {
+    this.outbox.releaseLeases(this.clock.now());
   }
 
   /** Sends every due pending delivery once. Concurrent calls share one pass. */

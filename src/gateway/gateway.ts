@@ -107,12 +107,14 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
+    // First: what the previous process leased is due again, before anything new is sent.
+    this.delivery.releaseLeases();
     const notStarted = await this.broker.recoverAfterRestart(this.adapters);
     for (const key of sessionsWithPendingWork(this.options.db)) {
       const found = this.conversationForKey(key);
       found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
     }
-    for (const row of this.inbox.queued()) this.requeue(row.id, row.sessionKey, JSON.parse(row.message) as StoredInbound);
+    this.requeueInbox();
     for (const adapter of this.adapters.values()) {
       await adapter.start(this);
       // Everyone's menu leaves out the owner's commands; the owners' DMs show them all.
@@ -122,7 +124,7 @@ export class Gateway implements InboundSink {
         this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
       );
     }
-    this.delivery.start(1000, { afterRestart: true });
+    this.delivery.start(1000);
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
   }
@@ -144,7 +146,7 @@ export class Gateway implements InboundSink {
       await Promise.race([Promise.all(this.pool.all().map((conversation) => conversation.shutdown())), grace]);
       clearTimeout(timer);
     }
-    this.delivery.stop();
+    await this.delivery.stop();
   }
 
   message(message: InboundMessage): void {
@@ -219,6 +221,8 @@ export class Gateway implements InboundSink {
     const adapter = this.adapters.get(message.platform);
     if (!adapter) return;
     const inboxIds = parts.map((part) => part.inboxId);
+    // Parts put together stay together if hob restarts before answering them.
+    if (inboxIds.length > 1) this.inbox.setBatch(inboxIds);
     const conversation = this.conversation(key, adapter, message, message.chatType);
     const result = conversation.enqueue({
       inboxIds,
@@ -305,20 +309,41 @@ export class Gateway implements InboundSink {
     return { conversation: this.conversation(key, adapter, { chatId, threadId }, chatType), requesterId };
   }
 
-  /** A message that was still queued when hob stopped; its files come back through their refs. */
-  private requeue(inboxId: number, key: string, stored: StoredInbound): void {
-    const adapter = this.adapters.get(stored.platform);
-    if (!adapter) return;
-    const kept = typeof stored.attachments === 'number' ? [] : stored.attachments;
+  /** Messages still queued when hob stopped, in order; parts of one paste or album together. */
+  private requeueInbox(): void {
+    const rows = this.inbox.queued();
+    for (let index = 0; index < rows.length; ) {
+      const first = rows[index] as (typeof rows)[number];
+      let end = index + 1;
+      while (first.batch !== null && end < rows.length && rows[end]?.batch === first.batch) end += 1;
+      this.requeue(first.sessionKey, rows.slice(index, end).map((row) => ({ id: row.id, stored: JSON.parse(row.message) as StoredInbound })));
+      index = end;
+    }
+  }
+
+  /** One queued message (or the parts of one); files come back through their refs. */
+  private requeue(key: string, parts: { id: number; stored: StoredInbound }[]): void {
+    const [head] = parts;
+    const adapter = head ? this.adapters.get(head.stored.platform) : undefined;
+    if (!head || !adapter) return;
     const download = adapter.download?.bind(adapter);
     const attachments: Attachment[] = [];
-    for (const attachment of kept) {
-      const { ref } = attachment;
-      if (ref !== undefined && download) attachments.push({ ...attachment, download: () => download(ref) });
+    let lostCount = 0;
+    for (const { stored } of parts) {
+      if (typeof stored.attachments === 'number') {
+        lostCount += stored.attachments;
+        continue;
+      }
+      for (const attachment of stored.attachments) {
+        const { ref } = attachment;
+        if (ref !== undefined && download) attachments.push({ ...attachment, download: () => download(ref) });
+        else lostCount += 1;
+      }
     }
-    const lostCount = (typeof stored.attachments === 'number' ? stored.attachments : kept.length) - attachments.length;
+    const text = parts.map(({ stored }) => stored.text).filter((part) => part !== '').join('\n');
     const lost = lostCount ? `\n[${lostCount} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
-    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxIds: [inboxId], userId: stored.userId, userName: stored.userName, text: stored.text + lost, attachments });
+    const { stored } = head;
+    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxIds: parts.map((part) => part.id), userId: stored.userId, userName: stored.userName, text: text + lost, attachments });
   }
 
   private async reply(message: InboundMessage, text: string): Promise<void> {

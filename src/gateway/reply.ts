@@ -52,6 +52,11 @@ export class RunReporter {
 
   constructor(private readonly options: ReplyOptions) {}
 
+  /** Whether the run produced an answer for the person. */
+  get answered(): boolean {
+    return this.answer.trim() !== '';
+  }
+
   onEvent(event: AgentEvent): void {
     switch (event.type) {
       case 'tool_started':
@@ -144,8 +149,12 @@ export class RunReporter {
       try {
         if (!this.progressRef) {
           // A failed first send leaves no ref: the next update tries again, nothing arrives late.
-          this.progressRef = await this.options.sendNow({ text, plain: true, ...this.replyTo() });
-          if (!this.progressRef) this.lastShown = '';
+          const reply = this.replyTo();
+          this.progressRef = await this.options.sendNow({ text, plain: true, ...reply });
+          if (!this.progressRef) {
+            this.lastShown = '';
+            if (reply.replyTo !== undefined) this.replied = false; // the answer replies instead
+          }
         }
         else await this.options.adapter.edit(this.progressRef, { text, plain: true });
       } catch (error) {

@@ -27,7 +27,7 @@ export class InboxRepository {
   /** The newest message stored for a conversation (who wrote it, from what kind of chat). */
   latestFor(sessionKey: string): string | undefined {
     return this.db
-      .prepare<[string], { message: string }>("SELECT message FROM inbox WHERE session_key = ? AND message != '' ORDER BY id DESC LIMIT 1")
+      .prepare<[string], { message: string }>("SELECT message FROM inbox WHERE session_key = ? AND status = 'done' AND message != '' ORDER BY id DESC LIMIT 1")
       .get(sessionKey)?.message;
   }
 
@@ -35,10 +35,22 @@ export class InboxRepository {
     this.db.prepare("UPDATE inbox SET status = 'done' WHERE id = ?").run(id);
   }
 
-  queued(): { id: number; platform: string; sessionKey: string; message: string }[] {
+  queued(): { id: number; platform: string; sessionKey: string; message: string; batch: number | null }[] {
     return this.db
-      .prepare<[], { id: number; platform: string; session_key: string; message: string }>("SELECT id, platform, session_key, message FROM inbox WHERE status = 'queued' ORDER BY id")
+      .prepare<[], { id: number; platform: string; session_key: string; message: string; batch: number | null }>(
+        "SELECT id, platform, session_key, message, batch FROM inbox WHERE status = 'queued' ORDER BY id",
+      )
       .all()
-      .map((row) => ({ id: row.id, platform: row.platform, sessionKey: row.session_key, message: row.message }));
+      .map((row) => ({ id: row.id, platform: row.platform, sessionKey: row.session_key, message: row.message, batch: row.batch }));
+  }
+
+  /** Marks rows as parts of one message (a long paste, an album): they are answered together. */
+  setBatch(ids: number[]): void {
+    const [first] = ids;
+    if (first === undefined) return;
+    const mark = this.db.prepare('UPDATE inbox SET batch = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) mark.run(first, id);
+    })();
   }
 }

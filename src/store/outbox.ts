@@ -63,13 +63,14 @@ export class OutboxRepository {
   /**
    * Whether an earlier message to the same chat waits to be sent (it failed, or it waits in
    * line): this one must wait behind it, or the person would read the answer out of order.
-   * A first attempt in flight does not hold others back.
+   * A first attempt in flight does not hold others back; a deferred or failed one does, also
+   * while the worker is sending it (it carries a last_error).
    */
   blockedBy(id: number, platform: string, chatId: string, now: number): boolean {
     return (
       this.db
         .prepare<[string, string, number, number], { n: number }>(
-          "SELECT COUNT(*) n FROM outbox WHERE platform = ? AND chat_id = ? AND id < ? AND status = 'pending' AND (attempts > 0 OR next_attempt_at <= ?)",
+          "SELECT COUNT(*) n FROM outbox WHERE platform = ? AND chat_id = ? AND id < ? AND status = 'pending' AND (attempts > 0 OR last_error IS NOT NULL OR next_attempt_at <= ?)",
         )
         .get(platform, chatId, id, now)?.n !== 0
     );

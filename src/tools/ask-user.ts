@@ -13,6 +13,10 @@ export const askUserTool = defineTool({
   readOnly: true,
   run: async ({ question, options }, ctx) => {
     const answer = await ctx.interaction.choose(question, options, ctx.signal);
+    if (ctx.signal.aborted) {
+      const why = typeof ctx.signal.reason === 'string' ? ctx.signal.reason : 'the run was stopped';
+      return { content: `Not answered: ${why} before the person replied. Ask again if you still need to know.`, isError: true };
+    }
     return `The person answered: ${answer}`;
   },
 });

@@ -29,7 +29,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  delivery.stop();
+  await delivery.stop();
   await telegram.stop();
   await fake.close();
   db.close();

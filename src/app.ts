@@ -89,7 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const gate: PermissionGate = {
     evaluate: (query) => permissions.evaluate(query),
     rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
-    isSensitivePath: (path) => permissions.isSensitivePath(path),
+    isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
   };
   const tools = new ToolRegistry([
     ...builtinTools({

@@ -10,7 +10,7 @@ export interface PermissionGate {
   /** Called when the person chose "always allow"; persists the narrow rule. */
   rememberAlways(userId: string, rule: AlwaysRule): void;
   /** Secrets hob never shows (~/.ssh, credentials, its own config): tools that walk trees skip them. */
-  isSensitivePath?(path: string): boolean;
+  isSensitivePath?(path: string, resolved?: boolean): boolean;
 }
 
 /** What the loop needs from the hooks layer. Must not throw. */

@@ -190,7 +190,7 @@ export class QueryEngine {
         drainSteering: () => this.steering.splice(0),
         context: {
           signal: options.signal,
-          isSensitivePath: (path) => this.deps.permissions.isSensitivePath?.(path) ?? false,
+          isSensitivePath: (path, resolved) => this.deps.permissions.isSensitivePath?.(path, resolved) ?? false,
           workspace: this.deps.workspace,
           sessionKey: this.sessionKey,
           userId: options.userId,

@@ -68,7 +68,7 @@ export type PermissionChecker = {
   mode(): PermissionMode;
   setMode(mode: PermissionMode): void;
   /** For tools that walk directory trees: skip entries for which this says yes. */
-  isSensitivePath(path: string): boolean;
+  isSensitivePath(path: string, resolved?: boolean): boolean;
 };
 
 export function createPermissionChecker(
@@ -203,7 +203,7 @@ export function createPermissionChecker(
     setMode(mode) {
       currentMode = mode;
     },
-    isSensitivePath: (path) => sensitive.isSensitive(path),
+    isSensitivePath: (path, resolved) => sensitive.isSensitive(path, resolved),
   };
 }
 

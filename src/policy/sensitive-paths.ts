@@ -63,7 +63,11 @@ export type SensitivePaths = {
   /** Best-effort scan of a shell command's words for sensitive paths (defence in depth, not a sandbox). */
   checkCommand(command: string): string | undefined;
   /** True when either form of the target is sensitive (for tools that walk directory trees). */
-  isSensitive(path: string): boolean;
+  /**
+   * `resolved`: the path is absolute and already real (a walk that does not follow links,
+   * under a real root): no file system calls, for checking thousands of entries quickly.
+   */
+  isSensitive(path: string, resolved?: boolean): boolean;
   /** `~/…` for paths under the home directory, for readable reasons. */
   display(absolutePath: string): string;
 };
@@ -126,7 +130,8 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
     return undefined;
   }
 
-  function isSensitive(path: string): boolean {
+  function isSensitive(path: string, resolved = false): boolean {
+    if (resolved) return isSecretPath(resolve(path));
     const target = resolveTarget(path);
     return isSecretPath(target.lexical) || isSecretPath(target.real);
   }

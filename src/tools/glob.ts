@@ -4,7 +4,7 @@ import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from './tool.js';
 import type { ToolOutput } from './tool.js';
-import { displayPath, errorCode, pathTarget, resolveToolPath } from './paths.js';
+import { displayPath, errorCode, pathTarget, resolveToolPath, walkSecretCheck } from './paths.js';
 
 export const GLOB_MAX_RESULTS = 200;
 /** Past this many matches, sorting by mtime would cost a stat per file; sort by path instead. */
@@ -58,7 +58,8 @@ export const globTool = defineTool({
       signal: ctx.signal,
     });
     // Secrets (keys, credentials, hob's own config) are not listed, even by name.
-    const files = found.filter((file) => !ctx.isSensitivePath?.(file));
+    const isSecret = await walkSecretCheck(base, ctx.isSensitivePath);
+    const files = found.filter((file) => !isSecret(file));
     const hiddenNote = files.length < found.length ? '\n[paths that hold secrets were left out]' : '';
     if (files.length === 0) return `No files match ${input.pattern} in ${shownBase === '.' ? 'the workspace' : shownBase}.${hiddenNote}`;
 

@@ -7,7 +7,7 @@ import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool } from './tool.js';
 import type { ToolOutput } from './tool.js';
-import { displayPath, errorCode, pathTarget, resolveToolPath } from './paths.js';
+import { displayPath, errorCode, pathTarget, resolveToolPath, walkSecretCheck } from './paths.js';
 
 export type GrepToolOptions = {
   /**
@@ -77,7 +77,7 @@ export function grepTool(options: GrepToolOptions = {}) {
         maxResults: input.max_results ?? DEFAULT_MAX_RESULTS,
         workspace: ctx.workspace,
         signal: ctx.signal,
-        isSensitive: (candidate) => ctx.isSensitivePath?.(candidate) ?? false,
+        isSensitive: await walkSecretCheck(base, ctx.isSensitivePath),
       };
       const binary = ripgrep === false ? undefined : ripgrep === 'auto' ? 'rg' : ripgrep;
       const found = binary !== undefined && (await ripgrepWorks(binary)) ? await searchWithRipgrep(binary, search) : await searchWithJs(search);

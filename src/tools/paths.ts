@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -40,4 +41,15 @@ export function errorCode(error: unknown): string | undefined {
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;
+}
+
+/**
+ * A fast secret check for the entries of a walk under `base` that does not follow links:
+ * each entry is checked as named and as it really is (under the real root), with no file
+ * system call per entry. The root itself gets the full check (links and all).
+ */
+export async function walkSecretCheck(base: string, isSensitivePath: ((path: string, resolved?: boolean) => boolean) | undefined): Promise<(entry: string) => boolean> {
+  if (!isSensitivePath) return () => false;
+  const realBase = await realpath(base).catch(() => base);
+  return (entry) => isSensitivePath(entry, true) || isSensitivePath(path.join(realBase, path.relative(base, entry)), true);
 }

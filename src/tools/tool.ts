@@ -18,7 +18,7 @@ export type ToolContext = {
    * Whether a path is one of the secrets hob never shows. The permission check sees only the
    * path a call names; a tool that walks a tree (grep, glob) must skip these on the way.
    */
-  isSensitivePath?(path: string): boolean;
+  isSensitivePath?(path: string, resolved?: boolean): boolean;
 };
 
 export type ToolOutput = string | { content: string; isError?: boolean };

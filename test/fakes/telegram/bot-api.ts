@@ -1,5 +1,5 @@
 import { getFile, sendMedia } from './media.js';
-import { badRequest, formatText, readReplyMarkup, readReplyTarget, type Params } from './params.js';
+import { badRequest, formatText, readReplyMarkup, readReplyTarget, type FormattedText, type Params } from './params.js';
 import type { AnsweredCallback, Json, UploadedFile } from './types.js';
 import type { UpdateFeed } from './update-feed.js';
 import { commandsKey, type FakeWorld } from './world.js';
@@ -107,57 +107,19 @@ export const botApiMethods: Record<string, Method> = {
     const stored = editable(world, params);
     if (stored.kind !== 'text') throw badRequest('there is no text in the message to edit');
     const source = params.string('text') ?? '';
-    const parseMode = params.string('parse_mode');
-    const formatted = formatText(source, parseMode, params.json('entities'));
+    const formatted = formatText(source, params.string('parse_mode'), params.json('entities'));
     if (formatted.text.trim() === '') throw badRequest('message text is empty');
     if (formatted.text.length > 4096) throw badRequest('MESSAGE_TOO_LONG');
-    // Omitting reply_markup in an edit removes the keyboard, as on Telegram.
-    const replyMarkup = readReplyMarkup(params);
-    const unchanged =
-      formatted.text === stored.visibleText &&
-      JSON.stringify(formatted.entities) === JSON.stringify(stored.entities) &&
-      JSON.stringify(replyMarkup) === JSON.stringify(stored.replyMarkup);
-    if (unchanged) throw badRequest(notModified);
-    stored.sentText = source;
-    if (parseMode !== undefined) stored.parseMode = parseMode;
-    else delete stored.parseMode;
-    stored.visibleText = formatted.text;
-    stored.entities = formatted.entities;
-    const { entities: _entities, reply_markup: _markup, ...rest } = stored.message;
-    stored.message = {
-      ...rest,
-      text: formatted.text,
-      ...(formatted.entities.length > 0 ? { entities: formatted.entities } : {}),
-    };
-    return applyEdit(world, stored, replyMarkup);
+    return editShown(world, stored, params, source, formatted, 'text');
   },
 
   editmessagecaption: ({ world, params }) => {
     const stored = editable(world, params);
     if (stored.kind === 'text') throw badRequest('there is no caption in the message to edit');
     const source = params.string('caption') ?? '';
-    const parseMode = params.string('parse_mode');
-    const formatted = formatText(source, parseMode, params.json('caption_entities'));
+    const formatted = formatText(source, params.string('parse_mode'), params.json('caption_entities'));
     if (formatted.text.length > 1024) throw badRequest('message caption is too long');
-    // Omitting reply_markup in an edit removes the keyboard, as on Telegram.
-    const replyMarkup = readReplyMarkup(params);
-    const unchanged =
-      formatted.text === stored.visibleText &&
-      JSON.stringify(formatted.entities) === JSON.stringify(stored.entities) &&
-      JSON.stringify(replyMarkup) === JSON.stringify(stored.replyMarkup);
-    if (unchanged) throw badRequest(notModified);
-    stored.sentText = source;
-    if (parseMode !== undefined) stored.parseMode = parseMode;
-    else delete stored.parseMode;
-    stored.visibleText = formatted.text;
-    stored.entities = formatted.entities;
-    const { caption: _caption, caption_entities: _entities, reply_markup: _markup, ...rest } = stored.message;
-    stored.message = {
-      ...rest,
-      ...(formatted.text !== '' ? { caption: formatted.text } : {}),
-      ...(formatted.entities.length > 0 ? { caption_entities: formatted.entities } : {}),
-    };
-    return applyEdit(world, stored, replyMarkup);
+    return editShown(world, stored, params, source, formatted, 'caption');
   },
 
   editmessagereplymarkup: ({ world, params }) => {
@@ -239,6 +201,41 @@ function editable(world: FakeWorld, params: Params) {
   if (!stored || stored.deleted) throw badRequest('message to edit not found');
   if (stored.author !== 'bot') throw badRequest("message can't be edited");
   return stored;
+}
+
+/**
+ * The common part of editing what a message shows (its text, or a file's caption): refuses an
+ * edit that changes nothing, as Telegram does, then stores the new text, entities and keyboard.
+ */
+function editShown(
+  world: FakeWorld,
+  stored: ReturnType<typeof editable>,
+  params: Params,
+  source: string,
+  formatted: FormattedText,
+  place: 'text' | 'caption',
+): Json {
+  // Omitting reply_markup in an edit removes the keyboard, as on Telegram.
+  const replyMarkup = readReplyMarkup(params);
+  const unchanged =
+    formatted.text === stored.visibleText &&
+    JSON.stringify(formatted.entities) === JSON.stringify(stored.entities) &&
+    JSON.stringify(replyMarkup) === JSON.stringify(stored.replyMarkup);
+  if (unchanged) throw badRequest(notModified);
+  const parseMode = params.string('parse_mode');
+  stored.sentText = source;
+  if (parseMode !== undefined) stored.parseMode = parseMode;
+  else delete stored.parseMode;
+  stored.visibleText = formatted.text;
+  stored.entities = formatted.entities;
+  const entitiesKey = place === 'text' ? 'entities' : 'caption_entities';
+  const { [place]: _shown, [entitiesKey]: _entities, reply_markup: _markup, ...rest } = stored.message;
+  stored.message = {
+    ...rest,
+    ...(place === 'text' || formatted.text !== '' ? { [place]: formatted.text } : {}),
+    ...(formatted.entities.length > 0 ? { [entitiesKey]: formatted.entities } : {}),
+  };
+  return applyEdit(world, stored, replyMarkup);
 }
 
 function applyEdit(world: FakeWorld, stored: ReturnType<typeof editable>, replyMarkup: Json | undefined): Json {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
@@ -65,6 +66,34 @@ describe('hob start survives being killed', () => {
     expect(telegram.chat(-5).filter((m) => m.text.includes('Pong from hob.'))).toHaveLength(1);
     const resumed = JSON.stringify(model.requests[2]?.body.messages);
     expect(resumed).toContain('Not run: hob restarted while this call waited for approval');
+    second.kill();
+  });
+
+  it('on SIGTERM stops a running command (no process left behind), exits 0, and the next start picks the run up', async () => {
+    model = await startFakeAnthropic();
+    telegram = await startFakeTelegram({ botUsername: 'hob_bot' });
+    const dir = tempDir('hob-sigterm-');
+    const path = config(dir);
+    const marker = `sleep 37.${Date.now() % 100_000}`; // a unique argument, to find that very process
+    model.push({ toolCalls: [{ id: 'toolu_sleep', name: 'bash', input: { command: `${marker}; echo woke` } }] });
+
+    const first = start(path);
+    await first.waitFor('hob is running on telegram as @hob_bot');
+    telegram.sendText(ANN, DM, 'take a nap');
+    const prompt = await telegram.waitFor(() => telegram?.chat(100).find((m) => m.text.includes('sleep 37')), 10_000, 'the approval prompt');
+    const allow = (prompt.replyMarkup as { inline_keyboard: { text: string; callback_data: string }[][] }).inline_keyboard.flat().find((b) => b.text === 'Allow once');
+    telegram.pressButton(ANN, DM, prompt.messageId, allow?.callback_data ?? '');
+    const running = () => spawnSync('pgrep', ['-f', marker]).status === 0;
+    for (let i = 0; i < 200 && !running(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running(), JSON.stringify(telegram.chat(100).map((m) => m.text))).toBe(true);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(spawnSync('pgrep', ['-f', marker]).status).toBe(1); // killed with hob, not orphaned
+
+    model.push({ text: 'My nap was cut short by a restart. Again?' });
+    const second = start(path);
+    await telegram.waitFor(() => telegram?.chat(100).find((m) => m.text.includes('cut short by a restart')), 15_000, 'the resumed run');
+    expect(JSON.stringify(model.requests[1]?.body.messages)).toContain('hob is shutting down');
     second.kill();
   });
 });

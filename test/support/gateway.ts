@@ -42,7 +42,7 @@ export async function startTestGateway(
     provider,
     tools: new ToolRegistry(overrides.tools ?? [bashTool({ defaultTimeoutSeconds: 30 })]),
     permissions: { evaluate: (query) => permissions.evaluate(query), rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
-      isSensitivePath: (path) => permissions.isSensitivePath(path),
+      isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
     },
     hooks: noHooks,
     conversations: new ConversationRepository(db, systemClock),

@@ -312,12 +312,13 @@ export class Gateway implements InboundSink {
   /** Messages still queued when hob stopped, in order; parts of one paste or album together. */
   private requeueInbox(): void {
     const rows = this.inbox.queued();
-    for (let index = 0; index < rows.length; ) {
-      const first = rows[index] as (typeof rows)[number];
-      let end = index + 1;
-      while (first.batch !== null && end < rows.length && rows[end]?.batch === first.batch) end += 1;
-      this.requeue(first.sessionKey, rows.slice(index, end).map((row) => ({ id: row.id, stored: JSON.parse(row.message) as StoredInbound })));
-      index = end;
+    const taken = new Set<number>();
+    for (const row of rows) {
+      if (taken.has(row.id)) continue;
+      // A batch's rows need not be adjacent: another chat's message may have landed between them.
+      const parts = row.batch === null ? [row] : rows.filter((other) => other.batch === row.batch && other.sessionKey === row.sessionKey);
+      for (const part of parts) taken.add(part.id);
+      this.requeue(row.sessionKey, parts.map((part) => ({ id: part.id, stored: JSON.parse(part.message) as StoredInbound })));
     }
   }
 

@@ -27,6 +27,8 @@ export class Coalescer {
     private readonly options: CoalesceOptions,
     /** Receives the parts of a finished batch, in arrival order (one part when nothing followed). */
     private readonly release: (key: string, parts: HeldMessage[]) => void,
+    /** Told each time a part joins a batch (so a crash while waiting keeps the parts together). */
+    private readonly grouped: (parts: HeldMessage[]) => void = () => {},
   ) {}
 
   /** True when the message was taken into a batch (it comes out through `release`). */
@@ -34,6 +36,7 @@ export class Coalescer {
     const batch = this.open.get(key);
     if (batch && this.belongs(batch, held.message)) {
       batch.parts.push(held);
+      this.grouped(batch.parts);
       clearTimeout(batch.timer);
       // A paste ends with its first part shorter than the limit.
       if (!batch.batchKey && !this.isLong(held.message)) this.finish(key);

@@ -22,6 +22,7 @@ export class Delivery {
   private flushing: Promise<void> | undefined;
   /** Who waits to learn where a delivery landed, also when a retry delivers it. */
   private readonly onSent = new Map<number, (ref: SentRef) => void>();
+  private stopping = false;
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -78,7 +79,10 @@ export class Delivery {
    * for it still hears if a send already in flight lands after all.
    */
   cancel(outboxId: number, reason: string): boolean {
-    return this.outbox.cancel(outboxId, reason);
+    const cancelled = this.outbox.cancel(outboxId, reason);
+    // A send already in flight took its callback with it (attempt reads it first).
+    if (cancelled) this.onSent.delete(outboxId);
+    return cancelled;
   }
 
   /** Records a message for the worker without sending it now (hob is closing: the next start sends it). */
@@ -87,18 +91,24 @@ export class Delivery {
   }
 
   /** Starts the worker that retries pending deliveries (and sends those left by a crash). */
-  start(intervalMs = 1000, options: { afterRestart?: boolean } = {}): void {
-    if (options.afterRestart) this.outbox.releaseLeases(this.clock.now());
+  start(intervalMs = 1000): void {
+    this.stopping = false;
     this.timer ??= setInterval(() => void this.flush(), intervalMs);
     this.timer.unref();
     void this.flush();
   }
 
-  /** Stops the worker and waits for a pass in progress, so no send is cut off by closing the store. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the worker: the pass in progress finishes the send it is in (so no send is cut off
+   * by closing the store) and takes no more rows; at most `graceMs` is waited for it.
+   */
+  async stop(graceMs = 5000): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flushing;
+    this.stopping = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.flushing, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
   }
 
   /** At start-up no send is in flight: rows a previous process leased are due again. */
@@ -116,6 +126,7 @@ export class Delivery {
   private async flushDue(): Promise<void> {
     const held = new Set<string>();
     for (const row of this.outbox.due(this.clock.now())) {
+      if (this.stopping) return;
       const chat = `${row.platform}:${row.chatId}`;
       if (!this.adapters.has(row.platform) || held.has(chat)) continue;
       if (this.outbox.blockedBy(row.id, row.platform, row.chatId, this.clock.now()) || !this.outbox.lease(row.id, this.clock.now(), this.clock.now() + LEASE_MS)) {
@@ -143,9 +154,9 @@ export class Delivery {
       return undefined;
     }
     try {
+      const sent = this.onSent.get(id);
       const ref = await adapter.send(target, message, partsSent ? { skipParts: partsSent } : {});
       this.outbox.markSent(id, ref.messageId, this.clock.now());
-      const sent = this.onSent.get(id);
       this.onSent.delete(id);
       sent?.(ref);
       return ref;

@@ -101,6 +101,7 @@ export class Gateway implements InboundSink {
         albumWaitMs: options.albumWaitMs ?? 800,
       },
       (key, parts) => this.enqueue(key, parts),
+      (parts) => this.inbox.setBatch(parts.map((part) => part.inboxId)),
     );
   }
 
@@ -221,8 +222,6 @@ export class Gateway implements InboundSink {
     const adapter = this.adapters.get(message.platform);
     if (!adapter) return;
     const inboxIds = parts.map((part) => part.inboxId);
-    // Parts put together stay together if hob restarts before answering them.
-    if (inboxIds.length > 1) this.inbox.setBatch(inboxIds);
     const conversation = this.conversation(key, adapter, message, message.chatType);
     const result = conversation.enqueue({
       inboxIds,
@@ -344,7 +343,14 @@ export class Gateway implements InboundSink {
     const text = parts.map(({ stored }) => stored.text).filter((part) => part !== '').join('\n');
     const lost = lostCount ? `\n[${lostCount} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
     const { stored } = head;
-    this.conversation(key, adapter, stored, stored.chatType).enqueue({ inboxIds: parts.map((part) => part.id), userId: stored.userId, userName: stored.userName, text: text + lost, attachments });
+    const inboxIds = parts.map((part) => part.id);
+    const conversation = this.conversation(key, adapter, stored, stored.chatType);
+    const result = conversation.enqueue({ inboxIds, userId: stored.userId, userName: stored.userName, text: text + lost, attachments });
+    if (result === 'full') {
+      for (const id of inboxIds) this.inbox.markDone(id);
+      const target = { chatId: stored.chatId, ...(stored.threadId ? { threadId: stored.threadId } : {}) };
+      void this.delivery.send(stored.platform, target, { text: `After a restart I had too many of your messages waiting, so I did not take this one: "${oneLine(stored.text, 60)}". Please send it again.`, plain: true }, key);
+    }
   }
 
   private async reply(message: InboundMessage, text: string): Promise<void> {
@@ -369,4 +375,9 @@ function describeUnsupported(kind: string): string {
     checklist: 'checklists',
   };
   return words[kind] ?? 'that kind of message';
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -112,7 +112,9 @@ export const migrations: string[] = [
   `,
   /* 4: a run in flight is marked, so a restart resumes only runs a crash cut off */ `
   ALTER TABLE sessions ADD COLUMN running INTEGER NOT NULL DEFAULT 0;
-  CREATE INDEX outbox_chat_pending ON outbox(platform, chat_id, status, id);
+  `,
+  /* 5: parts of one message stay together across a restart; per-chat outbox order is cheap */ `
   ALTER TABLE inbox ADD COLUMN batch INTEGER;
+  CREATE INDEX outbox_chat_pending ON outbox(platform, chat_id, status, id);
   `,
 ];

@@ -58,7 +58,7 @@ export const globTool = defineTool({
       signal: ctx.signal,
     });
     // Secrets (keys, credentials, hob's own config) are not listed, even by name.
-    const isSecret = await walkSecretCheck(base, ctx.isSensitivePath);
+    const isSecret = walkSecretCheck(ctx.isSensitivePath);
     const files = found.filter((file) => !isSecret(file));
     const hiddenNote = files.length < found.length ? '\n[paths that hold secrets were left out]' : '';
     if (files.length === 0) return `No files match ${input.pattern} in ${shownBase === '.' ? 'the workspace' : shownBase}.${hiddenNote}`;

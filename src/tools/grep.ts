@@ -77,7 +77,7 @@ export function grepTool(options: GrepToolOptions = {}) {
         maxResults: input.max_results ?? DEFAULT_MAX_RESULTS,
         workspace: ctx.workspace,
         signal: ctx.signal,
-        isSensitive: await walkSecretCheck(base, ctx.isSensitivePath),
+        isSensitive: walkSecretCheck(ctx.isSensitivePath),
       };
       const binary = ripgrep === false ? undefined : ripgrep === 'auto' ? 'rg' : ripgrep;
       const found = binary !== undefined && (await ripgrepWorks(binary)) ? await searchWithRipgrep(binary, search) : await searchWithJs(search);

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -44,12 +44,24 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * A fast secret check for the entries of a walk under `base` that does not follow links:
- * each entry is checked as named and as it really is (under the real root), with no file
- * system call per entry. The root itself gets the full check (links and all).
+ * A fast secret check for the entries of a walk: each entry is checked as named and as it
+ * really is, resolving each directory once (a link to ~/.aws in the middle of a path is seen)
+ * instead of every entry.
  */
-export async function walkSecretCheck(base: string, isSensitivePath: ((path: string, resolved?: boolean) => boolean) | undefined): Promise<(entry: string) => boolean> {
+export function walkSecretCheck(isSensitivePath: ((path: string, resolved?: boolean) => boolean) | undefined): (entry: string) => boolean {
   if (!isSensitivePath) return () => false;
-  const realBase = await realpath(base).catch(() => base);
-  return (entry) => isSensitivePath(entry, true) || isSensitivePath(path.join(realBase, path.relative(base, entry)), true);
+  const realDirs = new Map<string, string>();
+  const realDir = (dir: string): string => {
+    let real = realDirs.get(dir);
+    if (real === undefined) {
+      try {
+        real = realpathSync(dir);
+      } catch {
+        real = dir;
+      }
+      realDirs.set(dir, real);
+    }
+    return real;
+  };
+  return (entry) => isSensitivePath(entry, true) || isSensitivePath(path.join(realDir(path.dirname(entry)), path.basename(entry)), true);
 }

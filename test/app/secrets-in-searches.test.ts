@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
@@ -62,5 +62,15 @@ describe('searches never show secrets', () => {
     expect(result).not.toContain('credentials');
     expect(result).not.toContain('config.yaml');
     expect(result).not.toContain('hob.db');
+  });
+
+  it('glob through a link in the workspace that points at ~/.aws lists nothing from it', async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'glob', input: { pattern: 'awslink/*' } }] }, { text: 'nothing there' }]);
+    const { home, app } = await homeWithSecrets(model);
+    symlinkSync(join(home, '.aws'), join(app.config.tools.workspace, 'awslink'));
+    await collect(app.engine('console:local').submit('what is in awslink?', { userId: 'u', interaction: answering(), signal: new AbortController().signal }));
+    const result = lastToolResult(model);
+    expect(result).not.toContain('credentials');
+    expect(result).toContain('left out');
   });
 });

@@ -1,8 +1,9 @@
 import '../support/env.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTelegramAdapter, TELEGRAM_CAPABILITIES, type TelegramAdapter, type TelegramAdapterOptions } from '../../adapters/telegram/telegram-adapter.js';
+import { adapter, fake, logs, useTelegramTestbed } from '../support/telegram-testbed.js';
+import { describe, expect, it } from 'vitest';
+import { TELEGRAM_CAPABILITIES, type TelegramAdapterOptions } from '../../adapters/telegram/telegram-adapter.js';
 import type { ButtonPress, InboundMessage, InboundSink } from '../../src/gateway/channel.js';
-import { startFakeTelegram, TINY_PNG, type FakeTelegram } from '../fakes/telegram/index.js';
+import { TINY_PNG } from '../fakes/telegram/index.js';
 
 const ann = { id: 42, first_name: 'Ann', last_name: 'Lee', username: 'ann' };
 const bob = { id: 43, first_name: 'Bob' };
@@ -11,17 +12,7 @@ const team = { id: -1001234567890, type: 'supergroup' as const, title: 'Team' };
 const forum = { id: -1009876543210, type: 'supergroup' as const, title: 'Forum', is_forum: true };
 const allowedUpdates = ['message', 'edited_message', 'callback_query'];
 
-type LogEntry = { level: string; fields: Record<string, unknown>; message: string };
-
-let fake: FakeTelegram;
-let adapters: TelegramAdapter[];
-let logs: LogEntry[];
-
-const logger = {
-  info: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'info', fields, message }),
-  warn: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'warn', fields, message }),
-  error: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'error', fields, message }),
-};
+useTelegramTestbed();
 
 function inbox(onMessage: (message: InboundMessage) => void = () => {}) {
   const messages: InboundMessage[] = [];
@@ -36,28 +27,11 @@ function inbox(onMessage: (message: InboundMessage) => void = () => {}) {
   return { messages, presses, sink };
 }
 
-function adapter(options: Partial<TelegramAdapterOptions> = {}): TelegramAdapter {
-  const created = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger, autoRetryMaxDelaySeconds: 5, ...options });
-  adapters.push(created);
-  return created;
-}
-
 async function started(options: Partial<TelegramAdapterOptions> = {}, received = inbox()) {
   const telegram = adapter(options);
   await telegram.start(received.sink);
   return { telegram, ...received };
 }
-
-beforeEach(async () => {
-  fake = await startFakeTelegram({ botUsername: 'hob_test_bot' });
-  adapters = [];
-  logs = [];
-});
-
-afterEach(async () => {
-  for (const telegram of adapters) await telegram.stop();
-  await fake.close();
-});
 
 describe('Telegram adapter: what people write reaches the gateway', () => {
   it('delivers a direct message with the chat, the sender and the update id', async () => {

@@ -1,9 +1,9 @@
 import '../support/env.js';
+import { adapter, fake, logs, useTelegramTestbed } from '../support/telegram-testbed.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTelegramAdapter, type TelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
-import { startFakeTelegram, type FakeTelegram, type RecordedCall, type VisibleMessage } from '../fakes/telegram/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordedCall, VisibleMessage } from '../fakes/telegram/index.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -12,28 +12,12 @@ import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js
  * document: its text is a caption, and changing that text later must edit the caption.
  */
 
-type LogEntry = { level: string; fields: Record<string, unknown>; message: string };
-
-let fake: FakeTelegram;
-let adapters: TelegramAdapter[];
-let logs: LogEntry[];
-
-const logger = {
-  info: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'info', fields, message }),
-  warn: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'warn', fields, message }),
-  error: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'error', fields, message }),
-};
+useTelegramTestbed();
 
 const parseRefusal = { code: 400, description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 0' };
 const approvalButtons = [[{ label: 'Allow once', data: 'ap:a1:o' }, { label: 'Deny', data: 'ap:a1:d' }]];
 /** Bytes that are not valid UTF-8, so a lossy text round trip would show. */
 const binary = Buffer.from([0x00, 0xff, 0xfe, 0x41, 0x0a, 0x80, 0x42]);
-
-function adapter(): TelegramAdapter {
-  const created = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger, autoRetryMaxDelaySeconds: 5 });
-  adapters.push(created);
-  return created;
-}
 
 function buttonLabels(message: VisibleMessage | undefined): string[] {
   const rows = (message?.replyMarkup as { inline_keyboard?: { text: string }[][] } | undefined)?.inline_keyboard ?? [];
@@ -43,17 +27,6 @@ function buttonLabels(message: VisibleMessage | undefined): string[] {
 function statuses(calls: RecordedCall[]): (number | undefined)[] {
   return calls.map((call) => call.response?.status);
 }
-
-beforeEach(async () => {
-  fake = await startFakeTelegram({ botUsername: 'hob_test_bot' });
-  adapters = [];
-  logs = [];
-});
-
-afterEach(async () => {
-  for (const telegram of adapters) await telegram.stop();
-  await fake.close();
-});
 
 describe('Telegram adapter: a file is a document whose text is its caption', () => {
   it('sends a short text as the caption of a document that carries the file, byte for byte', async () => {

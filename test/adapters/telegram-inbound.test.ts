@@ -1,8 +1,8 @@
 import '../support/env.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTelegramAdapter, type TelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
+import { adapter, fake, logs, useTelegramTestbed } from '../support/telegram-testbed.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { InboundMessage, InboundSink } from '../../src/gateway/channel.js';
-import { startFakeTelegram, TINY_PNG, type FakeTelegram, type Json } from '../fakes/telegram/index.js';
+import { TINY_PNG, type Json } from '../fakes/telegram/index.js';
 
 /**
  * What the gateway learns about a message beyond its text (an edit, an album, content hob
@@ -16,25 +16,9 @@ const annChat = { id: 42, type: 'private' as const };
 const bobChat = { id: 43, type: 'private' as const };
 const team = { id: -1001234567890, type: 'supergroup' as const, title: 'Team' };
 
-type LogEntry = { level: string; fields: Record<string, unknown>; message: string };
-
 /** The fake's clock: message dates and edit dates come from it, never from the wall clock. */
-let now: number;
-let fake: FakeTelegram;
-let adapters: TelegramAdapter[];
-let logs: LogEntry[];
-
-const logger = {
-  info: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'info', fields, message }),
-  warn: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'warn', fields, message }),
-  error: (fields: Record<string, unknown>, message: string) => void logs.push({ level: 'error', fields, message }),
-};
-
-function adapter(): TelegramAdapter {
-  const created = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger, autoRetryMaxDelaySeconds: 5 });
-  adapters.push(created);
-  return created;
-}
+let now = Date.UTC(2030, 0, 15, 9, 0, 0);
+useTelegramTestbed(() => ({ botUsername: 'hob_test_bot', clock: () => now }));
 
 async function started() {
   const messages: InboundMessage[] = [];
@@ -60,16 +44,8 @@ function mediaGroupIdOf(updateIndex: number): unknown {
   return (fake.updates[updateIndex]?.message as Json | undefined)?.media_group_id;
 }
 
-beforeEach(async () => {
+beforeEach(() => {
   now = Date.UTC(2030, 0, 15, 9, 0, 0);
-  fake = await startFakeTelegram({ botUsername: 'hob_test_bot', clock: () => now });
-  adapters = [];
-  logs = [];
-});
-
-afterEach(async () => {
-  for (const telegram of adapters) await telegram.stop();
-  await fake.close();
 });
 
 describe('Telegram adapter: edits and albums', () => {

@@ -1,5 +1,6 @@
 import { mergeGenerators, AsyncQueue } from '../core/async.js';
 import { errorMessage } from '../core/errors.js';
+import { stopReason } from '../core/shutdown.js';
 import type { AgentEvent } from '../core/events.js';
 import type { ToolResultBlock, ToolUseBlock } from '../core/messages.js';
 import type { Decision } from '../policy/types.js';
@@ -74,7 +75,7 @@ const result = (call: ToolUseBlock, content: string, isError: boolean): ToolResu
 
 /** The result of a call the run was stopped before; a string abort reason says why. */
 export function cancelledResult(call: ToolUseBlock, signal?: AbortSignal): ToolResultBlock {
-  const why = typeof signal?.reason === 'string' ? signal.reason : 'the person stopped this run';
+  const why = stopReason(signal, 'the person stopped this run');
   return result(call, `Cancelled before the tool finished: ${why}. It may or may not have had an effect.`, true);
 }
 
@@ -112,7 +113,7 @@ async function* runToolCall(call: ToolUseBlock, env: ToolRunEnv): CallGenerator 
     if (context.signal.aborted) {
       // Stopped while waiting (by /stop or a shutdown): not the person's "no".
       yield refused(call, tool.name, 'stopped before an answer', summary);
-      return result(call, `Not run: ${typeof context.signal.reason === 'string' ? context.signal.reason : 'the run was stopped'} while this call waited for approval. Call it again if it is still needed.`, true);
+      return result(call, `Not run: ${stopReason(context.signal, 'the run was stopped')} while this call waited for approval. Call it again if it is still needed.`, true);
     }
     const refusal = refusalText(answer, env.approvalTimeoutSeconds);
     if (refusal) {

@@ -18,7 +18,7 @@ import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
-import { ChatEditClock } from './reply.js';
+import { ChatEditClock, oneLine } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
 
 export type GatewayOptions = {
@@ -375,9 +375,4 @@ function describeUnsupported(kind: string): string {
     checklist: 'checklists',
   };
   return words[kind] ?? 'that kind of message';
-}
-
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -168,7 +168,8 @@ export class RunReporter {
   }
 }
 
-function oneLine(value: string, max: number): string {
+/** A text on one line, cut to `max` characters with "…". */
+export function oneLine(value: string, max: number): string {
   const line = value.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { stopReason } from '../core/shutdown.js';
 import { defineTool } from './tool.js';
 
 /** Asks the person a question, with up to 8 options shown as buttons; they tap one or type. */
@@ -14,7 +15,7 @@ export const askUserTool = defineTool({
   run: async ({ question, options }, ctx) => {
     const answer = await ctx.interaction.choose(question, options, ctx.signal);
     if (ctx.signal.aborted) {
-      const why = typeof ctx.signal.reason === 'string' ? ctx.signal.reason : 'the run was stopped';
+      const why = stopReason(ctx.signal, 'the run was stopped');
       return { content: `Not answered: ${why} before the person replied. Ask again if you still need to know.`, isError: true };
     }
     return `The person answered: ${answer}`;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
+import { stopReason } from '../core/shutdown.js';
 import { defineTool } from './tool.js';
 import type { ToolContext, ToolOutput } from './tool.js';
 
@@ -123,7 +124,8 @@ function runCommand(command: string, ctx: ToolContext, settings: RunSettings): P
     };
 
     const onAbort = () => {
-      ending ??= { kind: 'cancelled', ...(typeof ctx.signal.reason === 'string' ? { reason: ctx.signal.reason } : {}) };
+      const reason = stopReason(ctx.signal, '');
+      ending ??= { kind: 'cancelled', ...(reason ? { reason } : {}) };
       stopGroup();
     };
     ctx.signal.addEventListener('abort', onAbort, { once: true });

@@ -114,7 +114,40 @@ export type ChannelCapabilities = {
   editIntervalMs: number;
   /** The same in groups, where platforms allow fewer edits (Telegram: about 20 a minute). */
   groupEditIntervalMs?: number;
+  /**
+   * How the answer appears while the model writes it: `draft` (Telegram `sendMessageDraft`,
+   * a DM-only preview; the answer is then sent), `native` (Slack `chat.startStream`: the
+   * streamed message becomes the answer), `edit` (Discord: one message edited as text
+   * arrives), `none`. The gateway asks `liveAnswer` and never checks platform names.
+   */
+  streaming?: 'draft' | 'native' | 'edit' | 'none';
 };
+
+/** Where and for whom a live answer is shown. */
+export type LiveAnswerOptions = {
+  chatType: ChatType;
+  /** The person the answer is for (Slack streams outside DMs need the recipient). */
+  userId: string;
+  /** The person's message the answer belongs to (groups: reply to it). */
+  replyTo?: string;
+};
+
+/**
+ * An answer shown while it is written. Never the only copy: the final answer is stored in
+ * the outbox before `finish` is asked to become it, and sent normally when `finish` says no.
+ */
+export interface LiveAnswer {
+  /** The whole text written so far (not a delta). The adapter throttles. Must not throw. */
+  update(text: string): void;
+  /**
+   * Ends the live view with the final text. Returns the sent message's ref when the live
+   * message now *is* the complete answer (nothing more to send), else undefined (the
+   * gateway sends the answer as usual). Must not throw.
+   */
+  finish(finalText: string): Promise<SentRef | undefined>;
+  /** Ends the live view without an answer (the run stopped or failed). Must not throw. */
+  cancel(): Promise<void>;
+}
 
 /** What the gateway gives an adapter to deliver inbound traffic. Must return quickly. */
 export interface InboundSink {
@@ -133,6 +166,8 @@ export interface ChannelAdapter {
   send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef>;
   edit(ref: SentRef, message: OutboundMessage): Promise<void>;
   typing(target: Target): Promise<void>;
+  /** Starts a live answer when `capabilities.streaming` is not `none` and the chat allows it. */
+  liveAnswer?(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined;
   /** The chat for a direct message to this user (Telegram: the user id itself). */
   directTarget?(userId: string): Promise<Target | undefined>;
   /** Fetches an attachment's bytes by its `ref` (after a restart, when the closure is gone). */

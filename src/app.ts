@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createHookRunner } from './policy/hooks.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
+import { createSandbox, type Sandbox } from './policy/sandbox.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
 import type { ProviderClient } from './providers/types.js';
@@ -45,6 +46,8 @@ export type App = {
   logger: Logger;
   conversations: ConversationRepository;
   permissions: PermissionChecker;
+  /** issue 7: bubblewrap around bash (`hob doctor` shows its state). */
+  sandbox: Sandbox;
   /** `/permissions` in chats and the terminal. */
   permissionAdmin: PermissionAdmin;
   deps: EngineDeps;
@@ -73,17 +76,19 @@ export async function createApp(options: AppOptions): Promise<App> {
   const conversations = new ConversationRepository(db, clock);
   const rules = new PermissionRuleRepository(db, clock);
 
+  // Every place a hob config (with its keys and tokens) may live, not only the one in use.
+  const protectedPaths = [
+    dbPath,
+    `${dbPath}-wal`,
+    `${dbPath}-shm`,
+    join(config.data_dir, 'logs'),
+    ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
+  ];
+  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths });
   const permissions = createPermissionChecker(config.permissions, {
     workspace: config.tools.workspace,
     home: homedir(),
-    // Every place a hob config (with its keys and tokens) may live, not only the one in use.
-    protectedPaths: [
-      dbPath,
-      `${dbPath}-wal`,
-      `${dbPath}-shm`,
-      join(config.data_dir, 'logs'),
-      ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
-    ],
+    protectedPaths,
     alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
   });
   const gate: PermissionGate = {
@@ -94,10 +99,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const tools = new ToolRegistry([
     ...builtinTools({
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
+      sandbox,
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
     }),
     ...(options.extraTools ?? []),
   ]);
+  logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
   const hooks = createHookRunner(config.hooks, { cwd: config.tools.workspace, logger });
 
   const deps: EngineDeps = {
@@ -129,6 +136,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
     conversations,
     permissions,
+    sandbox,
     permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode),
     deps,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),

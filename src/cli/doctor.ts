@@ -2,6 +2,8 @@ import type { HobConfig } from '../config/schema.js';
 import { MODEL_KEY_ENV } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
+import { createSandbox } from '../policy/sandbox.js';
+import { homedir } from 'node:os';
 
 type Check = { name: string; ok: boolean; detail: string };
 
@@ -14,6 +16,9 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   } else {
     checks.push(await checkModel(config, key));
   }
+  // issue 7: whether bash runs inside bubblewrap.
+  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir() });
+  checks.push({ name: 'sandbox', ok: sandbox.status().state !== 'refused', detail: sandbox.describe() });
   const telegram = config.channels.telegram;
   if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
   for (const name of ['slack', 'discord'] as const) {

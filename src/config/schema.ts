@@ -73,6 +73,18 @@ const pathRuleSchema = z.strictObject({
   allow: z.boolean(),
 });
 
+/**
+ * issue 7: `sandbox: auto` (the short form DESIGN.md writes) or
+ * `sandbox: { mode: auto, network: true }`; both parse to `{ mode, network }`.
+ */
+const SANDBOX_MODES = ['auto', 'required', 'off'] as const;
+const sandboxSchema = z
+  .union([
+    z.enum(SANDBOX_MODES, { error: 'expected auto, required or off (or { mode, network })' }).transform((mode) => ({ mode, network: true })),
+    z.strictObject({ mode: z.enum(SANDBOX_MODES).default('auto'), network: z.boolean().default(true) }),
+  ])
+  .default({ mode: 'auto', network: true });
+
 const permissionsSchema = z
   .strictObject({
     mode: z.enum(['default', 'plan', 'full_auto']).default('default'),
@@ -81,6 +93,7 @@ const permissionsSchema = z
     denied_tools: stringList,
     path_rules: z.array(pathRuleSchema).default(() => []),
     denied_commands: stringList,
+    sandbox: sandboxSchema,
   })
   .prefault({});
 

@@ -18,22 +18,93 @@
  * Directories that *contain* a secret (the home directory, `/`) are not denied as a whole:
  * tools that walk a tree should skip entries for which `isSensitive` says yes.
  */
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Directories whose whole content is secret (the directory itself counts, e.g. a grep root). */
-const SECRET_DIRS = new Set(['.ssh', '.gnupg', '.azure', '.aws']);
-/** Secret directories or files that are recognised by two consecutive segments. */
-const SECRET_PAIRS: [string, string][] = [
-  ['.config', 'gcloud'],
-  ['.docker', 'config.json'],
-  ['.kube', 'config'],
+const SECRET_DIRS = new Set(['.ssh', '.gnupg', '.azure', '.aws', '.password-store', '.mozilla', '.thunderbird', '.oci']);
+/**
+ * Secret directories or files recognised by consecutive segments, anywhere in a path
+ * (lower case: matching is on the lower-cased path).
+ */
+const SECRET_SEQUENCES: string[][] = [
+  '.config/gcloud',
+  '.docker/config.json',
+  '.kube/config',
+  '.config/gh/hosts.yml',
+  '.config/hub',
+  '.config/git/credentials',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.terraform.d/credentials.tfrc.json',
+  '.local/share/keyrings',
+  '.local/share/fish/fish_history',
+  '.config/rclone/rclone.conf',
+  '.config/op',
+  '.config/doctl',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  // Browser profiles (cookies, saved passwords), Linux and macOS.
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/bravesoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  '.config/opera',
+  'library/keychains',
+  'library/cookies',
+  'library/application support/google/chrome',
+  'library/application support/firefox',
+  'library/application support/bravesoftware',
+  'library/application support/microsoft edge',
+  'library/safari',
+].map((p) => p.split('/'));
+/** Files that hold credentials (or typed secrets: shell histories) wherever they are. */
+const SECRET_FILES = new Set([
+  '.netrc',
+  '_netrc',
+  '.npmrc',
+  '.pgpass',
+  '.git-credentials',
+  '.pypirc',
+  '.vault-token',
+  '.s3cfg',
+  '.boto',
+  '.my.cnf',
+  '.bash_history',
+  '.zsh_history',
+  '.sh_history',
+  '.history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.rediscli_history',
+  '.lesshst',
+]);
+/**
+ * Every secret above as a path under the home directory, for the sandbox to mask and the
+ * hard-link check to fingerprint (`~/.ssh`, `~/.config/gh/hosts.yml`, …).
+ */
+export const HOME_SECRETS: string[] = [
+  ...SECRET_DIRS,
+  ...SECRET_FILES,
+  ...SECRET_SEQUENCES.map((segments) => segments.join('/')),
+  // Spelled with their real case (macOS), for masking; matching ignores case anyway.
+  '.config/BraveSoftware',
+  'Library/Keychains',
+  'Library/Cookies',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Firefox',
+  'Library/Safari',
 ];
-/** Files that hold credentials wherever they are. */
-const SECRET_FILES = new Set(['.netrc', '_netrc', '.npmrc', '.pgpass', '.git-credentials']);
+/** Process files that carry a process's environment (hob's tokens) or memory: any pid, `self` too. */
+const PROC_SECRETS = new Set(['environ', 'cmdline', 'mem', 'auxv']);
 /** Private key files by name: `*.pem`, `id_rsa*`, `id_ed25519*`, `id_ecdsa*`, `id_dsa*`. */
-const PRIVATE_KEY = /(\.pem$|^id_(rsa|ed25519|ecdsa|dsa))/;
+const PRIVATE_KEY = /(\.pem$|^id_(rsa|ed25519|ecdsa|dsa)|^ssh_host_.*_key$)/;
 /** System secrets, as segment lists from the root (macOS keeps /etc under /private). */
 const SYSTEM_SECRETS = ['etc/shadow', 'etc/gshadow', 'etc/sudoers', 'etc/sudoers.d', 'etc/master.passwd'].flatMap(
   (p) => [p.split('/'), ['private', ...p.split('/')]],
@@ -93,15 +164,18 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
     const lower = absolute.toLowerCase();
     const segments = lower.split(sep).filter(Boolean);
     if (segments.some((s) => SECRET_DIRS.has(s) || SECRET_FILES.has(s) || PRIVATE_KEY.test(s))) return true;
-    for (let i = 0; i + 1 < segments.length; i++) {
-      if (SECRET_PAIRS.some(([a, b]) => segments[i] === a && segments[i + 1] === b)) return true;
+    for (let i = 0; i < segments.length; i++) {
+      if (SECRET_SEQUENCES.some((seq) => seq.every((s, j) => segments[i + j] === s))) return true;
     }
+    if (segments[0] === 'proc' && segments.length >= 3 && PROC_SECRETS.has(segments[segments.length - 1] ?? '')) return true;
     if (SYSTEM_SECRETS.some((secret) => secret.every((s, i) => segments[i] === s))) return true;
     const name = basename(lower);
     const inWorkspace = workspaceForms.some((w) => isInside(lower, w.toLowerCase()));
     if (ENV_FILE.test(name) && !ENV_TEMPLATE.test(name) && !inWorkspace) return true;
     return protectedForms.some((p) => isInside(lower, p.toLowerCase()));
   }
+
+  const identities = secretIdentities(home, [...SYSTEM_SECRETS.map((segments) => sep + segments.join(sep)), ...protectedForms]);
 
   function display(absolutePath: string): string {
     for (const h of homeForms) {
@@ -118,6 +192,9 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
     if (isSecretPath(target.real)) {
       return `${display(target.lexical)} resolves to ${display(target.real)}, a sensitive path, and is always denied`;
     }
+    if (identities.isLinkToSecret(target.real)) {
+      return `${display(target.lexical)} is a hard link to a sensitive file and is always denied`;
+    }
     return undefined;
   }
 
@@ -126,17 +203,100 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
       const target = resolveTarget(word);
       const hit = isSecretPath(target.lexical) ? target.lexical : isSecretPath(target.real) ? target.real : undefined;
       if (hit) return `the command touches ${display(hit)}, a sensitive path, and is always denied`;
+      if (identities.isLinkToSecret(target.real)) {
+        return `the command touches ${display(target.lexical)}, a hard link to a sensitive file, and is always denied`;
+      }
     }
-    return undefined;
+    return showsEnvironments(command)
+      ? 'the command would show other processes\' environments (ps e), which is always denied'
+      : undefined;
   }
 
   function isSensitive(path: string, resolved = false): boolean {
-    if (resolved) return isSecretPath(resolve(path));
+    if (resolved) {
+      const absolute = resolve(path);
+      return isSecretPath(absolute) || identities.isLinkToSecret(absolute);
+    }
     const target = resolveTarget(path);
-    return isSecretPath(target.lexical) || isSecretPath(target.real);
+    return isSecretPath(target.lexical) || isSecretPath(target.real) || identities.isLinkToSecret(target.real);
   }
 
   return { resolveTarget, check, checkCommand, isSensitive, display };
+}
+
+/** How long a fingerprint of the secret files is trusted before it is taken again. */
+const IDENTITY_TTL_MS = 5000;
+/** Bounds on the fingerprint walk, so a huge ~/.password-store cannot stall a check. */
+const IDENTITY_MAX_ENTRIES = 5000;
+const IDENTITY_MAX_DEPTH = 4;
+
+/**
+ * Hard links: a second name for a secret file has no telling segment, so files with more
+ * than one link are compared by identity (device and inode) with every secret file hob
+ * knows of. Only such files cost a look at the secrets (taken at most every 5 s), so
+ * ordinary files pay one stat.
+ */
+function secretIdentities(home: string, extraPaths: string[]): { isLinkToSecret(absolute: string): boolean } {
+  let taken = 0;
+  let known = new Set<string>();
+  const roots = () => [...HOME_SECRETS.map((p) => join(home, p)), ...extraPaths];
+
+  function fingerprint(): Set<string> {
+    const found = new Set<string>();
+    let budget = IDENTITY_MAX_ENTRIES;
+    const visit = (path: string, depth: number) => {
+      if (budget-- <= 0) return;
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (!stats) return;
+      if (stats.isFile()) found.add(`${stats.dev}:${stats.ino}`);
+      else if (stats.isDirectory() && depth < IDENTITY_MAX_DEPTH) {
+        let names: string[] = [];
+        try {
+          names = readdirSync(path);
+        } catch {
+          return; // unreadable: nothing hob could read through a link either
+        }
+        for (const name of names) visit(join(path, name), depth + 1);
+      }
+    };
+    for (const root of roots()) {
+      try {
+        visit(root, 0);
+      } catch {
+        // a path that cannot be looked at holds nothing to compare
+      }
+    }
+    return found;
+  }
+
+  return {
+    isLinkToSecret(absolute) {
+      let stats;
+      try {
+        stats = statSync(absolute, { throwIfNoEntry: false });
+      } catch {
+        return false;
+      }
+      if (!stats || !stats.isFile() || stats.nlink < 2) return false;
+      const now = Date.now();
+      if (now - taken > IDENTITY_TTL_MS) {
+        known = fingerprint();
+        taken = now;
+      }
+      return known.has(`${stats.dev}:${stats.ino}`);
+    },
+  };
+}
+
+/** `ps e`, `ps eww`, `ps axe`: BSD-style options with `e` print each process's environment. */
+function showsEnvironments(command: string): boolean {
+  for (const simple of command.split(/[;&|\n()`]+/)) {
+    const words = simple.trim().replace(/["'\\]/g, '').split(/\s+/);
+    const at = words.findIndex((word) => !/^\w+=/.test(word));
+    if (at < 0 || basename(words[at] ?? '') !== 'ps') continue;
+    if (words.slice(at + 1).some((word) => /^[a-z]*e[a-z]*$/i.test(word) && !word.startsWith('-'))) return true;
+  }
+  return false;
 }
 
 /** `~`, `~/x`, `$HOME/x`, `${HOME}/x` → absolute. `~user` is left alone (segment matching still sees `.ssh`). */

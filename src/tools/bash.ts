@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { stopReason } from '../core/shutdown.js';
+import type { Sandbox } from '../policy/sandbox.js';
 import { defineTool } from './tool.js';
 import type { ToolContext, ToolOutput } from './tool.js';
 
@@ -17,6 +18,8 @@ export type BashToolOptions = {
   progressIntervalMs?: number;
   /** Characters kept from the start and from the end of the output each; default 50 000. */
   keepChars?: number;
+  /** bubblewrap around every command (src/policy/sandbox.ts); none: commands run as hob. */
+  sandbox?: Pick<Sandbox, 'wrap' | 'status'>;
 };
 
 const inputSchema = z.object({
@@ -36,12 +39,18 @@ const inputSchema = z.object({
  */
 export function bashTool(options: BashToolOptions = {}) {
   const defaultTimeout = Math.min(options.defaultTimeoutSeconds ?? 120, BASH_MAX_TIMEOUT_SECONDS);
+  const sandboxed = options.sandbox?.status().state === 'active';
   return defineTool({
     name: 'bash',
     description:
       'Run a shell command (bash) in the workspace directory. stdout and stderr are merged; the result ends ' +
-      'with the exit code. Background processes are stopped when the command exits (start long-running ' +
-      `servers with setsid and redirect their output to a file). Default timeout ${defaultTimeout} s.`,
+      'with the exit code. ' +
+      (sandboxed
+        ? 'Commands run in a sandbox: the file system is read-only except the workspace and a private /tmp, ' +
+          'secrets are hidden, and nothing the command starts outlives it. '
+        : 'Background processes are stopped when the command exits (start long-running ' +
+          'servers with setsid and redirect their output to a file). ') +
+      `Default timeout ${defaultTimeout} s.`,
     input: inputSchema,
     readOnly: false,
     target: (input) => ({ command: input.command }),
@@ -52,6 +61,7 @@ export function bashTool(options: BashToolOptions = {}) {
         killGraceMs: options.killGraceMs ?? 2000,
         progressIntervalMs: options.progressIntervalMs ?? 1000,
         keepChars: options.keepChars ?? 50_000,
+        sandbox: options.sandbox,
       }),
   });
 }
@@ -62,6 +72,7 @@ type RunSettings = {
   killGraceMs: number;
   progressIntervalMs: number;
   keepChars: number;
+  sandbox: Pick<Sandbox, 'wrap'> | undefined;
 };
 
 type Ending =
@@ -76,11 +87,15 @@ const DRAIN_MS = 200;
 function runCommand(command: string, ctx: ToolContext, settings: RunSettings): Promise<ToolOutput> {
   if (ctx.signal.aborted) return Promise.resolve({ content: 'cancelled before the command started', isError: true });
 
+  // The outer shell only routes stderr into the stdout pipe and execs the real one, so both
+  // streams share one pipe and arrive in the order they were written; the command's own
+  // text (line numbers, $0) is untouched.
+  const argv = ['/bin/bash', '-c', 'exec "$0" -c "$1" 2>&1', '/bin/bash', command];
+  const program = settings.sandbox ? settings.sandbox.wrap(argv) : { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
+  if ('refused' in program) return Promise.resolve({ content: program.refused, isError: true });
+
   return new Promise((resolve) => {
-    // The outer shell only routes stderr into the stdout pipe and execs the real one, so both
-    // streams share one pipe and arrive in the order they were written; the command's own
-    // text (line numbers, $0) is untouched.
-    const child = spawn('/bin/bash', ['-c', 'exec "$0" -c "$1" 2>&1', '/bin/bash', command], {
+    const child = spawn(program.file, program.args, {
       cwd: ctx.workspace,
       env: settings.env,
       detached: true,
@@ -152,7 +167,10 @@ function runCommand(command: string, ctx: ToolContext, settings: RunSettings): P
       );
     });
     child.on('close', () => {
-      if (ending?.kind === 'exited' && !stopping && groupExists(child.pid)) {
+      // In the sandbox, whatever the command left behind died with its PID namespace; what
+      // remains in the group for a moment is bubblewrap's own teardown.
+      if (program.sandboxed) signalGroup(child.pid, 'SIGKILL');
+      else if (ending?.kind === 'exited' && !stopping && groupExists(child.pid)) {
         // Children that closed their output but kept running: stop them, no orphans.
         leftoversStopped = true;
         stopGroup();

@@ -1,4 +1,5 @@
 import type { AnyTool } from './tool.js';
+import type { Sandbox } from '../policy/sandbox.js';
 import { bashTool } from './bash.js';
 import { editFileTool } from './edit-file.js';
 import { globTool } from './glob.js';
@@ -17,13 +18,15 @@ import { sendFileTool } from './send-file.js';
 export type BuiltinToolsOptions = {
   bashTimeoutSeconds?: number;
   webFetch?: Pick<WebFetchOptions, 'maxBytes' | 'timeoutMs' | 'maxRedirects' | 'userAgent'>;
+  /** issue 7: bubblewrap around bash. */
+  sandbox?: Sandbox;
 };
 
 /** The built-in tools, in the order the model sees them. */
 export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
   const web = options.webFetch ?? {};
   const tools = [
-    bashTool({ defaultTimeoutSeconds: options.bashTimeoutSeconds, env: withoutSecrets(process.env) }),
+    bashTool({ defaultTimeoutSeconds: options.bashTimeoutSeconds, env: withoutSecrets(process.env), sandbox: options.sandbox }),
     readFileTool,
     writeFileTool,
     editFileTool,

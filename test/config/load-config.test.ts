@@ -37,6 +37,7 @@ describe('defaults', () => {
         denied_tools: [],
         path_rules: [],
         denied_commands: [],
+        sandbox: { mode: 'auto', network: true },
       },
       hooks: {
         session_start: [],

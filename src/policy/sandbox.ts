@@ -1,0 +1,179 @@
+/**
+ * The sandbox around `bash`: bubblewrap (`bwrap`), when it is installed and user namespaces
+ * work. Inside it the whole file system is read-only except the workspace; `/tmp` is a
+ * private, empty tmpfs; every secret hob knows of (`~/.ssh`, cloud credentials, shell
+ * histories, browser profiles, hob's own config, database and logs) is masked — an empty
+ * tmpfs over a directory, `/dev/null` over a file; a new PID namespace with its own `/proc`
+ * hides hob's process (and its environment) and every other process; `--die-with-parent`
+ * takes the whole sandbox down with hob. The network is shared unless
+ * `permissions.sandbox.network` is false.
+ *
+ * Without bwrap (mode `auto`), `bash` runs as before and the path checks stay the only,
+ * best-effort guard; mode `required` refuses `bash` instead.
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { HOME_SECRETS } from './sensitive-paths.js';
+
+export type SandboxMode = 'auto' | 'required' | 'off';
+export type SandboxSettings = { mode: SandboxMode; network: boolean };
+
+export const INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap, or your distribution\'s "bubblewrap" package)';
+
+export type SandboxOptions = {
+  settings: SandboxSettings;
+  workspace: string;
+  home: string;
+  /** hob's own secrets outside the home list: config files, the database, the logs directory. */
+  hiddenPaths?: string[];
+  /** Where to look for bwrap; default: PATH. Tests point it at a missing file. */
+  bwrapPath?: string;
+};
+
+export type SandboxStatus =
+  | { state: 'active'; bwrap: string }
+  | { state: 'off' }
+  /** auto without a working bwrap: bash runs unsandboxed. */
+  | { state: 'unavailable'; reason: string }
+  /** required without a working bwrap: bash is refused. */
+  | { state: 'refused'; reason: string };
+
+export type Sandbox = {
+  status(): SandboxStatus;
+  /** One line for `hob doctor` and the start-up log. */
+  describe(): string;
+  /**
+   * The program and arguments that run `argv` (a program and its arguments); unchanged
+   * when no sandbox is active; a sentence when bash must be refused.
+   */
+  wrap(argv: string[]): { file: string; args: string[]; sandboxed: boolean } | { refused: string };
+};
+
+export function createSandbox(options: SandboxOptions): Sandbox {
+  let cached: SandboxStatus | undefined;
+  const status = (): SandboxStatus => (cached ??= probe(options));
+
+  return {
+    status,
+    describe() {
+      const current = status();
+      switch (current.state) {
+        case 'active':
+          return `active (${current.bwrap}; network ${options.settings.network ? 'on' : 'off'})`;
+        case 'off':
+          return 'off (permissions.sandbox: off): bash runs without a sandbox';
+        case 'unavailable':
+          return `not active: ${current.reason}; bash runs with best-effort path checks only — ${INSTALL_HINT}`;
+        case 'refused':
+          return `required but not available: ${current.reason}; bash is refused — ${INSTALL_HINT}`;
+        default: {
+          const unreachable: never = current;
+          return unreachable;
+        }
+      }
+    },
+    wrap(argv) {
+      const current = status();
+      switch (current.state) {
+        case 'active':
+          return { file: current.bwrap, args: [...bwrapArgs(options), '--', ...argv], sandboxed: true };
+        case 'off':
+        case 'unavailable':
+          return { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
+        case 'refused':
+          return {
+            refused: `bash is refused: permissions.sandbox is "required" but ${current.reason}; ${INSTALL_HINT}.`,
+          };
+        default: {
+          const unreachable: never = current;
+          return unreachable;
+        }
+      }
+    },
+  };
+}
+
+/** Finds bwrap and runs it once, so a missing binary and disabled user namespaces both show. */
+function probe(options: SandboxOptions): SandboxStatus {
+  const { mode } = options.settings;
+  if (mode === 'off') return { state: 'off' };
+  const missing = (reason: string): SandboxStatus => (mode === 'required' ? { state: 'refused', reason } : { state: 'unavailable', reason });
+  if (process.platform !== 'linux') return missing(`bubblewrap needs Linux (this is ${process.platform})`);
+  const bwrap = options.bwrapPath ?? findOnPath('bwrap');
+  if (!bwrap || !isExecutable(bwrap)) return missing('bwrap is not installed');
+  const run = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: {},
+  });
+  if (run.status !== 0) {
+    const why = (run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n')[0];
+    return missing(`bwrap cannot run here (${why}; user namespaces may be disabled)`);
+  }
+  return { state: 'active', bwrap };
+}
+
+function bwrapArgs(options: SandboxOptions): string[] {
+  const workspace = realOrSelf(resolve(options.workspace));
+  const args = [
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--tmpfs', '/tmp',
+    '--bind', workspace, workspace,
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--die-with-parent',
+    '--chdir', workspace,
+  ];
+  if (!options.settings.network) args.push('--unshare-net');
+  for (const path of maskedPaths(options)) {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (!stats) continue;
+    if (stats.isDirectory()) args.push('--tmpfs', path);
+    else args.push('--ro-bind', '/dev/null', path);
+  }
+  return args;
+}
+
+/** The secrets to hide, as real paths, each once; taken at every call so new ones count. */
+export function maskedPaths(options: Pick<SandboxOptions, 'home' | 'hiddenPaths' | 'workspace'>): string[] {
+  const home = resolve(options.home);
+  const workspace = realOrSelf(resolve(options.workspace));
+  const wanted = [...HOME_SECRETS.map((p) => join(home, p)), ...(options.hiddenPaths ?? [])];
+  const seen = new Set<string>();
+  for (const path of wanted) {
+    const real = realOrSelf(resolve(path));
+    // Masks under /tmp would only re-create what the private /tmp already hides.
+    if ((real === '/tmp' || real.startsWith('/tmp/')) && !real.startsWith(`${workspace}/`)) continue;
+    seen.add(real);
+  }
+  return [...seen];
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -3,6 +3,7 @@
  * timeout, network error, non-2xx) becomes a HookOutcome the runner can judge.
  */
 import { spawn } from 'node:child_process';
+import { withoutSecrets } from './child-env.js';
 import type { CommandHook, HookEvent, HttpHook } from './hooks.js';
 
 export type HookOutcome = {
@@ -39,7 +40,7 @@ export function runCommandHook(
 ): Promise<HookOutcome> {
   const json = JSON.stringify(payload);
   const command = hook.command.replaceAll('$ARGUMENTS', shellQuote(json));
-  const env: NodeJS.ProcessEnv = { ...process.env, HOB_HOOK_EVENT: event };
+  const env: NodeJS.ProcessEnv = { ...withoutSecrets(process.env), HOB_HOOK_EVENT: event };
   if (json.length <= MAX_ENV_PAYLOAD_CHARS) env.HOB_HOOK_PAYLOAD = json;
 
   return new Promise((resolve) => {

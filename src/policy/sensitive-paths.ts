@@ -292,8 +292,9 @@ function secretIdentities(home: string, extraPaths: string[]): { isLinkToSecret(
 function showsEnvironments(command: string): boolean {
   for (const simple of command.split(/[;&|\n()`]+/)) {
     const words = simple.trim().replace(/["'\\]/g, '').split(/\s+/);
-    const at = words.findIndex((word) => !/^\w+=/.test(word));
-    if (at < 0 || basename(words[at] ?? '') !== 'ps') continue;
+    // Also behind sudo, env, nice, …: any word that is `ps`.
+    const at = words.findIndex((word) => basename(word) === 'ps');
+    if (at < 0) continue;
     if (words.slice(at + 1).some((word) => /^[a-z]*e[a-z]*$/i.test(word) && !word.startsWith('-'))) return true;
   }
   return false;

@@ -1,5 +1,6 @@
 import type { AnyTool } from './tool.js';
 import type { Sandbox } from '../policy/sandbox.js';
+import { withoutSecrets } from '../policy/child-env.js';
 import { bashTool } from './bash.js';
 import { editFileTool } from './edit-file.js';
 import { globTool } from './glob.js';
@@ -45,9 +46,4 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
   return tools as unknown as AnyTool[];
 }
 
-/** Names of variables that carry credentials; shell commands never see them (`env` cannot leak them). */
-const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS)|^(ANTHROPIC|OPENAI|TELEGRAM|SLACK|DISCORD|HOB)_/i;
-
-export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)));
-}
+export { withoutSecrets } from '../policy/child-env.js';

@@ -107,10 +107,14 @@ export class Conversation {
       this.markDone(message.inboxIds);
       return 'answered';
     }
+    // issue 7: with messages already waiting, steering would jump them: a text joins the last one instead.
+    if (this.deps.busyMode === 'steer' && message.attachments.length === 0 && this.queue.length > 0 && this.joinLast(message)) {
+      return this.controller ? 'queued' : 'started';
+    }
     if (this.controller) {
       switch (this.deps.busyMode) {
         case 'steer':
-          if (message.attachments.length === 0) {
+          if (message.attachments.length === 0 && this.queue.length === 0) {
             this.engine.steer(this.lineFor(message));
             this.steeredInboxIds.push(message.inboxIds);
             return 'steered';
@@ -189,8 +193,21 @@ export class Conversation {
         await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction));
         this.requeueUnreadSteering(message);
       }
-    })().finally(() => (this.pumping = undefined));
+    })().finally(() => {
+      this.pumping = undefined;
+      // issue 7: a message queued while the loop was ending must not wait for the next one.
+      if (this.queue.length > 0 && !this.closing) void this.pump();
+    });
     await this.pumping;
+  }
+
+  /** A text message from the same person joins the last waiting one (in order, one run, under the cap). */
+  private joinLast(message: QueuedMessage): boolean {
+    const last = this.queue[this.queue.length - 1];
+    if (!last || last.attachments.length > 0 || last.userId !== message.userId) return false;
+    last.text = `${last.text}\n${message.text}`;
+    last.inboxIds = [...last.inboxIds, ...message.inboxIds];
+    return true;
   }
 
   /** The run for one queued message: attachments first, then the engine. */

@@ -25,6 +25,8 @@ const UNSUPPORTED_CONTENT = [
 export function normalizeMessage(message: Message, updateId: number, bot: BotIdentity, download: FileDownloader): InboundMessage | undefined {
   if (message.from?.id === bot.id) return undefined;
   const addressed = addressedText(message.text ?? message.caption ?? '', message.entities ?? message.caption_entities ?? [], bot);
+  // A command for another bot is never hob's, also as a reply to hob or with @hob in it.
+  if (addressed.forOtherBot) return undefined;
   const attachments = attachmentsOf(message, download);
   const chatType = chatTypeOf(message.chat.type);
   const replyToBot = message.reply_to_message?.from?.id === bot.id;
@@ -88,12 +90,15 @@ export type AddressedText = {
   /** The text with the bot's own mentions removed and `/cmd@botname` shortened to `/cmd`. */
   text: string;
   mentionsBot: boolean;
+  /** It starts with a command for another bot (`/start@otherbot`). */
+  forOtherBot?: boolean;
 };
 
 /**
  * Reads who a message is addressed to from Telegram's entities (offsets are UTF-16, like JS
  * strings). A message that starts with a command for another bot (`/start@otherbot`) is
- * addressed to that bot, whatever else it mentions, and is left exactly as written.
+ * addressed to that bot, whatever else it mentions, and is left exactly as written
+ * (with `forOtherBot` set).
  */
 export function addressedText(text: string, entities: readonly MessageEntity[], bot: BotIdentity): AddressedText {
   const ownName = `@${bot.username.toLowerCase()}`;
@@ -116,7 +121,7 @@ export function addressedText(text: string, entities: readonly MessageEntity[], 
         mentionsBot = true;
         edits.push({ start, end, replacement: value.slice(0, at), mention: false });
       } else if (start === 0) {
-        return { text: text.trim(), mentionsBot: false };
+        return { text: text.trim(), mentionsBot: false, forOtherBot: true };
       }
     }
   }

@@ -102,7 +102,7 @@ async function* runToolCall(call: ToolUseBlock, env: ToolRunEnv): CallGenerator 
   const summary = summarize(tool.name, target, input);
   const readOnly = safeReadOnly(tool, input);
 
-  const decision = env.permissions.evaluate({ toolName: tool.name, readOnly, ...target, userId: context.userId });
+  const decision = env.permissions.evaluate({ toolName: tool.name, readOnly, ...target, userId: context.userId, trusted: context.interaction.trusted });
   if (decision.behavior === 'deny') {
     yield refused(call, tool.name, `denied: ${decision.reason}`, summary);
     return result(call, `Permission denied: ${decision.reason}`, true);

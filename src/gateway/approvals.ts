@@ -95,8 +95,10 @@ export class ApprovalBroker {
     const match = /^ap:([a-z0-9]+):([oad])$/.exec(press.data);
     if (!match) return false;
     const [, id, code] = match as unknown as [string, string, string];
+    const closedBefore = Boolean(this.repo.get(id)?.decision);
     const message = await this.decide(id, CHOICE_CODES[code] as Decision, press.platform, press.userId, press.userName, adapter);
     await press.answer(message);
+    await this.closePressedPrompt(id, press, adapter, closedBefore);
     return true;
   }
 
@@ -120,6 +122,20 @@ export class ApprovalBroker {
       if (adapter) await this.close(adapter, this.repo.get(row.id));
     }
     return notStarted;
+  }
+
+  /**
+   * issue 7: a press on a closed approval whose prompt still has buttons (hob was killed
+   * before it learnt the prompt's id, or the edit failed): the pressed message is the prompt,
+   * so it is edited now to show the outcome, without buttons.
+   */
+  private async closePressedPrompt(id: string, press: ButtonPress, adapter: ChannelAdapter, closedBefore: boolean): Promise<void> {
+    const row = this.repo.get(id);
+    if (!row?.decision || row.platform !== press.platform || row.chatId !== press.chatId) return;
+    // Decided by this very press on a prompt hob knew: decide() has edited it already.
+    if (!closedBefore && row.messageId === press.messageRef.messageId) return;
+    if (!row.messageId) this.repo.setMessage(id, press.messageRef.messageId);
+    await this.showOutcome(adapter, { ...row, messageId: press.messageRef.messageId });
   }
 
   /** The prompt reached the chat; a press can land before that is known, so show its outcome now. */

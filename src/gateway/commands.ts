@@ -37,7 +37,8 @@ export type CommandServices = {
 
 /** Parses `/name args`; returns undefined for plain text. */
 export function parseCommand(text: string): { name: string; args: string } | undefined {
-  const match = /^\/([a-zA-Z0-9_]+)(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(text.trim());
+  // issue 7: adapters strip hob's own @name; `/cmd@otherbot` is never hob's command.
+  const match = /^\/([a-zA-Z0-9_]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return undefined;
   return { name: (match[1] as string).toLowerCase(), args: (match[2] ?? '').trim() };
 }

@@ -44,6 +44,8 @@ export type ConversationDeps = {
   busyMode: BusyMode;
   maxQueue: number;
   questionTimeoutSeconds: number;
+  /** issue 7: whether a person is on allow_from (full_auto applies only to them); unset: everyone. */
+  isTrusted?(userId: string): boolean;
 };
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
@@ -286,6 +288,7 @@ export class Conversation {
   /** While hob waits for the person (an approval, a question) it is not typing. */
   private interactionFor(requesterId: string, requesterName: string, typing: Typing): Interaction {
     return {
+      trusted: this.deps.isTrusted?.(requesterId) ?? true,
       confirm: (request, signal) => typing.whilePaused(() => this.deps.broker.confirm({ adapter: this.adapter, target: this.target, requesterName }, request, signal)),
       choose: (question, options, signal) => typing.whilePaused(() => this.ask(requesterId, question, options, signal)),
     };

@@ -185,6 +185,11 @@ export class Gateway implements InboundSink {
       this.options.logger.debug({ session: key, afterSeconds: message.editedAfterSeconds }, 'ignored a late edit of an old message');
       return;
     }
+    if (/^\/[a-zA-Z0-9_]+@\S/.test(message.text.trim())) {
+      // issue 7: a command for another bot, whatever else addresses the message (a reply to hob).
+      this.options.logger.debug({ session: key }, 'ignored a command for another bot');
+      return;
+    }
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
     const command = parseCommand(message.text);
     if (command && COMMANDS.some((entry) => entry.command === command.name)) {
@@ -288,6 +293,7 @@ export class Gateway implements InboundSink {
         busyMode: this.options.busyMode,
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
+        isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),
       }),
     );
   }

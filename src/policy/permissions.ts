@@ -8,7 +8,7 @@
  *   4 path_rules (first matching rule)         → allow / deny
  *   5 denied_commands                          → deny
  *   · the person's own "always" rules          → allow
- *   6 full_auto                                → allow
+ *   6 full_auto (people on allow_from only)     → allow
  *   7 read-only call                           → allow
  *   8 plan                                     → deny
  *   9 default                                  → ask
@@ -167,9 +167,11 @@ export function createPermissionChecker(
 
     // 6–9. The mode decides what is left.
     const mode = currentMode;
-    if (mode === 'full_auto') return allow(`full_auto mode allows ${tool}`);
+    if (mode === 'full_auto' && query.trusted !== false) return allow(`full_auto mode allows ${tool}`);
     if (query.readOnly) return allow(`${tool} is read-only, so it runs without asking`);
     switch (mode) {
+      case 'full_auto':
+        return { behavior: 'ask', reason: `full_auto applies only to people on allow_from, so an owner approves this ${tool} call` };
       case 'plan':
         return deny(`plan mode allows only read-only tools, and this ${tool} call would change things`);
       case 'default':

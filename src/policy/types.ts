@@ -23,6 +23,11 @@ export interface Interaction {
   confirm(request: ApprovalRequest, signal: AbortSignal): Promise<Decision>;
   /** Ask a question with options; the answer is one option or free text. */
   choose(question: string, options: string[], signal: AbortSignal): Promise<string>;
+  /**
+   * issue 7: false when the person who started the run is not on allow_from (a member of an
+   * allowed group only): full_auto does not apply to them. Unset means trusted.
+   */
+  trusted?: boolean;
 }
 
 /** For headless runs (schedules, `hob ask` without --yes): never asks, always denies. */
@@ -44,4 +49,6 @@ export type PermissionQuery = {
   command?: string;
   /** The person asking; `always` rules are stored per person. */
   userId?: string;
+  /** false: not on allow_from, so full_auto does not apply (see Interaction.trusted). */
+  trusted?: boolean;
 };

@@ -8,7 +8,7 @@ import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
 import type { PermissionGate } from './engine/ports.js';
 import { buildSystemPrompt, formatSentAt } from './engine/system-prompt.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, flushLog, type Logger } from './logger.js';
 import { createHookRunner } from './policy/hooks.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
@@ -151,7 +151,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     warmUp,
     close: async () => {
       db.close();
-      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      await flushLog(logger);
     },
   };
 }

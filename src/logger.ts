@@ -48,3 +48,34 @@ export function maskSecret(value: string): string {
   if (value.length <= 8) return '****';
   return `${value.slice(0, 4)}…${value.slice(-2)}`;
 }
+
+type FlushableStream = { fd?: number; flush?(cb: (error?: Error) => void): void; once?(event: string, listener: () => void): void };
+
+/**
+ * Waits until every log line is written, and never throws: a file destination that has not
+ * opened its file yet (an exit right after start-up) is waited for first, since flushing it
+ * then fails with "sonic boom is not ready yet".
+ */
+export async function flushLog(logger: Logger): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, FlushableStream | undefined>)[pino.symbols.streamSym];
+  if (!stream?.flush) return;
+  if (typeof stream.fd === 'number' && stream.fd < 0 && stream.once) {
+    const once = stream.once.bind(stream);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      once('ready', done);
+      once('error', done);
+    });
+  }
+  await new Promise<void>((resolve) => {
+    try {
+      stream.flush?.(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}

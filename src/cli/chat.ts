@@ -185,15 +185,19 @@ class ConsoleSession {
       `${this.printer.bold(`Allow ${request.toolName}?`)} ${this.printer.dim(`(${request.reason})`)}\n  ${request.summary.split('\n').join('\n  ')}`,
     );
     const timeout = AbortSignal.timeout(this.options.approvalTimeoutSeconds * 1000);
-    const answer = await this.ask('[y] once  [a] always  [n] no › ', AbortSignal.any([signal, timeout]));
-    if (answer === undefined) {
-      if (timeout.aborted) {
-        this.printer.line(`(no answer within ${this.options.approvalTimeoutSeconds}s: denied)`);
-        return 'timeout';
+    let decision: Decision | undefined;
+    for (let question = '[y] once  [a] always  [n] no › '; decision === undefined; question = 'Please answer y (once), a (always) or n (no) › ') {
+      const answer = await this.ask(question, AbortSignal.any([signal, timeout]));
+      if (answer === undefined) {
+        if (timeout.aborted) {
+          this.printer.line(`(no answer within ${this.options.approvalTimeoutSeconds}s: denied)`);
+          return 'timeout';
+        }
+        return 'deny';
       }
-      return 'deny';
+      // issue 7: anything else (a typo, a message meant for later) asks again instead of denying.
+      decision = parseDecision(answer);
     }
-    const decision = parseDecision(answer);
     if (decision === 'deny') this.printer.line(this.printer.dim('(denied)'));
     return decision;
   }
@@ -223,11 +227,13 @@ class ConsoleSession {
   }
 }
 
-export function parseDecision(answer: string): Decision {
+/** y, a or n (and their long forms); undefined for any other answer. */
+export function parseDecision(answer: string): Decision | undefined {
   const normalized = answer.trim().toLowerCase();
   if (normalized === 'y' || normalized === 'yes') return 'allow_once';
   if (normalized === 'a' || normalized === 'always') return 'allow_always';
-  return 'deny';
+  if (normalized === 'n' || normalized === 'no') return 'deny';
+  return undefined;
 }
 
 /** Lines in arrival order; `next` waits for one, or gives undefined at end of input or abort. */

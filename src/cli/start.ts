@@ -2,6 +2,7 @@ import { createApp, type App } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
+import { UserFacingError } from '../core/errors.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
 import { Gateway } from '../gateway/gateway.js';
 import { runChat } from './chat.js';
@@ -18,6 +19,11 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   keepRunningThroughStrayErrors(app);
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
+  if (!gateway && notYetSupported(config).length > 0 && !process.stdin.isTTY) {
+    // issue 7: nothing to serve and no terminal to talk in: say so, with the log flushed.
+    await app.close();
+    throw new UserFacingError('hob has no channel it can run: this version serves Telegram and the terminal; add channels.telegram, or run hob chat in a terminal.');
+  }
   try {
     if (gateway) {
       await gateway.start();

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { tempDir } from '../support/engine.js';
+import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
+
+const BIN = join(import.meta.dirname, '../../bin/hob.mjs');
+
+let fake: FakeAnthropic | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/** A checkout of its own: bin/hob.mjs, and whatever else the test lays out. */
+function checkout(files: Record<string, string>): string {
+  const root = tempDir('hob-checkout-');
+  mkdirSync(join(root, 'bin'));
+  copyFileSync(BIN, join(root, 'bin', 'hob.mjs'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const runBin = (root: string) => spawnSync(process.execPath, [join(root, 'bin', 'hob.mjs'), '--help'], { encoding: 'utf8', timeout: 30_000 });
+
+describe('bin/hob.mjs before a build', () => {
+  it('without dist/ and no way to build, says in one line what to run (no stack trace)', () => {
+    const root = checkout({ 'src/cli.ts': 'export {};\n' });
+    const run = runBin(root);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^hob: dist\/ is missing \(hob is not built yet\); run "npm install && npm run build" in .+, then try again\.\n$/);
+  });
+
+  it('with dist/ older than src/, builds it and then starts', () => {
+    const root = checkout({
+      'dist/cli.js': "console.log('old build');\n",
+      'src/cli.ts': 'export {};\n',
+      'scripts/build.mjs': "import { writeFileSync } from 'node:fs';\nwriteFileSync('dist/cli.js', \"console.log('new build');\\n\");\n",
+    });
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(join(root, 'dist/cli.js'), old, old);
+    expect(runBin(root).stdout).toBe('new build\n');
+    // Up to date now: started as it is.
+    writeFileSync(join(root, 'scripts/build.mjs'), "throw new Error('must not build again');\n");
+    expect(runBin(root).stdout).toBe('new build\n');
+  });
+});
+
+describe('early exits and the terminal', () => {
+  it('hob start with only a channel this version does not serve ends with hob’s own sentence, the log flushed', async () => {
+    const dir = tempDir();
+    const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { api_key: test-key }\nchannels:\n  discord: { token: abc, allow_from: ["1"] }\n`);
+    const hob = spawnHob(['--config', path, 'start'], cleanEnv());
+    hob.child.stdin.end();
+    expect(await hob.exited).toBe(1);
+    const out = hob.output();
+    expect(out).not.toMatch(/sonic boom|at .+\.js:\d+/);
+    expect(out.trim().split('\n').at(-1)).toBe('hob has no channel it can run: this version serves Telegram and the terminal; add channels.telegram, or run hob chat in a terminal.');
+    expect(existsSync(join(dir, 'data', 'logs', 'hob.log'))).toBe(true);
+  });
+
+  it('hob chat: an approval answer other than y, a or n asks again', async () => {
+    fake = await startFakeAnthropic();
+    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'echo hi > made.txt' } }] }, { text: 'Made it.' });
+    const dir = tempDir();
+    const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { name: claude-test, api_key: test-key, base_url: ${fake.baseUrl}, retry: { max_attempts: 1 } }\n`);
+    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
+    hob.child.stdin.end('make the file\nsure thing\n\ny\n');
+    expect(await hob.exited).toBe(0);
+    const out = hob.output();
+    expect(out.split('Please answer y (once), a (always) or n (no)')).toHaveLength(3);
+    expect(out).toContain('Made it.');
+    expect(existsSync(join(dir, 'data', 'workspace', 'made.txt'))).toBe(true);
+  });
+});

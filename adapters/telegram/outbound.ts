@@ -31,13 +31,13 @@ export class TelegramOutbound {
    * retry with `skipParts` sends only the rest: the person reads each part once.
    */
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
-    if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0);
+    if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0, options.onPartSent);
     const chunks = this.chunksOf(message);
     if (chunks.length === 0) throw new Error('Telegram cannot send an empty message');
-    return this.sendParts(target, chunks, message, options.skipParts ?? 0);
+    return this.sendParts(target, chunks, message, options.skipParts ?? 0, options.onPartSent);
   }
 
-  private async sendParts(target: Target, chunks: RenderedChunk[], message: OutboundMessage, skipParts: number): Promise<SentRef> {
+  private async sendParts(target: Target, chunks: RenderedChunk[], message: OutboundMessage, skipParts: number, onPartSent?: (partsSent: number) => void): Promise<SentRef> {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
@@ -53,6 +53,7 @@ export class TelegramOutbound {
       } catch (error) {
         throw index > 0 ? new PartialSendError(index, error) : error;
       }
+      if (!isLast) onPartSent?.(index + 1);
     }
     return refOf(target, last as Message);
   }
@@ -89,7 +90,7 @@ export class TelegramOutbound {
    * sent first as ordinary messages and the document follows with `file.caption` (if any).
    * Buttons go under the document, the last message.
    */
-  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>, skipParts: number): Promise<SentRef> {
+  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>, skipParts: number, onPartSent?: (partsSent: number) => void): Promise<SentRef> {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
@@ -101,7 +102,10 @@ export class TelegramOutbound {
       const lead: OutboundMessage = { text, ...(message.plain ? { plain: true } : {}), ...(message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) };
       const chunks = this.chunksOf(lead);
       textParts = chunks.length;
-      if (skipParts < textParts) await this.sendParts(target, chunks, lead, skipParts);
+      if (skipParts < textParts) {
+        await this.sendParts(target, chunks, lead, skipParts, onPartSent);
+        onPartSent?.(textParts);
+      }
       // The file's own caption, shortened to fit (marked …) rather than dropped.
       caption = file.caption !== undefined && file.caption !== text ? file.caption : '';
     }

@@ -87,6 +87,11 @@ export type OutboundMessage = {
 export type SendOptions = {
   /** Parts of a split message already delivered by an earlier attempt: send only the rest. */
   skipParts?: number;
+  /**
+   * issue 7: told after each part but the last lands (with how many are in the chat), so a
+   * kill between parts resends only the rest.
+   */
+  onPartSent?(partsSent: number): void;
 };
 
 /**

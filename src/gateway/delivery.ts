@@ -155,7 +155,12 @@ export class Delivery {
     }
     try {
       const sent = this.onSent.get(id);
-      const ref = await adapter.send(target, message, partsSent ? { skipParts: partsSent } : {});
+      const ref = await adapter.send(target, message, {
+        ...(partsSent ? { skipParts: partsSent } : {}),
+        onPartSent: (parts) => this.outbox.markPartsSent(id, parts),
+      });
+      // At once, before anything else: a kill between the platform's "ok" and this line is
+      // the one window where a message can go out twice (see README, Safety).
       this.outbox.markSent(id, ref.messageId, this.clock.now());
       this.onSent.delete(id);
       sent?.(ref);

@@ -35,6 +35,11 @@ export class OutboxRepository {
     this.db.prepare("UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + 1 WHERE id = ?").run(platformMessageId, now, id);
   }
 
+  /** issue 7: parts of a split message already in the chat, recorded as each one lands. */
+  markPartsSent(id: number, partsSent: number): void {
+    this.db.prepare('UPDATE outbox SET parts_sent = max(parts_sent, ?) WHERE id = ?').run(partsSent, id);
+  }
+
   markRetry(id: number, error: string, nextAttemptAt: number, partsSent = 0): void {
     this.db
       .prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, parts_sent = max(parts_sent, ?) WHERE id = ?')

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../../src/cli/doctor.js';
 import { hobConfigSchema } from '../../src/config/schema.js';
 import { createSandbox, type SandboxSettings } from '../../src/policy/sandbox.js';
 import { bashTool } from '../../src/tools/bash.js';
@@ -64,6 +65,17 @@ describe('config: permissions.sandbox', () => {
     expect(hobConfigSchema.parse({}).permissions.sandbox).toEqual({ mode: 'auto', network: true });
     const bad = hobConfigSchema.safeParse({ permissions: { sandbox: 'strict' } });
     expect(bad.success).toBe(false);
+  });
+});
+
+describe('hob doctor', () => {
+  it('says whether the sandbox is active, and fails the check when required cannot be met', async () => {
+    const config = hobConfigSchema.parse({ data_dir: join(root, 'doctor'), permissions: { sandbox: 'off' } });
+    const off = (await runDoctor(config, undefined)).find((check) => check.name === 'sandbox');
+    expect(off).toEqual({ name: 'sandbox', ok: true, detail: 'off (permissions.sandbox: off): bash runs without a sandbox' });
+    const auto = (await runDoctor({ ...config, permissions: { ...config.permissions, sandbox: { mode: 'required', network: true } } }, undefined)).find((c) => c.name === 'sandbox');
+    if (status.state === 'active') expect(auto).toMatchObject({ ok: true, detail: expect.stringMatching(/^active \(.*bwrap; network on\)$/) });
+    else expect(auto).toMatchObject({ ok: false, detail: expect.stringMatching(/^required but not available: .*apt-get install bubblewrap/) });
   });
 });
 

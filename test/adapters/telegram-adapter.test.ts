@@ -263,6 +263,20 @@ describe('Telegram adapter: what people read', () => {
     expect(shown.map((message) => message.text).join('\n\n')).toBe(text.trim());
   });
 
+  it('reports each part of a split message as it lands, so a kill between parts resends only the rest', async () => {
+    const text = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(9).trim()}`).join('\n\n');
+    const reported: { parts: number; inChat: number }[] = [];
+    await adapter().send({ chatId: '42' }, { text }, { onPartSent: (parts) => reported.push({ parts, inChat: fake.chat(42).length }) });
+    const total = fake.chat(42).length;
+    expect(total).toBeGreaterThan(2);
+    // Told after every part but the last, each time with that part already in the chat.
+    expect(reported).toEqual(Array.from({ length: total - 1 }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
+
+    const withFile: number[] = [];
+    await adapter().send({ chatId: '43' }, { text: 'Long explanation. '.repeat(100), file: { name: 'r.md', data: Buffer.from('# R') } }, { onPartSent: (parts) => withFile.push(parts) });
+    expect(withFile).toEqual([1]);
+  });
+
   it('edits the text a person reads, drops buttons not given again, and accepts an unchanged edit', async () => {
     const telegram = adapter();
     const ref = await telegram.send({ chatId: '42' }, { text: 'Thinking…', buttons: [[{ label: 'Stop', data: 'stop' }]] });

@@ -128,6 +128,8 @@ function bwrapArgs(options: SandboxOptions): string[] {
     '--chdir', workspace,
   ];
   if (!options.settings.network) args.push('--unshare-net');
+  // The home directory is read-only: caches that tools keep there go to the private /tmp.
+  args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'npm_config_cache', '/tmp/.npm', '--setenv', 'PIP_CACHE_DIR', '/tmp/.cache/pip');
   for (const path of maskedPaths(options)) {
     const stats = statSync(path, { throwIfNoEntry: false });
     if (!stats) continue;

@@ -120,6 +120,11 @@ describe.skipIf(status.state !== 'active')(`inside bubblewrap${skipReason}`, () 
     rmSync('/tmp/hob-sandbox-outside.txt', { force: true });
   });
 
+  it('sends caches that tools keep in the home directory to the private /tmp', async () => {
+    const result = await run('mkdir -p "$XDG_CACHE_HOME/tool" && echo c > "$XDG_CACHE_HOME/tool/x" && cat "$XDG_CACHE_HOME/tool/x"; echo "$npm_config_cache"');
+    expect(result.content).toBe('c\n/tmp/.npm\n[exit code 0]');
+  });
+
   it('cuts the network when permissions.sandbox.network is false', async () => {
     const interfaces = (settings: SandboxSettings) => run("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", sandboxedBash(settings));
     const off = await interfaces({ mode: 'auto', network: false });

@@ -84,7 +84,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     join(config.data_dir, 'logs'),
     ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
   ];
-  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths });
+  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir });
   const permissions = createPermissionChecker(config.permissions, {
     workspace: config.tools.workspace,
     home: homedir(),

@@ -2,7 +2,7 @@
  * The sandbox around `bash`: bubblewrap (`bwrap`), when it is installed and user namespaces
  * work. Inside it the whole file system is read-only except the workspace; `/tmp` is a
  * private, empty tmpfs; every secret hob knows of (`~/.ssh`, cloud credentials, shell
- * histories, browser profiles, hob's own config, database and logs) is masked — an empty
+ * histories, browser profiles, hob's own config, and its data_dir but the workspace) is masked — an empty
  * tmpfs over a directory, `/dev/null` over a file; a new PID namespace with its own `/proc`
  * hides hob's process (and its environment) and every other process; `--die-with-parent`
  * takes the whole sandbox down with hob. The network is shared unless
@@ -27,6 +27,11 @@ export type SandboxOptions = {
   home: string;
   /** hob's own secrets outside the home list: config files, the database, the logs directory. */
   hiddenPaths?: string[];
+  /**
+   * hob's data_dir: hidden whole (an empty tmpfs), except the workspace inside it, so what
+   * other parts of hob keep there is out of sight too. Ignored when it holds the home directory.
+   */
+  dataDir?: string;
   /** Where to look for bwrap; default: PATH. Tests point it at a missing file. */
   bwrapPath?: string;
 };
@@ -116,11 +121,13 @@ function probe(options: SandboxOptions): SandboxStatus {
 
 function bwrapArgs(options: SandboxOptions): string[] {
   const workspace = realOrSelf(resolve(options.workspace));
+  const dataDir = hiddenDataDir(options);
   const args = [
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
     '--tmpfs', '/tmp',
+    ...(dataDir ? ['--tmpfs', dataDir] : []),
     '--bind', workspace, workspace,
     '--unshare-pid',
     '--unshare-ipc',
@@ -131,6 +138,7 @@ function bwrapArgs(options: SandboxOptions): string[] {
   // The home directory is read-only: caches that tools keep there go to the private /tmp.
   args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'npm_config_cache', '/tmp/.npm', '--setenv', 'PIP_CACHE_DIR', '/tmp/.cache/pip');
   for (const path of maskedPaths(options)) {
+    if (dataDir && isUnder(path, dataDir) && !isUnder(path, workspace)) continue; // hidden with the data dir
     const stats = statSync(path, { throwIfNoEntry: false });
     if (!stats) continue;
     if (stats.isDirectory()) args.push('--tmpfs', path);
@@ -152,6 +160,19 @@ export function maskedPaths(options: Pick<SandboxOptions, 'home' | 'hiddenPaths'
     seen.add(real);
   }
   return [...seen];
+}
+
+/** The data dir to hide whole, if that is safe: it must exist and not hold the home directory or the root. */
+function hiddenDataDir(options: SandboxOptions): string | undefined {
+  if (!options.dataDir) return undefined;
+  const dataDir = realOrSelf(resolve(options.dataDir));
+  const home = realOrSelf(resolve(options.home));
+  if (dataDir === '/' || isUnder(home, dataDir) || isUnder(dataDir, '/tmp')) return undefined;
+  return statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() ? dataDir : undefined;
+}
+
+function isUnder(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
 function realOrSelf(path: string): string {

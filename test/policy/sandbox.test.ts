@@ -110,6 +110,17 @@ describe.skipIf(status.state !== 'active')(`inside bubblewrap${skipReason}`, () 
     expect(result.content).toContain('plain notes');
   });
 
+  it('hides the whole data dir, also what no list names, and keeps a workspace inside it usable', async () => {
+    mkdirSync(join(dataDir, 'workspace'), { recursive: true });
+    writeFileSync(join(dataDir, 'memory.db'), `remembered ${TOKEN}`);
+    const sandbox = createSandbox({ settings: on, workspace: join(dataDir, 'workspace'), home, dataDir });
+    const tool = bashTool({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, sandbox });
+    const result = await runTool(tool, { command: `cat ${dataDir}/memory.db ${dataDir}/config.yaml; ls -A ${dataDir}; echo kept > note.txt` }, makeContext(join(dataDir, 'workspace')));
+    expect(result.content).not.toContain(TOKEN);
+    expect(result.content).toMatch(/^workspace$/m);
+    expect(readFileSync(join(dataDir, 'workspace', 'note.txt'), 'utf8')).toBe('kept\n');
+  });
+
   it('writes only in the workspace, and /tmp is private and empty', async () => {
     writeFileSync('/tmp/hob-sandbox-outside.txt', 'outside');
     const result = await run('echo made > here.txt; echo x > ~/escape.txt; ls /tmp | wc -l; echo t > /tmp/t');

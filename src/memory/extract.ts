@@ -17,7 +17,7 @@ const CATEGORIES: { tag: string; pattern: RegExp }[] = [
   { tag: 'host', pattern: /\b(?:\d{1,3}\.){3}\d{1,3}\b|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|local|lan|internal|home|arpa|cloud|app|eu|de|it|fr|es|ch|at|uk)\b|\b(?:host|server|hostname)\b/i },
   { tag: 'path', pattern: /(?:^|[\s"'(])(?:~|\.{1,2})?\/[\w.@-]+(?:\/[\w.@-]*)*/ },
   { tag: 'environment', pattern: /\b(?:production|prod|staging|stage|development|dev|qa|sandbox)\b/i },
-  { tag: 'version', pattern: /\bv?\d+\.\d+(?:\.\d+)?\b|\b(?:version|node|python|java|postgres(?:ql)?|ruby|go|php|debian|ubuntu)\s+\d+\b/i },
+  { tag: 'version', pattern: /(?<![\d.])v?\d+\.\d+(?:\.\d+)?(?!\.?\d)|\b(?:version|node|python|java|postgres(?:ql)?|ruby|go|php|debian|ubuntu)\s+\d+\b/i },
 ];
 
 /** A statement, not a question or an order: it says what something is, or what the person uses. */

@@ -55,8 +55,8 @@ export class Memory {
 
   constructor(private readonly options: MemoryOptions) {
     const { db, clock } = options;
-    this.people = new PeopleStore(db, clock);
     this.entries = new MemoryStore(db, clock);
+    this.people = new PeopleStore(db, clock, (from, to) => this.entries.reassign(from, to));
     this.profiles = new ProfileStore(db, clock);
     this.retryDelayMs = options.retryDelayMs ?? 5000;
     ensurePersona(options.dataDir);

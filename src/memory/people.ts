@@ -18,6 +18,8 @@ export class PeopleStore implements PersonResolver {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Moves what one person owned to another (memory entries and their index). */
+    private readonly moveEntries: (fromPersonId: string, toPersonId: string) => void,
   ) {}
 
   personId(platform: string, userId: string): string {
@@ -57,7 +59,7 @@ export class PeopleStore implements PersonResolver {
         .prepare('INSERT INTO person_links (platform, user_id, person_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) DO UPDATE SET person_id = excluded.person_id')
         .run(platform, userId, row.person_id, now);
       // What this identity knew as its own person goes with it.
-      this.db.prepare('UPDATE memory_entries SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
+      this.moveEntries(current, row.person_id);
       this.db.prepare('UPDATE person_links SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
       const profile = this.db.prepare('SELECT 1 FROM profiles WHERE person_id = ?').get(row.person_id);
       if (!profile) this.db.prepare('UPDATE profiles SET person_id = ? WHERE person_id = ?').run(row.person_id, current);

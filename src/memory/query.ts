@@ -42,11 +42,16 @@ export function meaningfulWords(text: string): string[] {
   return kept;
 }
 
-/** The FTS5 MATCH expression for a question, or undefined when no word in it is meaningful. */
-export function buildFtsQuery(text: string): string | undefined {
+/**
+ * The FTS5 MATCH expression for a question, or undefined when no word in it is meaningful.
+ * `isWholeWord` says whether the index holds the word as it is: then it is matched as a word
+ * (stemmed), and only a word the index does not hold becomes a prefix ("Jon" → "Jonas"),
+ * which keeps the number of rows to rank down.
+ */
+export function buildFtsQuery(text: string, isWholeWord: (word: string) => boolean = () => false): string | undefined {
   const terms = meaningfulWords(text)
     .slice(0, MAX_TERMS)
     // Quoted, so FTS5 operators and column names in the text are just words.
-    .map((word) => (word.length >= MIN_PREFIX_LENGTH ? `"${word}"*` : `"${word}"`));
+    .map((word) => (word.length >= MIN_PREFIX_LENGTH && !isWholeWord(word) ? `"${word}"*` : `"${word}"`));
   return terms.length ? terms.join(' OR ') : undefined;
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../store/db.js';
 import { buildFtsQuery, meaningfulWords } from './query.js';
@@ -149,24 +149,45 @@ export class MemoryStore {
    * blended with recency. Returns entries with their seq, best first.
    */
   searchText(personId: string, question: string, limit: number): { seq: number; entry: MemoryEntry }[] {
-    const match = buildFtsQuery(question);
-    if (!match) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT e.*, bm25(memory_fts, 2.0, 1.0, 1.5) AS rank FROM memory_fts JOIN memory_entries e ON e.seq = memory_fts.rowid
-         WHERE memory_fts MATCH ? AND e.person_id = ? ORDER BY rank LIMIT ?`,
-      )
-      .all(match, personId, Math.max(limit, TEXT_CANDIDATES)) as (Row & { rank: number })[];
+    const terms = buildFtsQuery(question, (word) => Boolean(this.db.prepare('SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT 1').get(`"${word}"`)));
+    return terms ? this.ranked(personId, terms, limit) : [];
+  }
+
+  /**
+   * The person's matches for an FTS5 expression: bm25 (title, content, tags weighted), then
+   * recency blended into the best candidates. The first pass ranks the whole index and keeps
+   * this person's rows (fast when they hold most of it, as in a personal hob); when that
+   * leaves too few, the second pass ranks only the owner's postings.
+   */
+  private ranked(personId: string, terms: string, limit: number): { seq: number; entry: MemoryEntry }[] {
+    const wanted = Math.max(limit, TEXT_CANDIDATES);
+    // The LIMIT inside keeps the join to the best-ranked rows only; CROSS JOIN keeps that order.
+    const query = `SELECT e.seq, e.updated_at, e.last_used_at, r.rank FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?) AS r
+      CROSS JOIN memory_entries e ON e.seq = r.rowid WHERE e.person_id = ?`;
+    type Candidate = { seq: number; updated_at: number; last_used_at: number | null; rank: number };
+    let candidates = this.db.prepare(query).all(terms, wanted * 4, personId) as Candidate[];
+    if (candidates.length < wanted) candidates = this.db.prepare(query).all(`owner : "${ownerToken(personId)}" AND (${terms})`, wanted, personId) as Candidate[];
     const now = this.clock.now();
-    return rows
+    const best = candidates
       .map((row) => {
         const ageDays = (now - Math.max(row.updated_at, row.last_used_at ?? 0)) / 86_400_000;
         const recency = Math.exp(-Math.max(0, ageDays) / RECENCY_DAYS);
-        return { seq: row.seq, entry: toEntry(row), score: -row.rank * (1 + RECENCY_WEIGHT * recency) };
+        return { seq: row.seq, score: -row.rank * (1 + RECENCY_WEIGHT * recency) };
       })
       .sort((a, b) => b.score - a.score)
-      .slice(0, limit)
-      .map(({ seq, entry }) => ({ seq, entry }));
+      .slice(0, limit);
+    return best.flatMap(({ seq }) => {
+      const entry = this.bySeq(seq);
+      return entry ? [{ seq, entry }] : [];
+    });
+  }
+
+  /** Moves every entry of one person to another (identities linked). */
+  reassign(fromPersonId: string, toPersonId: string): void {
+    const seqs = (this.db.prepare('SELECT seq FROM memory_entries WHERE person_id = ?').all(fromPersonId) as { seq: number }[]).map((row) => row.seq);
+    // Vectors are partitioned by person: embedded again under the new owner.
+    this.db.prepare('UPDATE memory_entries SET person_id = ?, embedded = 0 WHERE person_id = ?').run(toPersonId, fromPersonId);
+    for (const seq of seqs) this.reindex(seq);
   }
 
   /** Counts a use (found by a search, shown in a snapshot is not a use). */
@@ -210,9 +231,11 @@ export class MemoryStore {
   }
 
   private reindex(seq: number): void {
-    const row = this.db.prepare('SELECT title, content, tags FROM memory_entries WHERE seq = ?').get(seq) as Pick<Row, 'title' | 'content' | 'tags'>;
+    const row = this.db.prepare('SELECT person_id, title, content, tags FROM memory_entries WHERE seq = ?').get(seq) as Pick<Row, 'person_id' | 'title' | 'content' | 'tags'>;
     this.db.prepare('DELETE FROM memory_fts WHERE rowid = ?').run(seq);
-    this.db.prepare('INSERT INTO memory_fts (rowid, title, content, tags) VALUES (?, ?, ?, ?)').run(seq, row.title ?? '', row.content, (JSON.parse(row.tags) as string[]).join(' '));
+    this.db
+      .prepare('INSERT INTO memory_fts (rowid, title, content, tags, owner) VALUES (?, ?, ?, ?, ?)')
+      .run(seq, row.title ?? '', row.content, (JSON.parse(row.tags) as string[]).join(' '), ownerToken(row.person_id));
   }
 
   private sameFact(personId: string, content: string, title: string | undefined): Row | undefined {
@@ -224,11 +247,18 @@ export class MemoryStore {
     }
     const words = new Set(meaningfulWords(content));
     if (words.size < 3) return undefined;
-    for (const { seq, entry } of this.searchText(personId, content, 5)) {
+    // A fact said again shares most words: its three longest must all be there (cheap to ask).
+    const rarest = [...words].sort((a, b) => b.length - a.length).slice(0, 3);
+    for (const { seq, entry } of this.ranked(personId, rarest.map((word) => `"${word}"`).join(' AND '), 5)) {
       if (similarity(words, new Set(meaningfulWords(entry.content))) >= SAME_FACT_SIMILARITY) return this.db.prepare('SELECT * FROM memory_entries WHERE seq = ?').get(seq) as Row;
     }
     return undefined;
   }
+}
+
+/** The person's token in the index: a hash, so no id can be mistaken for words. */
+function ownerToken(personId: string): string {
+  return `o${createHash('sha256').update(personId).digest('hex').slice(0, 20)}`;
 }
 
 /** What gets embedded for an entry: its title, content and tags. */

@@ -150,9 +150,12 @@ export const migrations: string[] = [
   ) STRICT;
   CREATE INDEX memory_person ON memory_entries(person_id, updated_at);
   CREATE INDEX memory_person_key ON memory_entries(person_id, content_key);
+  CREATE INDEX memory_person_used ON memory_entries(person_id, use_count DESC, last_used_at DESC);
   CREATE INDEX memory_unembedded ON memory_entries(embedded) WHERE embedded = 0;
 
-  CREATE VIRTUAL TABLE memory_fts USING fts5(title, content, tags, tokenize = 'porter unicode61 remove_diacritics 2');
+  -- owner: one token per person, so a search reads only that person's postings.
+  CREATE VIRTUAL TABLE memory_fts USING fts5(title, content, tags, owner, tokenize = 'porter unicode61 remove_diacritics 2');
+  INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0, 1.5, 0.0)');
 
   CREATE TABLE profiles (
     person_id TEXT PRIMARY KEY,

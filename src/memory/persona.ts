@@ -16,7 +16,13 @@ export const personaPath = (dataDir: string): string => join(dataDir, 'persona.m
 /** Writes the default persona when there is none yet (first start). */
 export function ensurePersona(dataDir: string): void {
   const path = personaPath(dataDir);
-  if (!existsSync(path)) writeFileSync(path, DEFAULT_PERSONA, { flag: 'wx', mode: 0o644 });
+  if (existsSync(path)) return;
+  try {
+    writeFileSync(path, DEFAULT_PERSONA, { flag: 'wx', mode: 0o644 });
+  } catch (error) {
+    // Another hob process wrote it first: theirs stands.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /** The persona text as it is on disk now (comments left out); empty when unreadable. */

@@ -45,6 +45,8 @@ type Row = {
 const SAME_FACT_SIMILARITY = 0.8;
 /** Full-text candidates ranked by bm25, before recency is blended in. */
 const TEXT_CANDIDATES = 50;
+/** About this many matching rows are ranked by bm25 (the costly part of a search). */
+const RANK_BUDGET = 1000;
 /** Recency adds up to this much to a match's relevance, fading over about three months. */
 const RECENCY_WEIGHT = 0.5;
 const RECENCY_DAYS = 90;
@@ -149,8 +151,41 @@ export class MemoryStore {
    * blended with recency. Returns entries with their seq, best first.
    */
   searchText(personId: string, question: string, limit: number): { seq: number; entry: MemoryEntry }[] {
-    const terms = buildFtsQuery(question, (word) => Boolean(this.db.prepare('SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT 1').get(`"${word}"`)));
-    return terms ? this.ranked(personId, terms, limit) : [];
+    const terms = this.queryTerms(question);
+    if (terms.length === 0) return [];
+    // Rank the rows of the rarest words first (they decide the order); the commonest words
+    // join only while the rows to rank stay few. Too few rows that way: rank every word.
+    const byRarity = [...terms].sort((a, b) => a.rows - b.rows);
+    const picked: typeof terms = [];
+    let rows = 0;
+    for (const term of byRarity) {
+      if (picked.length > 0 && rows + term.rows > RANK_BUDGET) break;
+      picked.push(term);
+      rows += term.rows;
+    }
+    const chosen = rows >= Math.max(limit, TEXT_CANDIDATES) || picked.length === terms.length ? picked : terms;
+    return this.ranked(personId, chosen.map((term) => term.expression).join(' OR '), limit);
+  }
+
+  /**
+   * The question's meaningful words as FTS5 terms, each with how many rows it matches (the
+   * count is cheap; ranking is not). A word the index holds as it is matches as a word
+   * (stemmed); one it does not becomes a prefix ("Jon" → "Jonas").
+   */
+  private queryTerms(question: string): { expression: string; rows: number }[] {
+    const count = (expression: string) => (this.db.prepare('SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH ?').get(expression) as { n: number }).n;
+    const wholeWordRows = new Map<string, number>();
+    const query = buildFtsQuery(question, (word) => {
+      const rows = count(`"${word}"`);
+      wholeWordRows.set(word, rows);
+      return rows > 0;
+    });
+    if (!query) return [];
+    return query.split(' OR ').map((expression) => {
+      const word = expression.replace(/^"|"\*?$/g, '');
+      const known = wholeWordRows.get(word);
+      return { expression, rows: expression.endsWith('*') || known === undefined ? count(expression) : known };
+    });
   }
 
   /**

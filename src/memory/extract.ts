@@ -26,6 +26,9 @@ const PREFER = /\bi (?:(?:really |much |usually )?prefer|like it when|'d rather|
 const MY_X_IS_Y = /\bmy ([\p{L}\p{N}' -]{2,40}?) (?:is|are) ([^.!?\n]{1,160})/iu;
 const CALL_ME = /\b(?:call me|my name is|i'?m called|nenn(?:t)? mich|ich hei(?:ß|ss)e|chiamami|mi chiamo|appelle-moi|je m'appelle|llámame|me llamo)\s+([\p{L}][\p{L}'-]{0,30}(?:\s[\p{Lu}][\p{L}'-]{0,30})?)/iu;
 
+/** Secrets are not noticed on the side: saving one takes an explicit /remember or memory_save. */
+const SECRET = /\b(?:password|passwort|passwd|secret|token|api[ _-]?key|pin|passphrase|private key|password|parola d'ordine|contraseña|mot de passe)\b/i;
+
 export function extractFacts(text: string): Extracted {
   const said = text.replace(/^\[[^\]\n]{1,80}\]\s*/, '').slice(0, MAX_TEXT).trim();
   const found: Extracted = { facts: [] };
@@ -34,7 +37,7 @@ export function extractFacts(text: string): Extracted {
   if (name && !/^(?:a|an|the|not|just)$/i.test(name)) found.name = name;
   for (const sentence of sentences(said)) {
     if (found.facts.length >= MAX_FACTS) break;
-    if (sentence.endsWith('?') || sentence.length > MAX_FACT_LENGTH) continue;
+    if (sentence.endsWith('?') || sentence.length > MAX_FACT_LENGTH || SECRET.test(sentence)) continue;
     const tags: string[] = [];
     if (PREFER.test(sentence)) tags.push('preference');
     if (MY_X_IS_Y.test(sentence) && !CALL_ME.test(sentence)) tags.push('personal');

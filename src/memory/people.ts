@@ -6,6 +6,10 @@ import type { Db } from '../store/db.js';
 /** How long a `/link` code stays valid. */
 export const LINK_CODE_TTL_MS = 10 * 60 * 1000;
 
+/** Wrong codes one identity may try per window, so codes cannot be guessed. */
+const MAX_FAILED_REDEEMS = 5;
+const FAILED_REDEEM_WINDOW_MS = 60 * 60 * 1000;
+
 export type LinkOutcome = { ok: true; personId: string } | { ok: false; reason: string };
 
 /**
@@ -15,6 +19,8 @@ export type LinkOutcome = { ok: true; personId: string } | { ok: false; reason: 
  * identity owned before is moved to the person it joins.
  */
 export class PeopleStore implements PersonResolver {
+  /** Recent wrong codes per identity (in memory: a restart forgives, a guesser still gets a handful). */
+  private readonly failedRedeems = new Map<string, number[]>();
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -49,8 +55,14 @@ export class PeopleStore implements PersonResolver {
   /** Joins this identity to the person who made the code. The code works once. */
   redeem(code: string, platform: string, userId: string): LinkOutcome {
     const now = this.clock.now();
+    const identity = `${platform}:${userId}`;
+    const failures = (this.failedRedeems.get(identity) ?? []).filter((at) => at > now - FAILED_REDEEM_WINDOW_MS);
+    if (failures.length >= MAX_FAILED_REDEEMS) return { ok: false, reason: 'Too many wrong codes. Wait an hour, then send /link CODE again with a fresh code.' };
     const row = this.db.prepare('SELECT person_id, expires_at FROM link_codes WHERE code = ?').get(code.trim()) as { person_id: string; expires_at: number } | undefined;
-    if (!row || row.expires_at <= now) return { ok: false, reason: 'That code is unknown or has expired. Send /link on your other account to get a new one.' };
+    if (!row || row.expires_at <= now) {
+      this.failedRedeems.set(identity, [...failures, now]);
+      return { ok: false, reason: 'That code is unknown or has expired. Send /link on your other account to get a new one.' };
+    }
     const current = this.personId(platform, userId);
     if (current === row.person_id) return { ok: false, reason: 'This account already belongs to you there.' };
     this.db.transaction(() => {

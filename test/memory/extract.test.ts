@@ -22,7 +22,9 @@ describe('facts extracted by rules from what the person says', () => {
     'what is the weather in Rome',
     '/remember something',
     'thanks, that helps a lot',
-  ])('leaves "%s" alone (a question, a command, small talk)', (said) => {
+    'My password is hunter2 on staging.acme.io',
+    'The API key for prod is sk-123',
+  ])('leaves "%s" alone (a question, a command, small talk, a secret)', (said) => {
     expect(extractFacts(said).facts).toEqual([]);
   });
 

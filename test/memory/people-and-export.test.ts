@@ -37,6 +37,16 @@ describe('people: linked identities', () => {
     expect(memory.entries.count('telegram:42')).toBe(1);
   });
 
+  it('stops an identity that keeps trying wrong codes, so a code cannot be guessed', () => {
+    const { memory } = testMemory();
+    const code = memory.people.createLinkCode('telegram:42');
+    const wrong = code === '123456' ? '654321' : '123456';
+    for (let n = 0; n < 5; n++) expect(memory.people.redeem(wrong, 'telegram', '66')).toMatchObject({ ok: false, reason: expect.stringContaining('unknown') });
+    expect(memory.people.redeem(code, 'telegram', '66')).toMatchObject({ ok: false, reason: expect.stringContaining('Too many wrong codes') });
+    expect(memory.personFor('telegram:66', '66')).toBe('telegram:66');
+    expect(memory.people.redeem(code, 'slack', 'U1')).toMatchObject({ ok: true });
+  });
+
   it("never reaches another person's entry by id: search, forget and get all say not found", async () => {
     const { memory } = testMemory();
     const ann = memory.save('telegram:42', { content: 'Ann: the safe code is 1234', source: 'tool' }).entry;
@@ -63,7 +73,8 @@ describe('export and import', () => {
 
     const other = testMemory().memory;
     for (const entry of importMarkdown(dir)) other.entries.restore('telegram:42', entry);
-    expect(other.entries.list('telegram:42')).toEqual(before);
+    const byId = (entries: typeof before) => [...entries].sort((a, b) => a.id.localeCompare(b.id));
+    expect(byId(other.entries.list('telegram:42'))).toEqual(byId(before));
     // Importing again replaces, it does not duplicate.
     for (const entry of importMarkdown(dir)) other.entries.restore('telegram:42', entry);
     expect(other.entries.count('telegram:42')).toBe(3);

@@ -24,6 +24,13 @@ describe('memory commands without buttons', () => {
     expect(runMemoryCommand(memory, 'memory', '', terminal).text).toContain('I do not remember anything about you yet');
   });
 
+  it('shows a link code only in a private chat', () => {
+    const { memory } = testMemory();
+    const inGroup = { platform: 'telegram', userId: '42', private: false, buttons: true };
+    expect(runMemoryCommand(memory, 'link', '', inGroup).text).toContain('private chat');
+    expect(runMemoryCommand(memory, 'link', '', { ...inGroup, private: true }).text).toMatch(/Your link code is \d{6}/);
+  });
+
   it('/settings shows, sets and clears a field, and explains a bad one', () => {
     const { memory } = testMemory();
     expect(runMemoryCommand(memory, 'settings', 'style short answers, no emoji', terminal).text).toBe('Your style is now short answers, no emoji.');

@@ -72,6 +72,8 @@ function answer(memory: Memory, name: MemoryCommandName, args: string, sender: C
       return { text: settings(memory, personId, args, sender) };
     case 'link': {
       if (!args) {
+        // Whoever reads the code can join your memory: it is shown in a private chat only.
+        if (!sender.private) return { text: 'Send /link to me in a private chat: the code it shows must stay between us.' };
         const code = memory.people.createLinkCode(personId);
         return { text: `Your link code is ${code}. Within ${LINK_CODE_TTL_MS / 60_000} minutes, send /link ${code} to me from your other account (another platform, or the terminal) to make them one person with one memory.` };
       }

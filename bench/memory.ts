@@ -19,6 +19,7 @@ const SIZES = [100, 10_000, 100_000];
 const QUERIES = 500;
 const VECTOR_SIZES = [10_000, 100_000];
 const VECTOR_QUERIES = 50;
+const RECALL_AT = 10_000;
 const DIMENSIONS = 768;
 const SAVES = 500;
 const PERSON = 'telegram:42';
@@ -111,16 +112,29 @@ export async function run(): Promise<BenchResult> {
     if ('error' in opened) throw new Error(opened.error);
     const vectors = opened.index;
     let stored = 0;
+    const kept: Float32Array[] = [];
     for (const size of VECTOR_SIZES) {
       db.transaction(() => {
-        for (; stored < size; stored++) vectors.put(stored + 1, PERSON, unitVector());
+        for (; stored < size; stored++) {
+          const vector = unitVector();
+          if (stored < RECALL_AT) kept.push(vector);
+          vectors.put(stored + 1, PERSON, vector);
+        }
       })();
       const vectorMs: number[] = [];
+      let found = 0;
       for (let n = 0; n < VECTOR_QUERIES; n++) {
         const query = unitVector();
-        timeMs(vectorMs, () => vectors.nearest(PERSON, query, 20));
+        let nearest: number[] = [];
+        timeMs(vectorMs, () => (nearest = vectors.nearest(PERSON, query, 10)));
+        if (size === RECALL_AT) {
+          // Exact top 10 by brute force in JS: how many of them the bit scan + rescoring found.
+          const exact = kept.map((vector, index) => ({ seq: index + 1, dot: vector.reduce((sum, value, i) => sum + value * (query[i] as number), 0) })).sort((a, b) => b.dot - a.dot).slice(0, 10);
+          found += exact.filter((hit) => nearest.includes(hit.seq)).length;
+        }
       }
-      const line = `vector search at ${size.toLocaleString('en-US')} entries (${DIMENSIONS} dimensions, sqlite-vec): median ${fmt(median(vectorMs))} ms, p99 ${fmt(percentile(vectorMs, 0.99))} ms`;
+      const recall = size === RECALL_AT ? `; recall@10 ${((100 * found) / (10 * VECTOR_QUERIES)).toFixed(0)}% on random vectors (the worst case for bits)` : '';
+      const line = `vector search at ${size.toLocaleString('en-US')} entries (${DIMENSIONS} dimensions, sqlite-vec): median ${fmt(median(vectorMs))} ms, p99 ${fmt(percentile(vectorMs, 0.99))} ms${recall}`;
       console.log(line);
       summary.push(line);
     }

@@ -64,6 +64,27 @@ describe('semantic memory search', () => {
     expect((await memory.search('telegram:42', 'lunch', 5)).map((entry) => entry.content)).toEqual(['Lunch with Marco on Friday']);
   });
 
+  it('forgetting an entry removes its vectors too, and an odd dimension count works as well', async () => {
+    const { memory, db } = testMemory({ embeddings: settings() });
+    const { entry } = memory.save('telegram:42', { content: 'Marco collects vintage fountain pens', source: 'tool' });
+    await memory.settled();
+    expect(db.prepare('SELECT count(*) AS n FROM memory_vecf_64').get()).toEqual({ n: 1 });
+    memory.forget('telegram:42', entry.id);
+    expect(db.prepare('SELECT count(*) AS n FROM memory_vecf_64').get()).toEqual({ n: 0 });
+    expect(db.prepare('SELECT count(*) AS n FROM memory_vecbit_64').get()).toEqual({ n: 0 });
+
+    const odd = await startFakeEmbeddings({ dimensions: 12, groups: [['gift', 'present', 'pen', 'fountain']] });
+    try {
+      const other = testMemory({ embeddings: { baseUrl: odd.baseUrl, model: 'fake-embed' } }).memory;
+      other.save('telegram:42', { content: 'Marco collects vintage fountain pens', source: 'tool' });
+      other.save('telegram:42', { content: 'Dinner on Friday at eight', source: 'tool' });
+      await other.settled();
+      expect((await other.search('telegram:42', 'a present idea', 1))[0]?.content).toBe('Marco collects vintage fountain pens');
+    } finally {
+      await odd.close();
+    }
+  });
+
   it('sends the model name and key, and asks for float vectors', async () => {
     const embed = embeddingsClient(settings());
     const [vector] = await embed(['hello']);

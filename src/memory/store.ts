@@ -153,18 +153,17 @@ export class MemoryStore {
   searchText(personId: string, question: string, limit: number): { seq: number; entry: MemoryEntry }[] {
     const terms = this.queryTerms(question);
     if (terms.length === 0) return [];
-    // Rank the rows of the rarest words first (they decide the order); the commonest words
-    // join only while the rows to rank stay few. Too few rows that way: rank every word.
+    // Rank the rows of the rarest words (they decide the order); a commoner word joins while
+    // the rows to rank stay few, or while there are not yet enough rows for the answer.
     const byRarity = [...terms].sort((a, b) => a.rows - b.rows);
     const picked: typeof terms = [];
     let rows = 0;
     for (const term of byRarity) {
-      if (picked.length > 0 && rows + term.rows > RANK_BUDGET) break;
+      if (picked.length > 0 && rows >= limit && rows + term.rows > RANK_BUDGET) break;
       picked.push(term);
       rows += term.rows;
     }
-    const chosen = rows >= Math.max(limit, TEXT_CANDIDATES) || picked.length === terms.length ? picked : terms;
-    return this.ranked(personId, chosen.map((term) => term.expression).join(' OR '), limit);
+    return this.ranked(personId, picked.map((term) => term.expression).join(' OR '), limit);
   }
 
   /**

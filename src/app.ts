@@ -9,6 +9,8 @@ import { QueryEngine } from './engine/query-engine.js';
 import type { PermissionGate } from './engine/ports.js';
 import { buildSystemPrompt, formatSentAt } from './engine/system-prompt.js';
 import { createLogger, flushLog, type Logger } from './logger.js';
+import { Memory } from './memory/memory.js';
+import { memoryTools } from './memory/tools.js';
 import { createHookRunner } from './policy/hooks.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
@@ -32,6 +34,8 @@ export type AppOptions = {
   /** Tests hand in a scripted model. */
   provider?: ProviderClient;
   extraTools?: AnyTool[];
+  /** Tests hand in a fake embeddings function (otherwise memory.embeddings decides). */
+  embedder?: import('./memory/embeddings.js').Embedder;
   /**
    * Load the model SDK only when `warmUp()` is called: `hob start` first brings the chat
    * channels up (their first poll), then loads it. Otherwise it loads during start-up.
@@ -50,6 +54,8 @@ export type App = {
   sandbox: Sandbox;
   /** `/permissions` in chats and the terminal. */
   permissionAdmin: PermissionAdmin;
+  /** People, long-term memory, profiles and persona (issue 8). */
+  memory: Memory;
   deps: EngineDeps;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
@@ -75,6 +81,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   const db = openDatabase(dbPath);
   const conversations = new ConversationRepository(db, clock);
   const rules = new PermissionRuleRepository(db, clock);
+  const memory = new Memory({
+    db,
+    clock,
+    logger,
+    dataDir: config.data_dir,
+    defaultTimezone: config.timezone,
+    snapshotChars: config.memory.snapshot_chars,
+    extract: config.memory.extract,
+    embeddings: config.memory.embeddings && { baseUrl: config.memory.embeddings.base_url, model: config.memory.embeddings.model, apiKey: config.memory.embeddings.api_key },
+    embedder: options.embedder,
+  });
 
   // Every place a hob config (with its keys and tokens) may live, not only the one in use.
   const protectedPaths = [
@@ -102,6 +119,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       sandbox,
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
     }),
+    ...memoryTools(memory),
     ...(options.extraTools ?? []),
   ]);
   logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
@@ -113,11 +131,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     permissions: gate,
     hooks,
     conversations,
-    sentAt: () => formatSentAt(new Date(clock.now()), config.timezone),
-    systemPrompt: ({ sessionKey, interactive }) =>
+    sentAt: ({ sessionKey, userId }) => formatSentAt(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
+    observe: ({ sessionKey, userId }, said) => memory.observe(sessionKey, userId, said),
+    systemPrompt: ({ sessionKey, userId, interactive, sessionId, chatType }) =>
       buildSystemPrompt({
         now: new Date(clock.now()),
-        timezone: config.timezone,
+        timezone: memory.timezoneFor(memory.personFor(sessionKey, userId)),
+        extra: memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && config.gateway.group_sessions === 'shared' }),
         workspace: config.tools.workspace,
         toolNames: tools.names(),
         channel: channelName(sessionKey) ?? options.channel,
@@ -138,6 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     permissions,
     sandbox,
     permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode),
+    memory,
     deps,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
@@ -150,6 +171,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     warmUp,
     close: async () => {
+      memory.close();
       db.close();
       await flushLog(logger);
     },

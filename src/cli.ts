@@ -26,6 +26,7 @@ program
         logger: app.logger,
         approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
         permissions: app.permissionAdmin,
+        memory: app.memory,
       });
     } finally {
       await app.close();
@@ -92,6 +93,20 @@ program
     const { runPairing } = await import('./cli/pairing.js');
     const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
     runPairing(config, verb, value, flags.platform);
+  });
+
+program
+  .command('memory')
+  .description('see, search, export or import what hob remembers (yours, or --person ID)')
+  .argument('<verb>', 'list | search | export | import')
+  .argument('[value]', 'the query (search) or a folder (export, import)')
+  .option('--person <id>', 'a person id such as telegram:42 (default: you, at this terminal)')
+  .option('--limit <n>', 'how many entries to show')
+  .action(async (verb: string, value: string | undefined, flags: { person?: string; limit?: string }) => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runMemory } = await import('./cli/memory.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    await runMemory(config, verb, value, flags);
   });
 
 async function loadApp(channel: string) {

@@ -1,10 +1,13 @@
 import { createInterface, type Interface } from 'node:readline';
 import { errorMessage } from '../core/errors.js';
+import { platformOf } from '../core/person.js';
 import type { AgentEvent } from '../core/events.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
 import type { Logger } from '../logger.js';
+import { isMemoryCommand, runMemoryCommand } from '../gateway/commands/memory.js';
+import type { Memory } from '../memory/memory.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
 
 export type ChatOptions = {
@@ -14,6 +17,8 @@ export type ChatOptions = {
   approvalTimeoutSeconds: number;
   /** `/permissions`: the person at the terminal is the owner. */
   permissions?: PermissionAdmin;
+  /** /memory, /remember, /forget, /settings, /link for the person at the terminal (the owner). */
+  memory?: Memory;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -22,6 +27,7 @@ export type ChatOptions = {
 
 const HELP = [
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
+  'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
 ].join('\n');
@@ -146,6 +152,12 @@ class ConsoleSession {
     }
     const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
     if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
+    const memoryCommand = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(line);
+    const commandName = memoryCommand?.[1] ?? '';
+    if (this.options.memory && isMemoryCommand(commandName)) {
+      const sender = { platform: platformOf(this.engine.sessionKey), userId: this.options.userId, private: true, buttons: false };
+      return this.printer.line(runMemoryCommand(this.options.memory, commandName, memoryCommand?.[2] ?? '', sender).text);
+    }
     if (line.startsWith('/') && !line.includes(' ') && line.length < 20) {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
     }

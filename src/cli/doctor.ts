@@ -24,7 +24,22 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   for (const name of ['slack', 'discord'] as const) {
     if (config.channels[name]) checks.push({ name, ok: false, detail: `channels.${name} is set, but this version of hob has no ${name} channel yet` });
   }
+  checks.push(await checkEmbeddings(config));
   return checks;
+}
+
+/** Semantic memory search: configured or not, and whether the endpoint answers. */
+async function checkEmbeddings(config: HobConfig): Promise<Check> {
+  const settings = config.memory.embeddings;
+  if (!settings) return { name: 'semantic search', ok: true, detail: 'not configured: memory search is full-text only (set memory.embeddings to add semantic search)' };
+  const { embeddingsClient } = await import('../memory/embeddings.js');
+  const where = `${settings.base_url} (${settings.model})`;
+  try {
+    const [vector] = await embeddingsClient({ baseUrl: settings.base_url, model: settings.model, apiKey: settings.api_key })(['ping'], AbortSignal.timeout(20_000));
+    return { name: 'semantic search', ok: true, detail: `configured: ${where} gives ${vector?.length ?? 0}-dimension vectors` };
+  } catch (error) {
+    return { name: 'semantic search', ok: false, detail: `${where} failed: ${errorMessage(error)}; check memory.embeddings (base_url, model, api_key)` };
+  }
 }
 
 /** One tiny request through hob's own provider client: proves the endpoint, the key and the model name. */

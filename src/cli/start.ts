@@ -38,6 +38,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         logger: app.logger,
         approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
         permissions: app.permissionAdmin,
+        memory: app.memory,
       });
     } else if (gateway) {
       await untilSignal();
@@ -100,6 +101,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     pairingTtlSeconds: config.gateway.pairing_code_ttl_seconds,
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
     permissions: app.permissionAdmin,
+    memory: app.memory,
   });
 }
 

@@ -151,6 +151,21 @@ const gatewaySchema = z
   })
   .prefault({});
 
+/** issue 8: long-term memory; semantic search only when an embeddings endpoint is set. */
+const memorySchema = z
+  .strictObject({
+    snapshot_chars: nonNegativeInt.default(2000),
+    extract: z.enum(['rules', 'off']).default('rules'),
+    embeddings: z
+      .strictObject({
+        base_url: httpUrl,
+        model: nonEmptyString,
+        api_key: z.string({ error: 'expected a string' }).optional(),
+      })
+      .optional(),
+  })
+  .prefault({});
+
 export const hobConfigSchema = z
   .strictObject({
     data_dir: nonEmptyString.default('~/.hob'),
@@ -162,6 +177,7 @@ export const hobConfigSchema = z
     tools: toolsSchema,
     gateway: gatewaySchema,
     channels: channelsSchema,
+    memory: memorySchema,
   })
   .transform((config) => ({
     ...config,
@@ -179,4 +195,5 @@ export type HooksConfig = HobConfig['hooks'];
 export type ToolsConfig = HobConfig['tools'];
 export type GatewayConfig = HobConfig['gateway'];
 export type ChannelsConfig = HobConfig['channels'];
+export type MemoryConfig = HobConfig['memory'];
 export type LogLevel = HobConfig['log_level'];

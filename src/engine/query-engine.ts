@@ -16,9 +16,11 @@ export type EngineDeps = {
   hooks: HookGate;
   conversations: ConversationRepository;
   /** Built once per submitted message (carries the current time). */
-  systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean }): string;
-  /** When given, each message from the person is stored starting with `[<sentAt()>]`. */
-  sentAt?(): string;
+  systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean; sessionId: string; chatType?: SubmitOptions['chatType'] }): string;
+  /** When given, each message from the person is stored starting with `[<sentAt()>]` (in their timezone). */
+  sentAt?(context: { sessionKey: string; userId: string }): string;
+  /** Sees each message the person sends (memory's fact extraction); must not throw or block. */
+  observe?(context: { sessionKey: string; userId: string }, text: string): void;
   costUsd(model: string, usage: Usage): number;
   workspace: string;
   maxTurns: number;
@@ -33,6 +35,8 @@ export type SubmitOptions = {
   /** False for headless runs: the prompt then says nobody can approve. */
   interactive?: boolean;
   sendFile?: ToolContext['sendFile'];
+  /** Where the message came from: a group gets no personal memory snapshot when shared. */
+  chatType?: 'dm' | 'group' | 'channel';
 };
 
 export type EngineStatus = {
@@ -85,7 +89,8 @@ export class QueryEngine {
   /** Runs the agent on a new user message. One run at a time per conversation. */
   async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
     const given = typeof content === 'string' ? [text(content)] : content;
-    const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt()}]`), ...given] : given;
+    const who = { sessionKey: this.sessionKey, userId: options.userId };
+    const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt(who)}]`), ...given] : given;
     const firstOfSession = this.history.length === 0;
     const pending = this.pendingWork();
     // The message is stored together with the session's running mark: from here on, a crash resumes this run.
@@ -98,6 +103,7 @@ export class QueryEngine {
     } else {
       this.append({ role: 'user', content: blocks }, { run: 'starts' });
     }
+    this.deps.observe?.(who, given.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n'));
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {
       await this.deps.hooks.run('session_start', { session_key: this.sessionKey, session_id: this.session.id, user_id: options.userId }, options.signal);
@@ -179,7 +185,7 @@ export class QueryEngine {
     try {
       const events = runQuery({
         provider: this.deps.provider,
-        system: this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive }),
+        system: this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive, sessionId: session.id, chatType: options.chatType }),
         messages: history,
         tools: this.deps.tools,
         permissions: this.deps.permissions,

@@ -1,7 +1,9 @@
 import type { EngineStatus } from '../engine/query-engine.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
-import type { ChannelAdapter, InboundMessage } from './channel.js';
+import type { ChannelAdapter, InboundMessage, OutboundMessage } from './channel.js';
+import { isMemoryCommand, MEMORY_COMMANDS, runMemoryCommand } from './commands/memory.js';
+import type { Memory } from '../memory/memory.js';
 import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
 
@@ -18,6 +20,7 @@ export const COMMANDS = [
   { command: 'model', description: 'Show or switch the model (owner)' },
   { command: 'permissions', description: 'Permission mode and your rules: /permissions [mode M | forget N] (owner)' },
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
+  ...MEMORY_COMMANDS,
 ] as const;
 
 export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
@@ -33,6 +36,10 @@ export type CommandServices = {
   switchModel(name: string): Promise<string>;
   /** `/permissions [mode M | forget N|all]`, answered in words. */
   permissions(args: string, userId: string): string;
+  /** Long-term memory (issue 8); without it the memory commands say so. */
+  memory?: Memory;
+  /** Sends a message with buttons to the chat the command came from. */
+  send?(message: OutboundMessage): Promise<void>;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -48,6 +55,13 @@ export async function runCommand(name: string, args: string, message: InboundMes
   if (!COMMANDS.some((entry) => entry.command === name)) return false;
   if (OWNER_ONLY.has(name) && !services.access.isOwner(message.platform, message.userId)) {
     await services.reply(`/${name} is only for the owner of this hob.`);
+    return true;
+  }
+  if (isMemoryCommand(name)) {
+    if (!services.memory) return services.reply('Memory is not available in this hob.').then(() => true);
+    const sender = { platform: message.platform, userId: message.userId, private: message.chatType === 'dm', buttons: services.adapter.capabilities.buttons && Boolean(services.send) };
+    const reply = runMemoryCommand(services.memory, name, args, sender);
+    await (reply.buttons && services.send ? services.send({ text: reply.text, buttons: reply.buttons, plain: true }) : services.reply(reply.text));
     return true;
   }
   switch (name) {

@@ -220,6 +220,7 @@ export class Conversation {
       interaction,
       signal,
       sendFile: (path, caption) => this.sendFile(path, caption),
+      chatType: this.chatType,
     });
     yield* markTaken(events, () => this.markDone(message.inboxIds));
   }

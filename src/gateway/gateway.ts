@@ -13,6 +13,8 @@ import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
 import { COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
+import { handleMemoryPress } from './commands/memory.js';
+import type { Memory } from '../memory/memory.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
@@ -38,6 +40,8 @@ export type GatewayOptions = {
   pairingTtlSeconds: number;
   model: { current(): string; switch(name: string): Promise<string> };
   permissions: PermissionAdmin;
+  /** Long-term memory: the /memory, /remember, /forget, /settings and /link commands and their buttons. */
+  memory?: Memory;
   deliveryRetryBaseMs?: number;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
@@ -254,6 +258,8 @@ export class Gateway implements InboundSink {
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
+        memory: this.options.memory,
+        send: async (outbound) => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, outbound)),
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
@@ -266,6 +272,7 @@ export class Gateway implements InboundSink {
     if (!adapter) return;
     if (await this.broker.handlePress(press, adapter)) return;
     if (await this.pairing.handlePress(press, adapter)) return;
+    if (this.options.memory && (await handleMemoryPress(this.options.memory, press, adapter))) return;
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (question) {
       // Question ids are random: the conversation asking it is found whoever presses (in a

@@ -117,4 +117,54 @@ export const migrations: string[] = [
   ALTER TABLE inbox ADD COLUMN batch INTEGER;
   CREATE INDEX outbox_chat_pending ON outbox(platform, chat_id, status, id);
   `,
+  /* issue 8: people (linked identities), long-term memory with its full-text index, profiles */ `
+  CREATE TABLE person_links (
+    platform TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    person_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (platform, user_id)
+  ) STRICT;
+  CREATE INDEX person_links_person ON person_links(person_id);
+
+  CREATE TABLE link_codes (
+    code TEXT PRIMARY KEY,
+    person_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE memory_entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    person_id TEXT NOT NULL,
+    title TEXT,
+    content TEXT NOT NULL,
+    content_key TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    source TEXT NOT NULL CHECK (source IN ('tool', 'command', 'extracted', 'import')),
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_used_at INTEGER,
+    use_count INTEGER NOT NULL DEFAULT 0,
+    embedded INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  CREATE INDEX memory_person ON memory_entries(person_id, updated_at);
+  CREATE INDEX memory_person_key ON memory_entries(person_id, content_key);
+  CREATE INDEX memory_person_used ON memory_entries(person_id, use_count DESC, last_used_at DESC);
+  CREATE INDEX memory_unembedded ON memory_entries(embedded) WHERE embedded = 0;
+
+  -- owner: one token per person, so a search reads only that person's postings.
+  CREATE VIRTUAL TABLE memory_fts USING fts5(title, content, tags, owner, tokenize = 'porter unicode61 remove_diacritics 2');
+  INSERT INTO memory_fts (memory_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0, 1.5, 0.0)');
+
+  CREATE TABLE profiles (
+    person_id TEXT PRIMARY KEY,
+    name TEXT,
+    timezone TEXT,
+    language TEXT,
+    style TEXT,
+    notes TEXT,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];

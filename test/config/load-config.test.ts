@@ -61,6 +61,7 @@ describe('defaults', () => {
         pairing_code_ttl_seconds: 3600,
       },
       channels: { console: { enabled: true } },
+      memory: { snapshot_chars: 2000, extract: 'rules' },
     } satisfies HobConfig);
   });
 

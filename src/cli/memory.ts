@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import type { HobConfig } from '../config/schema.js';
+import { systemClock } from '../core/clock.js';
+import { UserFacingError } from '../core/errors.js';
+import { createLogger } from '../logger.js';
+import { entryLine, Memory } from '../memory/memory.js';
+import { exportMarkdown, importMarkdown } from '../memory/markdown.js';
+import { openDatabase } from '../store/db.js';
+import { consoleUserId } from './console-identity.js';
+
+/**
+ * `hob memory list | search QUERY | export DIR | import DIR` for the person at the terminal
+ * (the owner), or for `--person ID` (a person id like telegram:42). Works on the database
+ * directly, also while `hob start` runs.
+ */
+export async function runMemory(
+  config: HobConfig,
+  verb: string,
+  value: string | undefined,
+  flags: { person?: string; limit?: string },
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<void> {
+  const db = openDatabase(join(config.data_dir, 'hob.db'));
+  const memory = new Memory({
+    db,
+    clock: systemClock,
+    logger: createLogger({ dataDir: config.data_dir, level: config.log_level }),
+    dataDir: config.data_dir,
+    defaultTimezone: config.timezone,
+    snapshotChars: config.memory.snapshot_chars,
+    extract: 'off',
+    embeddings: config.memory.embeddings && { baseUrl: config.memory.embeddings.base_url, model: config.memory.embeddings.model, apiKey: config.memory.embeddings.api_key },
+  });
+  const personId = flags.person ?? memory.people.personId('console', consoleUserId());
+  try {
+    switch (verb) {
+      case 'list': {
+        const entries = memory.entries.list(personId, { limit: flags.limit ? Number(flags.limit) : undefined });
+        if (!entries.length) return void out.write(`Nothing remembered for ${personId}.\n`);
+        for (const entry of entries) out.write(`${entryLine(entry).slice(2)}  (${entry.source}, ${new Date(entry.updatedAt).toISOString().slice(0, 10)})\n`);
+        return;
+      }
+      case 'search': {
+        if (!value) throw new UserFacingError('Usage: hob memory search "QUERY"');
+        const found = await memory.search(personId, value, flags.limit ? Number(flags.limit) : 5);
+        if (!found.length) return void out.write('Nothing matches.\n');
+        for (const entry of found) out.write(`${entryLine(entry).slice(2)}\n`);
+        return;
+      }
+      case 'export': {
+        if (!value) throw new UserFacingError('Usage: hob memory export DIR');
+        const entries = memory.entries.list(personId);
+        exportMarkdown(value, personId, entries);
+        return void out.write(`Wrote ${entries.length} entries for ${personId} to ${value} (MEMORY.md and entries/).\n`);
+      }
+      case 'import': {
+        if (!value) throw new UserFacingError('Usage: hob memory import DIR');
+        let entries;
+        try {
+          entries = importMarkdown(value);
+        } catch (error) {
+          throw new UserFacingError(error instanceof Error ? error.message : String(error));
+        }
+        db.transaction(() => {
+          for (const entry of entries) memory.entries.restore(personId, entry);
+        })();
+        memory.afterImport();
+        await memory.settled();
+        return void out.write(`Imported ${entries.length} entries for ${personId}.\n`);
+      }
+      default:
+        throw new UserFacingError(`Unknown verb "${verb}". Use hob memory list | search QUERY | export DIR | import DIR.`);
+    }
+  } finally {
+    memory.close();
+    db.close();
+  }
+}

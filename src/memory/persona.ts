@@ -1,0 +1,35 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const DEFAULT_PERSONA = `# Persona
+
+<!-- Who hob is. The owner may edit this file; a new session (/new) reads it again. -->
+
+Your name is hob. You are a calm, capable personal assistant: direct, friendly, and honest
+about what you do not know. You remember what people ask you to remember, and you use it
+to help them without making a show of it.
+`;
+
+/** Where the persona lives: `data_dir/persona.md`. */
+export const personaPath = (dataDir: string): string => join(dataDir, 'persona.md');
+
+/** Writes the default persona when there is none yet (first start). */
+export function ensurePersona(dataDir: string): void {
+  const path = personaPath(dataDir);
+  if (existsSync(path)) return;
+  try {
+    writeFileSync(path, DEFAULT_PERSONA, { flag: 'wx', mode: 0o644 });
+  } catch (error) {
+    // Another hob process wrote it first: theirs stands.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+/** The persona text as it is on disk now (comments left out); empty when unreadable. */
+export function readPersona(dataDir: string): string {
+  try {
+    return readFileSync(personaPath(dataDir), 'utf8').replace(/<!--[\s\S]*?-->/g, '').trim();
+  } catch {
+    return '';
+  }
+}

@@ -61,6 +61,8 @@ export function normalizeSlackMessage(event: SlackMessageEvent, addressing: Addr
     replyToBot: addressing.via === 'follow_up',
     messageId: event.ts,
     updateId: addressing.eventId,
+    // Several people in one thread share it; each message is framed with who wrote it.
+    ...(threadId !== undefined ? { sharedThread: true } : {}),
     ...(addressing.editedAfterSeconds !== undefined ? { editedAfterSeconds: addressing.editedAfterSeconds } : {}),
   };
 }

@@ -48,6 +48,8 @@ export type InboundMessage = {
    * gateway replies to a command through it instead of posting in the chat. Must not throw.
    */
   respond?(text: string): Promise<void>;
+  /** The thread is one conversation for everyone in it (Slack threads), whatever `group_sessions` says. */
+  sharedThread?: boolean;
 };
 
 /** A reference to a sent message, enough to edit it later. */

@@ -89,6 +89,8 @@ class SlackChannel implements SlackAdapter {
   private readonly threads = new Set<string>();
   /** `channel:thread_ts` of assistant-pane threads (status instead of a reaction). */
   private readonly assistantThreads = new Set<string>();
+  /** Assistant threads that got their title (from the first message). */
+  private readonly titledThreads = new Set<string>();
   /** Per chat/thread: the person's latest message (the busy reaction goes on it). */
   private readonly latestInbound = new Map<string, string>();
   /** Per chat/thread: the message carrying the busy reaction now. */
@@ -258,8 +260,9 @@ class SlackChannel implements SlackAdapter {
         userMessage: async ({ message, body }) => {
           const event = message as SlackMessageEvent;
           const key = `${event.channel}:${event.thread_ts ?? event.ts}`;
-          const first = !this.assistantThreads.has(key);
+          const first = !this.titledThreads.has(key);
           this.remember(this.assistantThreads, key);
+          this.remember(this.titledThreads, key);
           await this.onMessage(event, eventIdOf(body), 'dm');
           if (first && event.thread_ts !== undefined && event.text) {
             void this.client.assistant.threads

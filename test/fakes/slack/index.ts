@@ -107,6 +107,13 @@ export class FakeSlack {
     const message = this.web.messages.find((entry) => entry.channel === channel && entry.ts === ts && !entry.deleted);
     const button = message?.buttons.find((entry) => entry.label === label);
     if (!message || !button) throw new Error(`no button "${label}" on message ${ts} in ${channel}`);
+    await this.pressData(from, channel, ts, { label, value: button.value, actionId: button.actionId, ...(message.threadTs ? { threadTs: message.threadTs } : {}) });
+  }
+
+  /** A press with the given button data, as Slack sends it (also for a button no longer shown: a replay). */
+  async pressData(from: SlackPerson, channel: string, ts: string, button: { label: string; value: string; actionId: string; threadTs?: string }): Promise<void> {
+    const message = { text: '', threadTs: button.threadTs };
+    const label = button.label;
     await this.socket.send('interactive', {
       type: 'block_actions',
       team: { id: BOT.teamId },

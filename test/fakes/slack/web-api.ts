@@ -107,7 +107,7 @@ export class FakeWebApi {
     if (url.pathname.startsWith('/upload/')) {
       const id = url.pathname.slice('/upload/'.length);
       const upload = this.uploads.get(id);
-      if (upload) upload.bytes = raw;
+      if (upload) upload.bytes = fileBytes(raw, req.headers['content-type'] ?? '');
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('OK - ' + raw.length);
       return;
@@ -258,6 +258,18 @@ export const SCOPES = [
 /** Each person's DM with the bot. */
 export function dmOf(userId: string): string {
   return `D${userId}`;
+}
+
+/** The uploaded bytes: the body itself, or the file part of a multipart body. */
+function fileBytes(raw: Buffer, contentType: string): Buffer {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  if (!contentType.startsWith('multipart/') || !boundary) return raw;
+  const marker = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const start = raw.indexOf(marker);
+  const headersEnd = raw.indexOf('\r\n\r\n', start);
+  const end = raw.indexOf(marker, headersEnd);
+  if (start === -1 || headersEnd === -1 || end === -1) return raw;
+  return raw.subarray(headersEnd + 4, end - 2);
 }
 
 function parseParams(raw: string, contentType: string): Record<string, unknown> {

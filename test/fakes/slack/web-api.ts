@@ -44,6 +44,8 @@ export class FakeWebApi {
   /** Files people attached, served at /files/<id> to the bot token only. */
   readonly peopleFiles = new Map<string, { name: string; mimetype: string; bytes: Buffer }>();
   readonly people = new Map<string, string>();
+  /** The scopes the bot token reports (x-oauth-scopes). */
+  scopes: string[] = [...SCOPES];
   /** Set by the socket side: the URL apps.connections.open hands out. */
   socketUrl = '';
   private readonly failures = new Map<string, Failure[]>();
@@ -148,7 +150,7 @@ export class FakeWebApi {
     const handler = this.handlers[method];
     if (!handler) return send(200, { ok: false, error: 'unknown_method' });
     try {
-      send(200, { ok: true, ...handler(params, token) }, { 'x-oauth-scopes': SCOPES.join(',') });
+      send(200, { ok: true, ...handler(params, token) }, { 'x-oauth-scopes': this.scopes.join(',') });
     } catch (error) {
       send(200, { ok: false, error: error instanceof Error ? error.message : String(error) });
     }

@@ -15,6 +15,8 @@ type Pending = { id: string; type: EnvelopeType; resolve(payload: unknown): void
 export class FakeSocketMode {
   readonly connections: Connection[] = [];
   readonly acks: { envelope_id: string; payload?: unknown }[] = [];
+  /** Called when a client connects (before hello), for benchmarks. */
+  onConnection: (() => void) | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly wss: WebSocketServer;
   private readonly pinger: NodeJS.Timeout;
@@ -26,6 +28,7 @@ export class FakeSocketMode {
     this.wss.on('connection', (socket) => {
       const connection: Connection = { socket, silent: false, closed: false };
       this.connections.push(connection);
+      this.onConnection?.();
       socket.on('ping', (data) => {
         if (!connection.silent) socket.pong(data);
       });

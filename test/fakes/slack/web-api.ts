@@ -36,6 +36,8 @@ type Handler = (params: Record<string, unknown>, token: string | undefined) => R
  */
 export class FakeWebApi {
   readonly calls: ApiCall[] = [];
+  /** Called on every recorded call, as it arrives (benchmarks time replies with it). */
+  onCall: ((call: ApiCall) => void) | undefined;
   readonly messages: FakeMessage[] = [];
   readonly ephemerals: Ephemeral[] = [];
   readonly reactions: { channel: string; ts: string; name: string; removed: boolean }[] = [];
@@ -136,7 +138,9 @@ export class FakeWebApi {
     const method = url.pathname.replace(/^\/api\//, '');
     const params = parseParams(raw.toString(), req.headers['content-type'] ?? '');
     const token = req.headers.authorization?.replace(/^Bearer /, '') ?? (typeof params.token === 'string' ? params.token : undefined);
-    this.calls.push({ method, token, params });
+    const call = { method, token, params };
+    this.calls.push(call);
+    this.onCall?.(call);
     const failure = this.failures.get(method)?.shift();
     if (failure && 'status' in failure) {
       send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfterSeconds) });

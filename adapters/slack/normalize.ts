@@ -1,4 +1,4 @@
-import type { Attachment, ChatType, InboundMessage } from '../../src/gateway/channel.js';
+import type { Attachment, ButtonPress, ChatType, InboundMessage, Target } from '../../src/gateway/channel.js';
 
 /** A file on a Slack message, as events carry it. */
 export type SlackFile = { id: string; name?: string; mimetype?: string; size?: number; url_private_download?: string; url_private?: string };
@@ -106,5 +106,42 @@ export function attachmentOf(file: SlackFile, download: (fileId: string) => Prom
     ...(file.name !== undefined ? { fileName: file.name } : {}),
     ...(mime !== undefined ? { mimeType: mime } : {}),
     ...(file.size !== undefined ? { sizeBytes: file.size } : {}),
+  };
+}
+
+/** The fields of a block_actions payload hob reads. */
+type BlockActions = {
+  user?: { id?: string; name?: string; username?: string };
+  channel?: { id?: string };
+  container?: { channel_id?: string; message_ts?: string; thread_ts?: string };
+  message?: { ts?: string; thread_ts?: string };
+  actions?: { value?: string }[];
+};
+
+/**
+ * A button press (block_actions) → ButtonPress. The button's value is its data (an approval
+ * id); `notice` shows the gateway's answer to the presser only. Undefined when the payload
+ * lacks what a press needs.
+ */
+export function normalizeButtonPress(body: unknown, notice: (where: Target, userId: string, text: string) => Promise<void>): ButtonPress | undefined {
+  const action = body as BlockActions;
+  const data = action.actions?.[0]?.value;
+  const userId = action.user?.id;
+  const chatId = action.channel?.id ?? action.container?.channel_id;
+  const messageId = action.message?.ts ?? action.container?.message_ts;
+  if (data === undefined || userId === undefined || chatId === undefined || messageId === undefined) return undefined;
+  const threadTs = action.message?.thread_ts ?? action.container?.thread_ts;
+  const threadId = threadTs !== undefined && threadTs !== messageId ? threadTs : undefined;
+  const where = { chatId, ...(threadId !== undefined ? { threadId } : {}) };
+  return {
+    platform: 'slack',
+    ...where,
+    userId,
+    userName: action.user?.name ?? action.user?.username ?? userId,
+    data,
+    messageRef: { ...where, messageId },
+    answer: async (text) => {
+      if (text !== undefined && text !== '') await notice(where, userId, text);
+    },
   };
 }

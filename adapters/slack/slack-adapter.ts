@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { App, Assistant, HTTPReceiver, SocketModeReceiver, type Receiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type {
-  BotCommand, ButtonPress, ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
+  BotCommand, ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
   OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
+import { BusyIndicator, remember } from './busy-indicator.js';
 import { SlackLiveAnswer } from './live-answer.js';
 import { boltLogger, stderrLogger, type SlackLogger } from './logger.js';
 import {
-  attachmentOf, chatTypeOf, isPersonMessage, mentions, normalizeSlackMessage, type Addressing, type SlackIdentity, type SlackMessageEvent,
+  attachmentOf, chatTypeOf, isPersonMessage, mentions, normalizeButtonPress, normalizeSlackMessage, type Addressing, type SlackIdentity, type SlackMessageEvent,
 } from './normalize.js';
 import { describeError, SlackOutbound, threadOf } from './outbound.js';
 import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
@@ -53,9 +54,6 @@ export const SLACK_CAPABILITIES: ChannelCapabilities = Object.freeze({
   streaming: 'native',
 });
 
-/** Threads and messages remembered per process (hob's threads, busy reactions): bounded. */
-const MEMORY_LIMIT = 10_000;
-const BUSY_REACTION = 'eyes';
 const SUGGESTED_PROMPTS = [
   { title: 'What can you do?', message: 'What can you do for me?' },
   { title: 'Summarise a page', message: 'Summarise this page for me: ' },
@@ -79,6 +77,7 @@ class SlackChannel implements SlackAdapter {
   private readonly client: WebClient;
   private readonly logger: SlackLogger;
   private readonly outbound: SlackOutbound;
+  private readonly busy: BusyIndicator;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private sink: InboundSink | undefined;
   private identity: SlackIdentity | undefined;
@@ -87,16 +86,8 @@ class SlackChannel implements SlackAdapter {
   private commandNames = new Set<string>();
   /** `channel:thread_ts` of channel threads hob is part of: follow-ups there need no mention. */
   private readonly threads = new Set<string>();
-  /** `channel:thread_ts` of assistant-pane threads (status instead of a reaction). */
-  private readonly assistantThreads = new Set<string>();
   /** Assistant threads that got their title (from the first message). */
   private readonly titledThreads = new Set<string>();
-  /** Per chat/thread: the person's latest message (the busy reaction goes on it). */
-  private readonly latestInbound = new Map<string, string>();
-  /** Per chat/thread: the message carrying the busy reaction now. */
-  private readonly reacted = new Map<string, string>();
-  /** Per assistant thread: the status shown now. */
-  private readonly statuses = new Map<string, string>();
   private readonly names = new Map<string, Promise<string>>();
 
   constructor(private readonly options: SlackAdapterOptions) {
@@ -121,6 +112,7 @@ class SlackChannel implements SlackAdapter {
     this.app = new App({ token: options.botToken, receiver, clientOptions, logger });
     this.client = this.app.client;
     this.outbound = new SlackOutbound(this.client, this.logger);
+    this.busy = new BusyIndicator(this.client, this.logger);
     this.installHandlers();
   }
 
@@ -163,14 +155,14 @@ class SlackChannel implements SlackAdapter {
 
   async send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
     const ref = await this.outbound.send(target, message, options);
-    if (ref.threadId !== undefined && !ref.chatId.startsWith('D')) this.remember(this.threads, `${ref.chatId}:${ref.threadId}`);
-    void this.afterSend(target, message);
+    if (ref.threadId !== undefined && !ref.chatId.startsWith('D')) remember(this.threads, `${ref.chatId}:${ref.threadId}`);
+    void this.busy.sent(target, message);
     return ref;
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
     await this.outbound.edit(ref, message);
-    void this.showTool(ref, message);
+    void this.busy.edited(ref, message);
   }
 
   /**
@@ -178,17 +170,7 @@ class SlackChannel implements SlackAdapter {
    * reaction on the person's message, removed once the answer is out.
    */
   async typing(target: Target): Promise<void> {
-    const key = keyOf(target);
-    try {
-      if (this.assistantThreads.has(key) && target.threadId !== undefined) return await this.setStatus(target.chatId, target.threadId, 'is thinking…');
-      const ts = this.latestInbound.get(key);
-      if (ts === undefined || this.reacted.get(key) === ts) return;
-      this.reacted.set(key, ts);
-      await this.client.reactions.add({ channel: target.chatId, timestamp: ts, name: BUSY_REACTION });
-    } catch (error) {
-      // A missing busy indicator is cosmetic; it must never fail a reply.
-      this.logger.warn({ method: 'typing', ...describeError(error) }, 'slack busy indicator failed');
-    }
+    await this.busy.working(target);
   }
 
   liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
@@ -208,7 +190,7 @@ class SlackChannel implements SlackAdapter {
       onRefused: () => {
         this.streamingRefused = true;
       },
-      onAnswered: () => void this.afterSend({ chatId: target.chatId, threadId: threadTs }, { text: 'answer' }),
+      onAnswered: () => void this.busy.sent({ chatId: target.chatId, threadId: threadTs }, { text: 'the streamed answer' }),
     });
   }
 
@@ -252,7 +234,7 @@ class SlackChannel implements SlackAdapter {
         threadContextStore: { get: async () => ({}), save: async () => undefined },
         threadStarted: async ({ event, setSuggestedPrompts }) => {
           const thread = event.assistant_thread;
-          this.remember(this.assistantThreads, `${thread.channel_id}:${thread.thread_ts}`);
+          this.busy.assistantThread(thread.channel_id, thread.thread_ts);
           await setSuggestedPrompts({ title: 'Ask hob', prompts: SUGGESTED_PROMPTS }).catch((error: unknown) =>
             this.logger.warn({ method: 'assistant.threads.setSuggestedPrompts', ...describeError(error) }, 'slack suggested prompts failed'),
           );
@@ -261,8 +243,8 @@ class SlackChannel implements SlackAdapter {
           const event = message as SlackMessageEvent;
           const key = `${event.channel}:${event.thread_ts ?? event.ts}`;
           const first = !this.titledThreads.has(key);
-          this.remember(this.assistantThreads, key);
-          this.remember(this.titledThreads, key);
+          this.busy.assistantThread(event.channel, event.thread_ts ?? event.ts);
+          remember(this.titledThreads, key);
           await this.onMessage(event, eventIdOf(body), 'dm');
           if (first && event.thread_ts !== undefined && event.text) {
             void this.client.assistant.threads
@@ -280,7 +262,7 @@ class SlackChannel implements SlackAdapter {
     });
     app.action(new RegExp(`^${ACTION_PREFIX}`), async ({ ack, body }) => {
       await ack();
-      const press = this.pressOf(body);
+      const press = normalizeButtonPress(body, this.notice);
       if (press) this.sink?.button(press);
     });
     app.command('/hob', async ({ ack, command, respond }) => {
@@ -333,9 +315,8 @@ class SlackChannel implements SlackAdapter {
     const inbound = normalizeSlackMessage(event, { eventId, via, userName, ...(editedAfterSeconds !== undefined ? { editedAfterSeconds } : {}) }, identity, (file) =>
       attachmentOf(file, file.url_private_download || file.url_private ? () => this.fetchFile((file.url_private_download ?? file.url_private) as string) : this.download),
     );
-    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') this.remember(this.threads, `${inbound.chatId}:${inbound.threadId}`);
-    if (editedAfterSeconds === undefined) this.latestInbound.set(keyOf(inbound), inbound.messageId);
-    trim(this.latestInbound);
+    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') remember(this.threads, `${inbound.chatId}:${inbound.threadId}`);
+    if (editedAfterSeconds === undefined) this.busy.received(inbound, inbound.messageId);
     this.sink?.message(inbound);
   }
 
@@ -362,39 +343,14 @@ class SlackChannel implements SlackAdapter {
     this.sink?.message(inbound);
   }
 
-  private pressOf(body: unknown): ButtonPress | undefined {
-    const action = body as {
-      user?: { id?: string; name?: string; username?: string };
-      channel?: { id?: string };
-      container?: { channel_id?: string; message_ts?: string; thread_ts?: string };
-      message?: { ts?: string; thread_ts?: string };
-      actions?: { value?: string }[];
-    };
-    const data = action.actions?.[0]?.value;
-    const userId = action.user?.id;
-    const chatId = action.channel?.id ?? action.container?.channel_id;
-    const messageId = action.message?.ts ?? action.container?.message_ts;
-    if (data === undefined || userId === undefined || chatId === undefined || messageId === undefined) return undefined;
-    const threadTs = action.message?.thread_ts ?? action.container?.thread_ts;
-    const threadId = threadTs !== undefined && threadTs !== messageId ? threadTs : undefined;
-    const where = { chatId, ...(threadId !== undefined ? { threadId } : {}) };
-    return {
-      platform: 'slack',
-      ...where,
-      userId,
-      userName: action.user?.name ?? action.user?.username ?? userId,
-      data,
-      messageRef: { ...where, messageId },
-      // Only the presser sees it (an ephemeral message in the same place).
-      answer: async (text) => {
-        if (text === undefined || text === '') return;
-        await this.client.chat
-          .postEphemeral({ channel: chatId, user: userId, text: escapeText(text), ...(threadId !== undefined ? { thread_ts: threadId } : {}) })
-          .then(() => undefined)
-          .catch((error: unknown) => this.logger.warn({ method: 'chat.postEphemeral', ...describeError(error) }, 'slack notice failed'));
-      },
-    };
-  }
+  /** Shows a short notice to the presser only (an ephemeral message where the button is). Never throws. */
+  private readonly notice = async (where: Target, userId: string, text: string): Promise<void> => {
+    await this.client.chat
+      .postEphemeral({ channel: where.chatId, user: userId, text: escapeText(text), ...(where.threadId !== undefined ? { thread_ts: where.threadId } : {}) })
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.warn({ method: 'chat.postEphemeral', ...describeError(error) }, 'slack notice failed'));
+  };
+
 
   /** The person's name as the thread shows it (profile in the event, else users.info, once per person). */
   private nameOf(event: SlackMessageEvent): Promise<string> {
@@ -412,59 +368,6 @@ class SlackChannel implements SlackAdapter {
     }
     return name;
   }
-
-  /** After a message to a chat: the answer is out, so the busy reaction goes (progress and prompts keep it). */
-  private async afterSend(target: Target, message: OutboundMessage): Promise<void> {
-    const key = keyOf(target);
-    if (this.assistantThreads.has(key)) {
-      // Slack clears the status when the app posts; a progress line shows the tool instead.
-      this.statuses.delete(key);
-      if (isProgress(message) && target.threadId !== undefined) await this.showTool(target, message);
-      return;
-    }
-    const ts = this.reacted.get(key);
-    if (ts === undefined || isProgress(message) || (message.buttons ?? []).length > 0) return;
-    this.reacted.delete(key);
-    await this.client.reactions
-      .remove({ channel: target.chatId, timestamp: ts, name: BUSY_REACTION })
-      .catch((error: unknown) => this.logger.warn({ method: 'reactions.remove', ...describeError(error) }, 'slack could not remove the busy reaction'));
-  }
-
-  /** In the assistant pane, the status names the tool in use ("is running bash…"). */
-  private async showTool(ref: { chatId: string; threadId?: string }, message: OutboundMessage): Promise<void> {
-    if (ref.threadId === undefined || !this.assistantThreads.has(keyOf(ref)) || !isProgress(message)) return;
-    const running = message.text.split('\n').filter((line) => line.startsWith('⏳ ')).at(-1);
-    const tool = running ? /^⏳ ([^:]+):/.exec(running)?.[1] : undefined;
-    await this.setStatus(ref.chatId, ref.threadId, tool ? `is running ${tool}…` : 'is thinking…').catch((error: unknown) =>
-      this.logger.warn({ method: 'assistant.threads.setStatus', ...describeError(error) }, 'slack status failed'),
-    );
-  }
-
-  private async setStatus(channel: string, threadTs: string, status: string): Promise<void> {
-    const key = `${channel}:${threadTs}`;
-    if (this.statuses.get(key) === status) return;
-    this.statuses.set(key, status);
-    trim(this.statuses);
-    await this.client.assistant.threads.setStatus({ channel_id: channel, thread_ts: threadTs, status });
-  }
-
-  private remember(set: Set<string>, key: string): void {
-    set.add(key);
-    if (set.size > MEMORY_LIMIT) set.delete(set.values().next().value as string);
-  }
-}
-
-function keyOf(target: { chatId: string; threadId?: string }): string {
-  return `${target.chatId}:${target.threadId ?? ''}`;
-}
-
-function trim(map: Map<string, string>): void {
-  if (map.size > MEMORY_LIMIT) map.delete(map.keys().next().value as string);
-}
-
-/** The gateway's progress message: plain lines of ⏳/✅/❌ tool lines. */
-function isProgress(message: OutboundMessage): boolean {
-  return message.plain === true && message.text.split('\n').every((line) => /^(⏳|✅|❌) /.test(line));
 }
 
 /** Events carry a workspace-unique id; a redelivery carries the same one. */

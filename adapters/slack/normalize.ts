@@ -35,7 +35,8 @@ export type Addressing = {
 
 /** Whether an event is a person's message hob may answer: not a bot (itself included), not a system event. */
 export function isPersonMessage(event: SlackMessageEvent, identity: SlackIdentity): boolean {
-  if (event.bot_id !== undefined || event.user === undefined || event.user === identity.userId) return false;
+  // Slackbot posts as a user without a bot_id.
+  if (event.bot_id !== undefined || event.user === undefined || event.user === identity.userId || event.user === 'USLACKBOT') return false;
   return PERSON_SUBTYPES.has(event.subtype);
 }
 

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, Assistant, HTTPReceiver, SocketModeReceiver, type Receiver } from '@slack/bolt';
-import type { WebClient } from '@slack/web-api';
+import { WebClient } from '@slack/web-api';
 import type {
   BotCommand, ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
   OutboundMessage, SendOptions, SentRef, Target,
@@ -12,7 +12,7 @@ import { boltLogger, stderrLogger, type SlackLogger } from './logger.js';
 import {
   attachmentOf, chatTypeOf, isPersonMessage, mentions, normalizeButtonPress, normalizeSlackMessage, type Addressing, type SlackIdentity, type SlackMessageEvent,
 } from './normalize.js';
-import { describeError, SlackOutbound, threadOf } from './outbound.js';
+import { describeError, SlackOutbound, slackErrorCode, threadOf } from './outbound.js';
 import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
 import { slashCommandText, type SlashCommand } from './slash-command.js';
 
@@ -73,7 +73,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
 class SlackChannel implements SlackAdapter {
   readonly platform = 'slack';
   readonly capabilities = SLACK_CAPABILITIES;
-  private readonly app: App;
+  private app: App | undefined;
   private readonly client: WebClient;
   private readonly logger: SlackLogger;
   private readonly outbound: SlackOutbound;
@@ -92,16 +92,30 @@ class SlackChannel implements SlackAdapter {
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger ?? stderrLogger;
-    const apiUrl = options.apiUrl ?? 'https://slack.com/api/';
-    const clientOptions = { slackApiUrl: apiUrl, retryConfig: options.retries ?? { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 10_000 } };
+    if (!options.http && !options.appToken) throw new Error('Slack needs app_token (Socket Mode) or signing_secret (HTTP mode)');
+    this.client = new WebClient(options.botToken, { ...this.clientOptions(), logger: boltLogger(this.logger) });
+    this.outbound = new SlackOutbound(this.client, this.logger);
+    this.busy = new BusyIndicator(this.client, this.logger);
+  }
+
+  private clientOptions() {
+    return { slackApiUrl: this.options.apiUrl ?? 'https://slack.com/api/', retryConfig: this.options.retries ?? { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 10_000 } };
+  }
+
+  /**
+   * The Bolt app, made once hob knows who it is: given the bot's ids, Bolt makes no auth.test
+   * of its own (one that fails would reject where nobody listens).
+   */
+  private createApp(identity: SlackIdentity): App {
+    const { options } = this;
+    const clientOptions = this.clientOptions();
     const logger = boltLogger(this.logger);
     let receiver: Receiver;
     if (options.http) {
       receiver = new HTTPReceiver({ signingSecret: options.http.signingSecret, endpoints: '/slack/events', logger, processBeforeResponse: false });
     } else {
-      if (!options.appToken) throw new Error('Slack needs app_token (Socket Mode) or signing_secret (HTTP mode)');
       receiver = new SocketModeReceiver({
-        appToken: options.appToken,
+        appToken: options.appToken as string,
         logger,
         clientPingTimeout: options.clientPingTimeoutMs ?? 5000,
         serverPingTimeout: options.serverPingTimeoutMs ?? 30_000,
@@ -109,11 +123,9 @@ class SlackChannel implements SlackAdapter {
         installerOptions: { clientOptions },
       });
     }
-    this.app = new App({ token: options.botToken, receiver, clientOptions, logger });
-    this.client = this.app.client;
-    this.outbound = new SlackOutbound(this.client, this.logger);
-    this.busy = new BusyIndicator(this.client, this.logger);
-    this.installHandlers();
+    const app = new App({ token: options.botToken, botUserId: identity.userId, botId: identity.botId ?? identity.userId, receiver, clientOptions, logger });
+    this.installHandlers(app);
+    return app;
   }
 
   get botName(): string | undefined {
@@ -130,12 +142,20 @@ class SlackChannel implements SlackAdapter {
     this.state = 'running';
     this.sink = sink;
     try {
-      const auth = await this.client.auth.test();
+      const auth = await this.client.auth.test().catch((error: unknown) => {
+        throw new Error(`Slack refused the bot token (${slackErrorCode(error) ?? errorText(error)}); check channels.slack.bot_token and channels.slack.api_url`);
+      });
       if (!auth.user_id) throw new Error('Slack auth.test returned no bot user; check channels.slack.bot_token');
       this.identity = { userId: auth.user_id, ...(auth.bot_id ? { botId: auth.bot_id } : {}), ...(auth.team_id ? { teamId: auth.team_id } : {}), name: auth.user ?? 'hob' };
+      const app = this.createApp(this.identity);
+      this.app = app;
       const http = this.options.http;
-      if (http) this.server = (await this.app.start({ port: http.port, host: http.host ?? '127.0.0.1' })) as Server;
-      else await this.app.start();
+      if (http) this.server = (await app.start({ port: http.port, host: http.host ?? '127.0.0.1' })) as Server;
+      else {
+        await app.start().catch((error: unknown) => {
+          throw new Error(`Slack Socket Mode did not connect (${slackErrorCode(error) ?? errorText(error)}); check channels.slack.app_token (an "xapp-" token with connections:write) and that Socket Mode is on`);
+        });
+      }
     } catch (error) {
       await this.stop();
       throw error;
@@ -150,7 +170,7 @@ class SlackChannel implements SlackAdapter {
     }
     this.state = 'stopped';
     // Closes the socket (or the HTTP server), so no connection outlives hob.
-    await this.app.stop().catch((error: unknown) => this.logger.warn({ ...describeError(error) }, 'slack stop failed'));
+    await this.app?.stop().catch((error: unknown) => this.logger.warn({ ...describeError(error) }, 'slack stop failed'));
   }
 
   async send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
@@ -226,8 +246,7 @@ class SlackChannel implements SlackAdapter {
     return Buffer.from(await response.arrayBuffer());
   }
 
-  private installHandlers(): void {
-    const { app } = this;
+  private installHandlers(app: App): void {
     app.assistant(
       new Assistant({
         // Thread context lives in Slack's events; nothing to keep between them.
@@ -368,6 +387,10 @@ class SlackChannel implements SlackAdapter {
     }
     return name;
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Events carry a workspace-unique id; a redelivery carries the same one. */

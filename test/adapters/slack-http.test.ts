@@ -86,3 +86,14 @@ describe('slack in hob doctor', () => {
     expect(manifest.settings.socket_mode_enabled).toBe(true);
   });
 });
+
+describe('slack start with bad tokens', () => {
+  it('names the key to fix when Slack refuses the bot token or the app token', async () => {
+    fake = await startFakeSlack();
+    const badBot = slackAdapter(fake, { botToken: 'xoxb-wrong' });
+    await expect(badBot.start({ message: () => undefined, button: () => undefined })).rejects.toThrow('Slack refused the bot token (invalid_auth); check channels.slack.bot_token');
+    const badApp = slackAdapter(fake, { appToken: 'xapp-wrong' });
+    await expect(badApp.start({ message: () => undefined, button: () => undefined })).rejects.toThrow('check channels.slack.app_token');
+    expect(fake.socket.connections).toHaveLength(0);
+  });
+});

@@ -143,7 +143,7 @@ describe('slack: approvals as buttons', () => {
     expect(updated?.buttons).toEqual([]);
     // The same press again (Slack redelivering it, or a stale client): nothing runs twice.
     await fake.pressData(bob, CHANNEL, prompt.id, { label: 'Allow once', value: allow?.value ?? '', actionId: allow?.actionId ?? '', threadTs: prompt.threadTs });
-    await fake.waitFor(() => fake.ephemeralsFor(bob).length > 0, 5000, 'a notice for the replay');
+    await fake.waitFor(() => fake.ephemeralsFor(bob).find((text) => text.includes('already')), 5000, 'a notice for the replay');
     expect(model.requests).toHaveLength(2);
     expect(readFileSync(join(dir, 'workspace', 'replay.txt'), 'utf8')).toBe('hi\n');
   });

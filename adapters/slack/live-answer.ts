@@ -60,13 +60,16 @@ export class SlackLiveAnswer implements LiveAnswer {
 
   async finish(finalText: string): Promise<SentRef | undefined> {
     await this.close();
-    if (this.failed || !finalText.startsWith(this.streamed) || finalText.length > MAX_STREAM_LENGTH || finalText.trim() === '') {
+    // The final text continues what was streamed (or is it, give or take trailing blanks).
+    const continues = finalText.startsWith(this.streamed);
+    const same = this.streamed.trimEnd() === finalText.trimEnd();
+    if (this.failed || !(continues || same) || finalText.length > MAX_STREAM_LENGTH || finalText.trim() === '') {
       await this.discard();
       return undefined;
     }
     try {
       const streamer = this.streamer ?? this.start();
-      const rest = finalText.slice(this.streamed.length);
+      const rest = continues ? finalText.slice(this.streamed.length) : '';
       await streamer.stop(rest !== '' ? { markdown_text: rest } : {});
       const ts = streamer.ts;
       if (ts === undefined) return undefined;

@@ -84,6 +84,15 @@ describe('slack native streaming (LiveAnswer)', () => {
     expect(fake.web.messages.filter((message) => !message.deleted)).toEqual([]);
   });
 
+  it('keeps the stream when the final text only drops trailing blanks', async () => {
+    await started();
+    const live = adapter.liveAnswer?.({ chatId: dmOf(ann.id), threadId: THREAD }, { chatType: 'dm', userId: ann.id });
+    live?.update('All done.\n\n');
+    await fake.waitFor(() => fake.web.messages.length === 1, 5000, 'the stream');
+    expect(await live?.finish('All done.')).toBeDefined();
+    expect(fake.web.messages.filter((message) => !message.deleted).map((message) => message.text.trim())).toEqual(['All done.']);
+  });
+
   it('cancel ends the stream without leaving a partial answer', async () => {
     await started();
     const live = adapter.liveAnswer?.({ chatId: dmOf(ann.id), threadId: THREAD }, { chatType: 'dm', userId: ann.id });

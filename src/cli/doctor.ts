@@ -21,7 +21,12 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   checks.push({ name: 'sandbox', ok: sandbox.status().state !== 'refused', detail: sandbox.describe() });
   const telegram = config.channels.telegram;
   if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
-  for (const name of ['slack', 'discord'] as const) {
+  const slack = config.channels.slack;
+  if (slack) {
+    const { checkSlack } = await import('../../adapters/slack/doctor.js');
+    checks.push(...(await checkSlack({ botToken: slack.bot_token, appToken: slack.app_token, apiUrl: slack.api_url })));
+  }
+  for (const name of ['discord'] as const) {
     if (config.channels[name]) checks.push({ name, ok: false, detail: `channels.${name} is set, but this version of hob has no ${name} channel yet` });
   }
   checks.push(await checkEmbeddings(config));

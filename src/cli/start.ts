@@ -50,18 +50,18 @@ export async function runStart(configPath: string | undefined): Promise<void> {
 }
 
 function hasChatChannels(config: HobConfig): boolean {
-  return Boolean(config.channels.telegram);
+  return Boolean(config.channels.telegram || config.channels.slack);
 }
 
 /** Config sections this hob validates but cannot serve yet: said out loud, never silently dropped. */
 function notYetSupported(config: HobConfig): string[] {
-  return (['slack', 'discord'] as const).filter((name) => config.channels[name] !== undefined);
+  return (['discord'] as const).filter((name) => config.channels[name] !== undefined);
 }
 
 async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
   for (const name of notYetSupported(config)) {
-    process.stderr.write(`channels.${name} is set, but this version of hob has no ${name === 'slack' ? 'Slack' : 'Discord'} channel yet; it is ignored.\n`);
+    process.stderr.write(`channels.${name} is set, but this version of hob has no Discord channel yet; it is ignored.\n`);
     app.logger.warn({ channel: name }, 'channel configured but not supported yet');
   }
   const telegram = config.channels.telegram;
@@ -77,6 +77,21 @@ async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter
       }),
     );
   }
+  const slack = config.channels.slack;
+  if (slack) {
+    // Loaded only when configured, so hob without Slack never pays for Bolt.
+    const { createSlackAdapter } = await import('../../adapters/slack/slack-adapter.js');
+    adapters.push(
+      createSlackAdapter({
+        botToken: slack.bot_token,
+        appToken: slack.app_token,
+        http: slack.app_token === undefined && slack.signing_secret !== undefined ? { signingSecret: slack.signing_secret, port: slack.port, host: slack.host } : undefined,
+        apiUrl: slack.api_url,
+        serverPingTimeoutMs: slack.socket_timeout_seconds * 1000,
+        logger: app.logger.child({ platform: 'slack' }),
+      }),
+    );
+  }
   return adapters;
 }
 
@@ -84,6 +99,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
   const { config } = app;
   const access = new Map<string, { allowFrom: string[]; allowedGroups: string[] }>();
   if (config.channels.telegram) access.set('telegram', { allowFrom: config.channels.telegram.allow_from, allowedGroups: config.channels.telegram.allowed_groups });
+  if (config.channels.slack) access.set('slack', { allowFrom: config.channels.slack.allow_from, allowedGroups: config.channels.slack.allowed_channels });
   return new Gateway({
     db: app.db,
     clock: systemClock,

@@ -33,6 +33,10 @@ const slackSchema = z
     app_token: secret('expected an app-level token starting with "xapp-"', /^xapp-/).optional(),
     signing_secret: secret().optional(),
     port: port.default(3000),
+    /** HTTP mode: the address the events endpoint listens on. */
+    host: nonEmptyString.default('0.0.0.0'),
+    /** Socket Mode: a socket that brings no ping from Slack for this long is replaced. */
+    socket_timeout_seconds: z.number().int().min(5).max(600).default(30),
     // @slack/web-api style: method names are appended directly, so keep exactly one slash.
     api_url: httpUrl.transform((url) => url.replace(/\/*$/, '/')).default('https://slack.com/api/'),
     allow_from: idList,

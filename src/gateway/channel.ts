@@ -43,6 +43,13 @@ export type InboundMessage = {
   batchKey?: string;
   /** What the message carried that hob cannot read (`sticker`, `location`, …), when that is all it carried. */
   unsupported?: string;
+  /**
+   * Answers a command to the sender only (Slack's ephemeral reply to `/hob …`). When set, the
+   * gateway replies to a command through it instead of posting in the chat. Must not throw.
+   */
+  respond?(text: string): Promise<void>;
+  /** The thread is one conversation for everyone in it (Slack threads), whatever `group_sessions` says. */
+  sharedThread?: boolean;
 };
 
 /** A reference to a sent message, enough to edit it later. */

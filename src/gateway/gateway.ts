@@ -254,7 +254,7 @@ export class Gateway implements InboundSink {
         broker: this.broker,
         pairing: this.pairing,
         conversation: () => this.conversation(key, adapter, message, message.chatType),
-        reply: (text) => this.reply(message, text),
+        reply: (text) => (message.respond ? message.respond(text) : this.reply(message, text)),
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
@@ -263,7 +263,8 @@ export class Gateway implements InboundSink {
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
-      await this.reply(message, `/${name} failed: ${errorMessage(error)}`);
+      const failed = `/${name} failed: ${errorMessage(error)}`;
+      await (message.respond ? message.respond(failed) : this.reply(message, failed));
     }
   }
 

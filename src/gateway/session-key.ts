@@ -7,8 +7,8 @@ export type GroupSessions = 'per_user' | 'shared';
  * groups one conversation per person unless `group_sessions: shared`, so one member's
  * history never reaches another.
  */
-export function sessionKeyFor(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId' | 'chatType'>, groupSessions: GroupSessions): string {
+export function sessionKeyFor(message: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId' | 'chatType' | 'sharedThread'>, groupSessions: GroupSessions): string {
   const base = message.threadId ? `${message.platform}:${message.chatId}:${message.threadId}` : `${message.platform}:${message.chatId}`;
-  if (message.chatType === 'dm' || groupSessions === 'shared') return base;
+  if (message.chatType === 'dm' || groupSessions === 'shared' || (message.sharedThread === true && message.threadId)) return base;
   return `${base}:u${message.userId}`;
 }

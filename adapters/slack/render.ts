@@ -1,0 +1,66 @@
+import slackifyMarkdown from 'slackify-markdown';
+import type { Button } from '../../src/gateway/channel.js';
+
+/**
+ * Slack's limits, in characters of the text a person reads: a section's text and a message's
+ * notification text are best kept under 3000 (a markdown block holds 12,000 in all, but a
+ * part that fits a section also fits every fallback).
+ */
+export const MAX_MESSAGE_LENGTH = 3000;
+/** A button's label. */
+const MAX_LABEL_LENGTH = 75;
+
+/** A Block Kit block, as far as hob builds them. */
+export type SlackBlock =
+  | { type: 'markdown'; text: string }
+  | { type: 'section'; text: { type: 'plain_text' | 'mrkdwn'; text: string } }
+  | { type: 'actions'; block_id: string; elements: SlackButton[] };
+
+type SlackButton = { type: 'button'; action_id: string; text: { type: 'plain_text'; text: string }; value: string };
+
+/** What chat.postMessage / chat.update get for one part: blocks plus the notification text. */
+export type RenderedPart = { text: string; blocks: SlackBlock[] };
+
+/** Every hob button's action id starts so: Bolt routes presses by it. */
+export const ACTION_PREFIX = 'hob_';
+
+/** Slack's own mrkdwn, for places without a markdown block (file comments, notices). */
+export function toMrkdwn(markdown: string): string {
+  return slackifyMarkdown(markdown).replace(/\u200b/g, '').trim();
+}
+
+/** `&`, `<` and `>` are control characters in Slack text; plain text shows them as typed. */
+export function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * One part as Slack shows it correctly: Markdown in a `markdown` block (Slack renders it,
+ * code fences included), plain text in a plain_text section, buttons in actions blocks whose
+ * values carry only the button's data (an approval id). Blocks are always given, so an edit
+ * replaces the old ones (and drops the buttons).
+ */
+export function renderPart(text: string, options: { plain?: boolean; buttons?: Button[][] }): RenderedPart {
+  const body: SlackBlock = options.plain ? { type: 'section', text: { type: 'plain_text', text } } : { type: 'markdown', text };
+  return { text: options.plain ? escapeText(text) : toMrkdwn(text), blocks: [body, ...actionBlocks(options.buttons)] };
+}
+
+/** The same part without a markdown block, for when Slack refuses one (older workspaces, `invalid_blocks`). */
+export function renderMrkdwnPart(text: string, options: { plain?: boolean; buttons?: Button[][] }): RenderedPart {
+  const mrkdwn = options.plain ? escapeText(text) : toMrkdwn(text);
+  return { text: mrkdwn, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: mrkdwn.slice(0, MAX_MESSAGE_LENGTH) } }, ...actionBlocks(options.buttons)] };
+}
+
+function actionBlocks(buttons: Button[][] | undefined): SlackBlock[] {
+  const rows = (buttons ?? []).filter((row) => row.length > 0);
+  return rows.map((row, rowIndex) => ({
+    type: 'actions',
+    block_id: `hob_row_${rowIndex}`,
+    elements: row.map((button, index) => ({
+      type: 'button',
+      action_id: `${ACTION_PREFIX}${rowIndex}_${index}`,
+      text: { type: 'plain_text', text: button.label.slice(0, MAX_LABEL_LENGTH) },
+      value: button.data,
+    })),
+  }));
+}

@@ -1,0 +1,115 @@
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export type EnvelopeType = 'events_api' | 'interactive' | 'slash_commands';
+
+type Connection = { socket: WebSocket; silent: boolean; closed: boolean };
+type Pending = { id: string; type: EnvelopeType; resolve(payload: unknown): void };
+
+/**
+ * Slack's Socket Mode end on 127.0.0.1: each connection gets `hello`, then envelopes; the
+ * client must ack each (`{envelope_id, payload}`). Slack pings the client on a timer and
+ * answers its pings; a "silent" connection does neither and delivers nothing, as a socket
+ * that looks open but is dead. `close()` fails when an envelope was never acked.
+ */
+export class FakeSocketMode {
+  readonly connections: Connection[] = [];
+  readonly acks: { envelope_id: string; payload?: unknown }[] = [];
+  /** Called when a client connects (before hello), for benchmarks. */
+  onConnection: (() => void) | undefined;
+  private readonly pending = new Map<string, Pending>();
+  private readonly wss: WebSocketServer;
+  private readonly pinger: NodeJS.Timeout;
+  private counter = 0;
+
+  constructor(pingIntervalMs: number) {
+    // autoPong off: a silent connection must not answer the client's pings.
+    this.wss = new WebSocketServer({ host: '127.0.0.1', port: 0, autoPong: false });
+    this.wss.on('connection', (socket) => {
+      const connection: Connection = { socket, silent: false, closed: false };
+      this.connections.push(connection);
+      this.onConnection?.();
+      socket.on('ping', (data) => {
+        if (!connection.silent) socket.pong(data);
+      });
+      socket.on('message', (raw) => {
+        const ack = JSON.parse(raw.toString()) as { envelope_id: string; payload?: unknown };
+        this.acks.push(ack);
+        const pending = this.pending.get(ack.envelope_id);
+        this.pending.delete(ack.envelope_id);
+        pending?.resolve(ack.payload);
+      });
+      socket.on('close', () => {
+        connection.closed = true;
+      });
+      socket.send(JSON.stringify({ type: 'hello', num_connections: this.open().length, debug_info: { host: 'fake-slack' }, connection_info: { app_id: 'A1' } }));
+    });
+    this.pinger = setInterval(() => {
+      for (const connection of this.open()) if (!connection.silent) connection.socket.ping('fake');
+    }, pingIntervalMs);
+  }
+
+  async listening(): Promise<void> {
+    if (this.wss.address()) return;
+    await new Promise<void>((resolve) => this.wss.once('listening', () => resolve()));
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${(this.wss.address() as AddressInfo).port}/link/?ticket=fake&app_id=A1`;
+  }
+
+  open(): Connection[] {
+    return this.connections.filter((connection) => !connection.closed);
+  }
+
+  /**
+   * Sends one envelope on the newest live connection (waiting for one, as Slack queues while
+   * the app reconnects) and resolves with the ack's payload.
+   */
+  async send(type: EnvelopeType, payload: unknown, retryAttempt = 0): Promise<unknown> {
+    this.counter += 1;
+    const id = `env-${this.counter}`;
+    const acked = new Promise<unknown>((resolve) => this.pending.set(id, { id, type, resolve }));
+    const connection = await this.live();
+    connection.socket.send(JSON.stringify({
+      envelope_id: id,
+      type,
+      payload,
+      accepts_response_payload: type !== 'events_api',
+      ...(type === 'events_api' ? { retry_attempt: retryAttempt, retry_reason: retryAttempt ? 'timeout' : '' } : {}),
+    }));
+    return acked;
+  }
+
+  /** The newest connection stops pinging, ponging and delivering (it looks open). */
+  goSilent(): void {
+    const connection = this.open().at(-1);
+    if (connection) connection.silent = true;
+  }
+
+  /** The newest connection drops without a close handshake. */
+  drop(): void {
+    this.open().at(-1)?.socket.terminate();
+  }
+
+  /** Envelopes sent and never acked. */
+  unacked(): { id: string; type: EnvelopeType }[] {
+    return [...this.pending.values()].map(({ id, type }) => ({ id, type }));
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pinger);
+    for (const connection of this.connections) connection.socket.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private async live(): Promise<Connection> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const connection = this.open().filter((candidate) => !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN).at(-1);
+      if (connection) return connection;
+      if (Date.now() > deadline) throw new Error('fake Slack: no live Socket Mode connection to deliver to');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+}

@@ -1,0 +1,318 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One recorded Web API call (form or JSON body, decoded; JSON-valued fields parsed). */
+export type ApiCall = { method: string; token: string | undefined; params: Record<string, unknown> };
+
+export type SlackButtonSeen = { label: string; value: string; actionId: string };
+
+/** A message in the fake workspace, as a person reads it now. */
+export type FakeMessage = {
+  ts: string;
+  channel: string;
+  threadTs?: string;
+  user: string;
+  /** What a person reads: the markdown block or section text, else `text`. */
+  text: string;
+  buttons: SlackButtonSeen[];
+  blocks?: unknown[];
+  deleted: boolean;
+  /** Set for a streamed message: whether the stream was stopped. */
+  stream?: 'streaming' | 'stopped';
+  files?: { id: string; name: string; bytes: Buffer }[];
+};
+
+export type Ephemeral = { channel: string; user: string; text: string; threadTs?: string; via: 'chat.postEphemeral' | 'response_url' };
+
+/** A scripted failure for the next call of a method: a Slack error, or HTTP 429 with Retry-After. */
+export type Failure = { error: string } | { status: 429; retryAfterSeconds: number };
+
+type Handler = (params: Record<string, unknown>, token: string | undefined) => Record<string, unknown>;
+
+/**
+ * The Slack Web API methods hob uses, over HTTP on 127.0.0.1: always HTTP 200 with
+ * `{ok, ...}` (Slack's way) except a scripted 429 with Retry-After. Keeps the workspace's
+ * messages, reactions, ephemerals, files and assistant statuses for tests to read.
+ */
+export class FakeWebApi {
+  readonly calls: ApiCall[] = [];
+  /** Called on every recorded call, as it arrives (benchmarks time replies with it). */
+  onCall: ((call: ApiCall) => void) | undefined;
+  readonly messages: FakeMessage[] = [];
+  readonly ephemerals: Ephemeral[] = [];
+  readonly reactions: { channel: string; ts: string; name: string; removed: boolean }[] = [];
+  readonly statuses: { channel: string; threadTs: string; status: string }[] = [];
+  readonly uploads = new Map<string, { name: string; bytes: Buffer }>();
+  /** Files people attached, served at /files/<id> to the bot token only. */
+  readonly peopleFiles = new Map<string, { name: string; mimetype: string; bytes: Buffer }>();
+  readonly people = new Map<string, string>();
+  /** The scopes the bot token reports (x-oauth-scopes). */
+  scopes: string[] = [...SCOPES];
+  /** Set by the socket side: the URL apps.connections.open hands out. */
+  socketUrl = '';
+  private readonly failures = new Map<string, Failure[]>();
+  private readonly refusals = new Map<string, string>();
+  private readonly server = http.createServer((req, res) => void this.handle(req, res));
+  private clock = 1_700_000_000;
+  private counter = 0;
+
+  constructor(
+    readonly botToken: string,
+    readonly appToken: string,
+    readonly bot: { userId: string; botId: string; teamId: string; name: string },
+  ) {}
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get apiUrl(): string {
+    return `${this.origin}/api/`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next call of `method` fails so (once per entry). */
+  failNext(method: string, failure: Failure): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
+  }
+
+  /** Every call of `method` fails with this Slack error (a workspace without the feature). */
+  refuse(method: string, error: string): void {
+    this.refusals.set(method, error);
+  }
+
+  callsOf(method: string): ApiCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** A fresh message ts, increasing like Slack's. */
+  nextTs(): string {
+    this.counter += 1;
+    return `${this.clock + this.counter}.${String(this.counter).padStart(6, '0')}`;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
+    const url = new URL(req.url ?? '/', this.origin);
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname.startsWith('/upload/')) {
+      const id = url.pathname.slice('/upload/'.length);
+      const upload = this.uploads.get(id);
+      if (upload) upload.bytes = fileBytes(raw, req.headers['content-type'] ?? '');
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('OK - ' + raw.length);
+      return;
+    }
+    if (url.pathname.startsWith('/files/')) {
+      const file = this.peopleFiles.get(url.pathname.slice('/files/'.length));
+      if (!file || req.headers.authorization !== `Bearer ${this.botToken}`) {
+        // Slack's way of refusing a private file: its sign-in page.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>sign in</html>');
+        return;
+      }
+      res.writeHead(200, { 'content-type': file.mimetype });
+      res.end(file.bytes);
+      return;
+    }
+    if (url.pathname.startsWith('/response/')) {
+      const [channel = '', user = ''] = decodeURIComponent(url.pathname.slice('/response/'.length)).split('/');
+      const body = JSON.parse(raw.toString() || '{}') as { text?: string };
+      this.ephemerals.push({ channel, user, text: body.text ?? '', via: 'response_url' });
+      send(200, { ok: true });
+      return;
+    }
+    const method = url.pathname.replace(/^\/api\//, '');
+    const params = parseParams(raw.toString(), req.headers['content-type'] ?? '');
+    const token = req.headers.authorization?.replace(/^Bearer /, '') ?? (typeof params.token === 'string' ? params.token : undefined);
+    const call = { method, token, params };
+    this.calls.push(call);
+    this.onCall?.(call);
+    const failure = this.failures.get(method)?.shift();
+    if (failure && 'status' in failure) {
+      send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfterSeconds) });
+      return;
+    }
+    if (failure) return send(200, { ok: false, error: failure.error });
+    const refusal = this.refusals.get(method);
+    if (refusal) return send(200, { ok: false, error: refusal });
+    const expected = method === 'apps.connections.open' ? this.appToken : this.botToken;
+    if (token !== expected) return send(200, { ok: false, error: 'invalid_auth' });
+    const handler = this.handlers[method];
+    if (!handler) return send(200, { ok: false, error: 'unknown_method' });
+    try {
+      send(200, { ok: true, ...handler(params, token) }, { 'x-oauth-scopes': this.scopes.join(',') });
+    } catch (error) {
+      send(200, { ok: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  private message(channel: string, ts: string): FakeMessage {
+    const found = this.messages.find((message) => message.channel === channel && message.ts === ts && !message.deleted);
+    if (!found) throw new Error('message_not_found');
+    return found;
+  }
+
+  private readonly handlers: Record<string, Handler> = {
+    'auth.test': () => ({ url: 'https://fake.slack.com/', team: 'Fake', user: this.bot.name, team_id: this.bot.teamId, user_id: this.bot.userId, bot_id: this.bot.botId }),
+    'apps.connections.open': () => ({ url: this.socketUrl }),
+    'chat.postMessage': (params) => {
+      const channel = String(params.channel);
+      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, deleted: false, ...readable(params) };
+      if (typeof params.thread_ts === 'string') message.threadTs = params.thread_ts;
+      this.messages.push(message);
+      return { channel, ts: message.ts, message: { text: message.text } };
+    },
+    'chat.update': (params) => {
+      const message = this.message(String(params.channel), String(params.ts));
+      Object.assign(message, readable(params));
+      return { channel: message.channel, ts: message.ts };
+    },
+    'chat.delete': (params) => {
+      this.message(String(params.channel), String(params.ts)).deleted = true;
+      return { channel: params.channel, ts: params.ts };
+    },
+    'chat.postEphemeral': (params) => {
+      this.ephemerals.push({ channel: String(params.channel), user: String(params.user), text: String(params.text ?? ''), ...(typeof params.thread_ts === 'string' ? { threadTs: params.thread_ts } : {}), via: 'chat.postEphemeral' });
+      return { message_ts: this.nextTs() };
+    },
+    'chat.startStream': (params) => {
+      if (typeof params.thread_ts !== 'string') throw new Error('invalid_arguments');
+      if (!String(params.channel).startsWith('D') && (params.recipient_user_id === undefined || params.recipient_team_id === undefined)) throw new Error('missing_recipient_user_id');
+      const message: FakeMessage = { ts: this.nextTs(), channel: String(params.channel), threadTs: params.thread_ts, user: this.bot.userId, text: chunkText(params), buttons: [], deleted: false, stream: 'streaming' };
+      this.messages.push(message);
+      return { channel: message.channel, ts: message.ts };
+    },
+    'chat.appendStream': (params) => {
+      const message = this.message(String(params.channel), String(params.ts));
+      if (message.stream !== 'streaming') throw new Error('message_not_in_streaming_state');
+      message.text += chunkText(params);
+      return { channel: message.channel, ts: message.ts };
+    },
+    'chat.stopStream': (params) => {
+      const message = this.message(String(params.channel), String(params.ts));
+      if (message.stream !== 'streaming') throw new Error('message_not_in_streaming_state');
+      message.text += chunkText(params);
+      message.stream = 'stopped';
+      return { channel: message.channel, ts: message.ts, message: { text: message.text } };
+    },
+    'reactions.add': (params) => {
+      this.reactions.push({ channel: String(params.channel), ts: String(params.timestamp), name: String(params.name), removed: false });
+      return {};
+    },
+    'reactions.remove': (params) => {
+      const reaction = this.reactions.find((entry) => entry.channel === params.channel && entry.ts === params.timestamp && entry.name === params.name && !entry.removed);
+      if (!reaction) throw new Error('no_reaction');
+      reaction.removed = true;
+      return {};
+    },
+    'conversations.open': (params) => ({ channel: { id: dmOf(String(params.users)) } }),
+    'users.info': (params) => {
+      const id = String(params.user);
+      const name = this.people.get(id);
+      if (!name) throw new Error('user_not_found');
+      return { user: { id, name: name.toLowerCase(), real_name: name, profile: { display_name: name, real_name: name } } };
+    },
+    'assistant.threads.setStatus': (params) => {
+      this.statuses.push({ channel: String(params.channel_id), threadTs: String(params.thread_ts), status: String(params.status) });
+      return {};
+    },
+    'assistant.threads.setSuggestedPrompts': () => ({}),
+    'assistant.threads.setTitle': () => ({}),
+    'files.info': (params) => {
+      const id = String(params.file);
+      const file = this.peopleFiles.get(id);
+      if (!file) throw new Error('file_not_found');
+      return { file: { id, name: file.name, mimetype: file.mimetype, url_private_download: `${this.origin}/files/${id}` } };
+    },
+    'files.getUploadURLExternal': (params) => {
+      const id = `F${this.nextTs().replace('.', '')}`;
+      this.uploads.set(id, { name: String(params.filename), bytes: Buffer.alloc(0) });
+      return { upload_url: `${this.origin}/upload/${id}`, file_id: id };
+    },
+    'files.completeUploadExternal': (params) => {
+      const files = params.files as { id: string; title?: string }[];
+      const channel = String(params.channel_id);
+      const shared = files.map((file) => ({ id: file.id, name: this.uploads.get(file.id)?.name ?? file.id, bytes: this.uploads.get(file.id)?.bytes ?? Buffer.alloc(0) }));
+      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, text: String(params.initial_comment ?? ''), buttons: [], deleted: false, files: shared };
+      if (typeof params.thread_ts === 'string') message.threadTs = params.thread_ts;
+      this.messages.push(message);
+      return { files: files.map((file) => ({ id: file.id, title: file.title ?? '' })) };
+    },
+  };
+}
+
+/** The scopes the fake's bot token has: the manifest's. */
+export const SCOPES = [
+  'app_mentions:read', 'assistant:write', 'channels:history', 'chat:write', 'commands', 'files:read', 'files:write',
+  'groups:history', 'im:history', 'im:write', 'mpim:history', 'reactions:write', 'users:read',
+];
+
+/** Each person's DM with the bot. */
+export function dmOf(userId: string): string {
+  return `D${userId}`;
+}
+
+/** The uploaded bytes: the body itself, or the file part of a multipart body. */
+function fileBytes(raw: Buffer, contentType: string): Buffer {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  if (!contentType.startsWith('multipart/') || !boundary) return raw;
+  const marker = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  const start = raw.indexOf(marker);
+  const headersEnd = raw.indexOf('\r\n\r\n', start);
+  const end = raw.indexOf(marker, headersEnd);
+  if (start === -1 || headersEnd === -1 || end === -1) return raw;
+  return raw.subarray(headersEnd + 4, end - 2);
+}
+
+function parseParams(raw: string, contentType: string): Record<string, unknown> {
+  if (contentType.includes('json')) return JSON.parse(raw || '{}') as Record<string, unknown>;
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    // The web client sends objects and arrays as JSON strings.
+    params[key] = /^[[{]/.test(value) ? safeJson(value) : value;
+  }
+  return params;
+}
+
+function safeJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+type Block = { type?: string; text?: string | { text?: string }; elements?: { text?: { text?: string }; value?: string; action_id?: string }[] };
+
+/** A message as a person reads it: the block text when there are blocks, else the text. */
+function readable(params: Record<string, unknown>): { text: string; buttons: SlackButtonSeen[]; blocks?: unknown[] } {
+  const blocks = Array.isArray(params.blocks) ? (params.blocks as Block[]) : undefined;
+  const fallback = typeof params.text === 'string' ? params.text : typeof params.markdown_text === 'string' ? params.markdown_text : '';
+  if (!blocks) return { text: fallback, buttons: [] };
+  const texts = blocks.filter((block) => block.type !== 'actions').map((block) => (typeof block.text === 'string' ? block.text : (block.text?.text ?? '')));
+  const buttons = blocks
+    .filter((block) => block.type === 'actions')
+    .flatMap((block) => block.elements ?? [])
+    .map((element) => ({ label: element.text?.text ?? '', value: element.value ?? '', actionId: element.action_id ?? '' }));
+  return { text: texts.join('\n'), buttons, blocks };
+}
+
+function chunkText(params: Record<string, unknown>): string {
+  const chunks = Array.isArray(params.chunks) ? (params.chunks as { type?: string; text?: string }[]) : [];
+  const fromChunks = chunks.filter((chunk) => chunk.type === 'markdown_text').map((chunk) => chunk.text ?? '').join('');
+  return fromChunks + (typeof params.markdown_text === 'string' ? params.markdown_text : '');
+}

@@ -71,6 +71,22 @@ describe('live answers and the outbox', () => {
     expect(channel.liveLog.at(-1)?.event).toBe('cancel');
   });
 
+  it('an answer waiting behind an undelivered message does not pass it through the live view', async () => {
+    const channel = new MemoryChannel({ streaming: 'native' });
+    let down = true;
+    channel.onSend = (_target, message) => {
+      if (down && message.text === 'An earlier notice.') throw new Error('platform down');
+    };
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'The later answer.' }]));
+    await hob.gateway.delivery.send('memory', { chatId: CHAT }, { text: 'An earlier notice.' });
+    channel.say(OWNER, 'hi');
+    await channel.waitFor(() => channel.liveLog.some((entry) => entry.event === 'cancel'), 5000, 'the live view to end');
+    expect(copies(channel, 'The later answer.')).toBe(0);
+    down = false;
+    await find(channel, 'The later answer.');
+    expect(channel.chat(CHAT).map((m) => m.text)).toEqual(['An earlier notice.', 'The later answer.']);
+  });
+
   it('an answer too long for one message ends the live view and goes out in parts', async () => {
     const channel = new MemoryChannel({ streaming: 'edit', maxMessageLength: 200 });
     const long = Array.from({ length: 12 }, (_, n) => `Line ${n} of a long answer.`).join('\n\n');

@@ -2,6 +2,7 @@ import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
+import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { adapter, fake, logs, useTelegramTestbed } from '../support/telegram-testbed.js';
 
@@ -80,6 +81,23 @@ describe('Telegram drafts', () => {
     await fake.waitFor(() => logs.find((entry) => entry.message.includes('no longer written')), 5000, 'the ignored stop');
     await settled();
     expect(sentTexts(ann.id)).toHaveLength(before);
+  });
+
+  it('a draft is never the only copy: hob dying before the answer went out delivers it once after the restart', async () => {
+    const dir = tempDir('hob-draft-crash-');
+    const answer = 'The answer that survives the crash.';
+    fake.failNext('sendMessage', { disconnect: true });
+    hob = await startTestGateway(adapter({ draftIntervalMs: 20 }), new ScriptedModel([{ text: answer, pauseAt: 10, resume: fake.waitForCall('sendMessageDraft') }]), { dir });
+    fake.sendText(ann, annDm, 'hi');
+    await fake.waitForCall('sendMessage', (call) => call.response?.status === 0);
+    await hob.gateway.stop({ stopRuns: false }); // as if killed
+    hob.db.close();
+    expect(sentTexts(ann.id)).toEqual([]);
+
+    hob = await startTestGateway(adapter(), new ScriptedModel([]), { dir });
+    await fake.waitFor(() => sentTexts(ann.id).includes(answer), 5000, 'the stored answer');
+    await settled();
+    expect(sentTexts(ann.id)).toEqual([answer]);
   });
 
   it('asks Telegram for the stop updates when it polls', async () => {

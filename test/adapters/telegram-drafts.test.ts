@@ -100,12 +100,6 @@ describe('Telegram drafts', () => {
     expect(sentTexts(ann.id)).toEqual([answer]);
   });
 
-  it('asks Telegram for the stop updates when it polls', async () => {
-    hob = await startTestGateway(adapter(), new ScriptedModel([]));
-    const poll = await fake.waitForCall('getUpdates', (call) => call.body.allowed_updates !== undefined);
-    expect(poll.body.allowed_updates).toContain('stopped_message_generation');
-  });
-
   it('in a group there is no draft: the progress message is edited in place and the answer follows', async () => {
     const model = new ScriptedModel([{ text: 'Checking.', toolCalls: [{ name: 'bash', input: { command: 'echo group-ok' } }] }, { text: 'The group answer.' }]);
     hob = await startTestGateway(adapter({ draftIntervalMs: 20 }), model);

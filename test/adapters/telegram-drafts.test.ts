@@ -100,6 +100,17 @@ describe('Telegram drafts', () => {
     expect(sentTexts(ann.id)).toEqual([answer]);
   });
 
+  it('a 429 on a draft is not waited out: the draft pauses and the answer goes out at once', async () => {
+    fake.failNext('sendMessageDraft', { retryAfter: 2 });
+    const answer = 'Answered while the draft was paused.';
+    hob = await startTestGateway(adapter({ draftIntervalMs: 20 }), new ScriptedModel([{ text: answer, pauseAt: 9, resume: fake.waitForCall('sendMessageDraft') }]));
+    fake.sendText(ann, annDm, 'hi');
+    await fake.waitFor(() => sentTexts(ann.id).includes(answer), 5000, 'the answer');
+    await settled();
+    expect(drafts().map((call) => call.response?.status)).toEqual([429]); // not retried behind the answer
+    expect(fake.callsOf('sendMessage')).toHaveLength(1);
+  });
+
   it('in a group there is no draft: the progress message is edited in place and the answer follows', async () => {
     const model = new ScriptedModel([{ text: 'Checking.', toolCalls: [{ name: 'bash', input: { command: 'echo group-ok' } }] }, { text: 'The group answer.' }]);
     hob = await startTestGateway(adapter({ draftIntervalMs: 20 }), model);

@@ -2,11 +2,12 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, type RunnerHandle } from '@grammyjs/runner';
-import { Bot, type Transformer } from 'grammy';
+import { Api, Bot, type Transformer } from 'grammy';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { CallbackAnswers } from './callback-answers.js';
+import { TelegramDrafts } from './drafts.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
 import { normalizeCallback, normalizeMessage, type BotIdentity } from './normalize.js';
 import { describeError, MAX_MESSAGE_LENGTH, TelegramOutbound } from './outbound.js';
@@ -27,6 +28,8 @@ export type TelegramAdapterOptions = {
   callbackAnswerTimeoutMs?: number;
   /** Pause before polling again after polling stopped on an unrecoverable error (401, 409). */
   pollRestartDelayMs?: number;
+  /** Minimum milliseconds between updates of an answer's draft in a DM (default 500). */
+  draftIntervalMs?: number;
 };
 
 export interface TelegramAdapter extends ChannelAdapter {
@@ -44,9 +47,12 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   editIntervalMs: 1000,
   // In groups about 20 messages (edits included) a minute.
   groupEditIntervalMs: 3000,
+  // Answers appear as drafts in DMs (sendMessageDraft); groups keep progress edits.
+  streaming: 'draft',
 });
 
-const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query'] as const;
+// stopped_message_generation: the person pressed stop on a draft.
+const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', 'stopped_message_generation'] as const;
 
 /** Telegram wants command names without the slash, lower case. */
 function telegramCommand({ command, description }: BotCommand): BotCommand {
@@ -71,6 +77,7 @@ class TelegramChannel implements TelegramAdapter {
   private readonly logger: TelegramLogger;
   private readonly outbound: TelegramOutbound;
   private readonly answers: CallbackAnswers;
+  private readonly drafts: TelegramDrafts;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private sink: InboundSink | undefined;
   private runner: RunnerHandle | undefined;
@@ -89,6 +96,8 @@ class TelegramChannel implements TelegramAdapter {
     );
     this.bot.api.config.use(this.logPollFailures);
     this.outbound = new TelegramOutbound(this.bot.api, this.logger);
+    // Drafts get a client of their own without auto-retry: a 429 skips a preview, never delays the answer.
+    this.drafts = new TelegramDrafts(new Api(options.token, { apiRoot: this.apiRoot }), this.logger, options.draftIntervalMs ?? 500);
     this.answers = new CallbackAnswers(
       (queryId, text) => this.bot.api.answerCallbackQuery(queryId, text !== undefined ? { text } : {}),
       options.callbackAnswerTimeoutMs ?? 3000,
@@ -156,6 +165,12 @@ class TelegramChannel implements TelegramAdapter {
     return this.outbound.typing(target);
   }
 
+  /** A draft with a stop button, in private chats only (Telegram has no drafts in groups). */
+  liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
+    if (options.chatType !== 'dm' || !/^\d+$/.test(target.chatId)) return undefined;
+    return this.drafts.start({ chatId: Number(target.chatId), ...(target.threadId !== undefined ? { threadId: Number(target.threadId) } : {}) });
+  }
+
   async directTarget(userId: string): Promise<Target | undefined> {
     // A private chat's id is the user's id.
     return { chatId: userId };
@@ -193,6 +208,30 @@ class TelegramChannel implements TelegramAdapter {
     this.bot.on(['message', 'edited_message'], (ctx) => {
       const inbound = normalizeMessage(ctx.msg, ctx.update.update_id, this.identity(), this.download);
       if (inbound) this.sink?.message(inbound);
+    });
+    // The stop button on a draft acts as /stop in that chat, while that draft is being written.
+    this.bot.on('stopped_message_generation', (ctx) => {
+      const stopped = ctx.update.stopped_message_generation;
+      const place = this.drafts.stopPressed(stopped.chat.id, stopped.draft_id);
+      if (!place) {
+        this.logger.info({ updateId: ctx.update.update_id }, 'telegram stop pressed on a draft that is no longer written; ignored');
+        return;
+      }
+      this.sink?.message({
+        platform: this.platform,
+        chatId: String(stopped.chat.id),
+        // The conversation the draft belongs to, as the gateway named it.
+        ...(place.threadId !== undefined ? { threadId: String(place.threadId) } : {}),
+        userId: String(stopped.chat.id),
+        userName: [stopped.chat.first_name, stopped.chat.last_name].filter(Boolean).join(' ') || 'the person',
+        chatType: 'dm',
+        text: '/stop',
+        attachments: [],
+        mentionsBot: false,
+        replyToBot: false,
+        messageId: `draft-${stopped.draft_id}`,
+        updateId: String(ctx.update.update_id),
+      });
     });
     this.bot.on('callback_query', async (ctx) => {
       const answer = this.answers.track(ctx.callbackQuery.id);

@@ -147,17 +147,28 @@ export type LiveAnswerOptions = {
 /**
  * An answer shown while it is written. Never the only copy: the final answer is stored in
  * the outbox before `finish` is asked to become it, and sent normally when `finish` says no.
+ *
+ * The gateway starts one per model turn, at the turn's first text, and ends each with
+ * exactly one `finish` or `cancel`: text written before tool calls is a preamble, not the
+ * answer, so that turn's live answer is cancelled and the next turn's text starts a new one.
  */
 export interface LiveAnswer {
-  /** The whole text written so far (not a delta). The adapter throttles. Must not throw. */
+  /** The whole text written so far in this turn (not a delta). The adapter throttles. Must not throw. */
   update(text: string): void;
   /**
-   * Ends the live view with the final text. Returns the sent message's ref when the live
-   * message now *is* the complete answer (nothing more to send), else undefined (the
-   * gateway sends the answer as usual). Must not throw.
+   * Ends the live view with the final text (Markdown, as for `send`). Returns the sent
+   * message's ref when the live message now *is* the complete answer (nothing more to
+   * send), else undefined: the gateway sends the answer as usual, so the adapter must not
+   * leave a live message that reads as a second copy (a draft the answer replaces is fine).
+   * Only asked for an answer that fits one message (`maxMessageLength`); a longer one is
+   * `cancel`led and sent in parts. Must not throw.
    */
   finish(finalText: string): Promise<SentRef | undefined>;
-  /** Ends the live view without an answer (the run stopped or failed). Must not throw. */
+  /**
+   * Ends the live view without an answer: the run stopped or failed, the text was a preamble
+   * to tool calls, the answer is too long for one message, or hob is shutting down. What was
+   * shown should go (a streamed message is deleted or emptied). Must not throw.
+   */
   cancel(): Promise<void>;
 }
 

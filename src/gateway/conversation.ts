@@ -13,6 +13,8 @@ import type { Attachment, ButtonPress, ChannelAdapter, ChatType, OutboundMessage
 import type { Delivery } from './delivery.js';
 import { ChatEditClock, RunReporter } from './reply.js';
 import { attachmentBlocks } from './attachments.js';
+import type { AnswerAdoption } from './delivery.js';
+import { LiveAnswerFeed } from './live-answer.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
@@ -255,6 +257,8 @@ export class Conversation {
       target: this.target,
       sessionKey: this.key,
       send: (outbound) => this.send(outbound),
+      sendAnswer: (messages, live) => this.sendAnswer(messages, live),
+      live: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...(this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {}) }, this.deps.logger, this.key),
       sendNow: async (outbound) => (this.closing ? undefined : this.deps.delivery.sendNow(this.adapter.platform, this.target, outbound, this.key)),
       editIntervalMs: this.chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
       ...(this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {}),
@@ -278,7 +282,7 @@ export class Conversation {
       this.lastActive = this.deps.clock.now();
     }
     // A run cut by the shutdown resumes at the next start: no "Stopped." for it now.
-    if (this.closing && !reporter.answered) return;
+    if (this.closing && !reporter.answered) return reporter.abandon();
     try {
       await reporter.finish();
     } catch (error) {
@@ -361,6 +365,15 @@ export class Conversation {
       return undefined;
     }
     return this.deps.delivery.send(this.adapter.platform, this.target, message, this.key);
+  }
+
+  private async sendAnswer(messages: OutboundMessage[], live: AnswerAdoption): Promise<void> {
+    if (!this.closing) {
+      await this.deps.delivery.sendAnswer(this.adapter.platform, this.target, messages, this.key, live);
+      return;
+    }
+    await live.decline();
+    for (const message of messages) await this.send(message);
   }
 
   private async sendFile(path: string, caption?: string): Promise<void> {

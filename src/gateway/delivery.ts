@@ -6,6 +6,14 @@ import { PartialSendError, type ChannelAdapter, type OutboundMessage, type SentR
 
 type StoredMessage = Omit<OutboundMessage, 'file'> & { file?: { name: string; data: string; caption?: string } };
 
+/** How an answer's live view is offered to become the answer (see `Delivery.sendAnswer`). */
+export type AnswerAdoption = {
+  /** The live message's ref when it now is the whole answer, else undefined. Must not throw. */
+  adopt(): Promise<SentRef | undefined>;
+  /** Ends the live view: the answer is sent normally later. Must not throw. */
+  decline(): Promise<void>;
+};
+
 const MAX_ATTEMPTS = 8;
 /** How long one send attempt holds its row; longer than any platform call takes. */
 const LEASE_MS = 120_000;
@@ -47,14 +55,51 @@ export class Delivery {
     sessionKey?: string,
     track: { recorded?(outboxId: number): void; sent?(ref: SentRef): void } = {},
   ): Promise<SentRef | undefined> {
-    const now = this.clock.now();
-    const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now, leaseUntil: now + LEASE_MS });
+    const id = this.recordLeased(platform, target, message, sessionKey);
     track.recorded?.(id);
     if (track.sent) this.onSent.set(id, track.sent);
+    return this.sendRecorded(id, platform, target, message, sessionKey);
+  }
+
+  /**
+   * Delivers an answer that a live view (a draft, a stream) may already show. Every message
+   * is recorded first, so the live view is never the only copy; then `live.adopt` may make the
+   * live message the answer: its ref marks the rows sent and nothing more goes out. Otherwise
+   * (undefined) they are sent as `send` sends them. When an earlier message to this chat still
+   * waits for a retry, the answer must not pass it: the live view is declined and the rows
+   * wait in line. A crash between adopt and the mark leaves the rows pending: the next start
+   * sends them (on platforms where the live message stays, the person then reads it twice).
+   */
+  async sendAnswer(platform: string, target: Target, messages: OutboundMessage[], sessionKey: string | undefined, live: AnswerAdoption): Promise<SentRef | undefined> {
+    const ids = messages.map((message) => this.recordLeased(platform, target, message, sessionKey));
+    const [first] = ids;
+    if (first === undefined || this.outbox.blockedBy(first, platform, target.chatId, this.clock.now())) {
+      await live.decline();
+      for (const id of ids) this.outbox.defer(id, 'waiting for an earlier message to this chat', this.clock.now());
+      return undefined;
+    }
+    const adopted = await live.adopt();
+    if (adopted) {
+      for (const id of ids) this.outbox.markSent(id, adopted.messageId, this.clock.now());
+      return adopted;
+    }
+    let ref: SentRef | undefined;
+    for (const [index, id] of ids.entries()) ref = await this.sendRecorded(id, platform, target, messages[index] as OutboundMessage, sessionKey);
+    return ref;
+  }
+
+  /** A new row, leased: the caller sends it at once, so the worker leaves it alone meanwhile. */
+  private recordLeased(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): number {
+    const now = this.clock.now();
+    return this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now, leaseUntil: now + LEASE_MS });
+  }
+
+  private sendRecorded(id: number, platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
+    const now = this.clock.now();
     if (this.outbox.blockedBy(id, platform, target.chatId, now)) {
       // An earlier message to this chat waits for a retry: this one goes out after it.
       this.outbox.defer(id, 'waiting for an earlier message to this chat', now);
-      return undefined;
+      return Promise.resolve(undefined);
     }
     return this.attempt(id, platform, target, message, 0, 0, sessionKey);
   }

@@ -3,7 +3,9 @@ import { assertNever, type AgentEvent } from '../core/events.js';
 import { messageText, toolUses } from '../core/messages.js';
 import type { Logger } from '../logger.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
+import type { AnswerAdoption } from './delivery.js';
 import { splitMessage } from './format/split.js';
+import type { LiveAnswerFeed } from './live-answer.js';
 
 /** Last edit time per chat, shared by every run in that chat (platform limits are per chat). */
 export class ChatEditClock {
@@ -24,6 +26,13 @@ export type ReplyOptions = {
   sessionKey: string;
   /** Sends through the delivery outbox (the answer). */
   send(message: OutboundMessage): Promise<SentRef | undefined>;
+  /**
+   * The answer's messages when a live view may show it: recorded, then offered to the live
+   * view, else sent (`Delivery.sendAnswer`). Without it, the answer goes through `send`.
+   */
+  sendAnswer?(messages: OutboundMessage[], live: AnswerAdoption): Promise<unknown>;
+  /** The answer shown while it is written, when the channel can (see LiveAnswerFeed). */
+  live?: LiveAnswerFeed;
   /** Sends at once, unrecorded (the progress message: a failed one is not delivered later). */
   sendNow(message: OutboundMessage): Promise<SentRef | undefined>;
   /** Minimum milliseconds between progress edits in this chat. */
@@ -58,6 +67,7 @@ export class RunReporter {
   }
 
   onEvent(event: AgentEvent): void {
+    this.options.live?.onEvent(event);
     switch (event.type) {
       case 'tool_started':
         this.lines.push({ id: event.id, text: `${event.name}: ${oneLine(event.summary, 120)}`, state: 'running' });
@@ -107,9 +117,22 @@ export class RunReporter {
     else if (this.stopped) parts.push('⏹ Stopped.');
     if (!parts.length) parts.push('(no answer)');
     const text = parts.join('\n\n');
-    for (const chunk of splitMessage(text, this.options.adapter.capabilities.maxMessageLength)) {
-      await this.options.send({ text: chunk, ...this.replyTo() });
+    const messages = splitMessage(text, this.options.adapter.capabilities.maxMessageLength).map((chunk): OutboundMessage => ({ text: chunk, ...this.replyTo() }));
+    const { live, sendAnswer } = this.options;
+    // Only a whole answer that fits one message may take the live view's place; a stop or an
+    // error ends it, and so does an answer sent in parts (the parts are sent as usual).
+    if (live?.showing && sendAnswer && this.answered && !this.errorText && !this.stopped && messages.length === 1) {
+      await sendAnswer(messages, { adopt: () => live.adopt(text), decline: () => live.cancel() });
+      return;
     }
+    await live?.cancel();
+    for (const message of messages) await this.options.send(message);
+  }
+
+  /** The run ends without a reply (hob is shutting down): the live view goes. Must not throw. */
+  async abandon(): Promise<void> {
+    if (this.editTimer) clearTimeout(this.editTimer);
+    await this.options.live?.cancel();
   }
 
   /** The first message of the run answers the person's message; later ones follow it. */

@@ -10,7 +10,7 @@ const bob = { id: 43, first_name: 'Bob' };
 const annChat = { id: 42, type: 'private' as const };
 const team = { id: -1001234567890, type: 'supergroup' as const, title: 'Team' };
 const forum = { id: -1009876543210, type: 'supergroup' as const, title: 'Forum', is_forum: true };
-const allowedUpdates = ['message', 'edited_message', 'callback_query'];
+const allowedUpdates = ['message', 'edited_message', 'callback_query', 'stopped_message_generation'];
 
 useTelegramTestbed();
 

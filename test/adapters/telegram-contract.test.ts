@@ -7,7 +7,7 @@ const GROUP = { id: -1001, type: 'supergroup' as const, title: 'Team' };
 
 channelContract('telegram (grammy against the fake Bot API)', async () => {
   const fake = await startFakeTelegram({ botUsername: 'hob_bot' });
-  const adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+  const adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, draftIntervalMs: 50, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
   const user = (person: Person) => ({ id: Number(person.id), first_name: person.name });
   const pressedBy = new Map<string, string>();
   return {
@@ -33,6 +33,7 @@ channelContract('telegram (grammy against the fake Bot API)', async () => {
     notices: (person) => fake.answeredCallbacks.filter((answer) => pressedBy.get(answer.id) === person.id).map((answer) => answer.text ?? ''),
     waitFor: (probe, what, timeoutMs) => fake.waitFor(probe, timeoutMs ?? 8000, what),
     close: () => fake.close(),
+    liveText: (chatId) => fake.draft(Number(chatId))?.text,
   };
 });
 

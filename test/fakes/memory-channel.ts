@@ -6,6 +6,8 @@ import type {
   ChatType,
   InboundMessage,
   InboundSink,
+  LiveAnswer,
+  LiveAnswerOptions,
   OutboundMessage,
   SentRef,
   Target,
@@ -49,6 +51,15 @@ export class MemoryChannel implements ChannelAdapter {
   /** Called on every send; tests use it to time replies or inject failures. */
   onSend: ((target: Target, message: OutboundMessage) => void) | undefined;
 
+  /** Draft streaming: what each chat's draft preview shows now (gone once finished or cancelled). */
+  readonly drafts = new Map<string, string>();
+  /** Everything live answers did, in order. */
+  readonly liveLog: { chatId: string; event: 'update' | 'finish' | 'cancel'; text: string }[] = [];
+  /** Live answers end without becoming the answer (as when a platform refuses to finish a stream). */
+  refuseLiveFinish = false;
+  /** Awaited by a streamed message's finish after its last edit (tests stop "the process" there). */
+  beforeLiveFinish: ((text: string) => Promise<void>) | undefined;
+
   constructor(capabilities: Partial<ChannelCapabilities> = {}) {
     this.capabilities = { maxMessageLength: 4096, markup: 'plain', buttons: true, edits: true, files: true, editIntervalMs: 0, ...capabilities };
   }
@@ -83,6 +94,82 @@ export class MemoryChannel implements ChannelAdapter {
 
   async typing(target: Target): Promise<void> {
     this.typingChats.push(target.chatId);
+  }
+
+  /**
+   * Live answers by `capabilities.streaming`: `draft` shows a preview beside the chat (DMs
+   * only) and is never the answer; `native` and `edit` stream into a message of the chat
+   * that becomes the answer; `none` (the default) shows nothing.
+   */
+  liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
+    const streaming = this.capabilities.streaming ?? 'none';
+    switch (streaming) {
+      case 'none':
+        return undefined;
+      case 'draft':
+        return options.chatType === 'dm' ? this.draftAnswer(target) : undefined;
+      case 'native':
+      case 'edit':
+        return this.streamedAnswer(target, options);
+    }
+  }
+
+  private draftAnswer(target: Target): LiveAnswer {
+    const log = (event: 'update' | 'finish' | 'cancel', text: string) => {
+      this.liveLog.push({ chatId: target.chatId, event, text });
+      if (event === 'update') this.drafts.set(target.chatId, text);
+      else this.drafts.delete(target.chatId);
+      this.changed();
+    };
+    return {
+      update: (text) => log('update', text),
+      finish: async (text) => void log('finish', text),
+      cancel: async () => log('cancel', ''),
+    };
+  }
+
+  private streamedAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer {
+    let seen: SeenMessage | undefined;
+    const show = (whole: string): SeenMessage => {
+      // One message shows at most what fits; the gateway sends a longer answer in parts.
+      const max = this.capabilities.maxMessageLength;
+      const text = whole.length > max ? `${whole.slice(0, max - 1)}…` : whole;
+      if (!seen) {
+        seen = { id: String(this.nextId++), chatId: target.chatId, threadId: target.threadId, text, buttons: [], edits: 0 };
+        if (options.replyTo !== undefined) seen.replyTo = options.replyTo;
+        this.chat(target.chatId).push(seen);
+      } else {
+        seen.text = text;
+        seen.edits += 1;
+      }
+      this.changed();
+      return seen;
+    };
+    const remove = () => {
+      const messages = this.chat(target.chatId);
+      if (seen && messages.includes(seen)) messages.splice(messages.indexOf(seen), 1);
+      this.changed();
+    };
+    return {
+      update: (text) => {
+        this.liveLog.push({ chatId: target.chatId, event: 'update', text });
+        show(text);
+      },
+      finish: async (text) => {
+        this.liveLog.push({ chatId: target.chatId, event: 'finish', text });
+        if (this.refuseLiveFinish) {
+          remove();
+          return undefined;
+        }
+        const shown = show(text);
+        await this.beforeLiveFinish?.(text);
+        return { chatId: target.chatId, threadId: target.threadId, messageId: shown.id };
+      },
+      cancel: async () => {
+        this.liveLog.push({ chatId: target.chatId, event: 'cancel', text: '' });
+        remove();
+      },
+    };
   }
 
   async download(ref: string): Promise<Buffer> {

@@ -8,7 +8,9 @@ export type ScriptedReply =
   | { toolCalls: { name: string; input: unknown; id?: string }[]; text?: string }
   | { error: ProviderError }
   /** Streams `text` (if any), then waits until the run is aborted. */
-  | { hang: true; text?: string };
+  | { hang: true; text?: string }
+  /** Streams `text` up to `pauseAt` characters, waits for `resume`, then streams the rest and ends. */
+  | { text: string; pauseAt: number; resume: Promise<unknown>; toolCalls?: undefined };
 
 export type ScriptedStep = ScriptedReply | ((request: ProviderRequest) => ScriptedReply);
 
@@ -40,10 +42,14 @@ export class ScriptedModel implements ProviderClient {
       return;
     }
     const content: Block[] = [];
-    if (reply.text) {
+    if ('pauseAt' in reply) {
+      for (const piece of splitWords(reply.text.slice(0, reply.pauseAt))) yield { type: 'text_delta', text: piece };
+      await reply.resume;
+      for (const piece of splitWords(reply.text.slice(reply.pauseAt))) yield { type: 'text_delta', text: piece };
+    } else if (reply.text) {
       for (const piece of splitWords(reply.text)) yield { type: 'text_delta', text: piece };
-      content.push({ type: 'text', text: reply.text });
     }
+    if (reply.text) content.push({ type: 'text', text: reply.text });
     if ('hang' in reply) {
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       yield { type: 'error', error: new ProviderError('aborted', { retryable: false }), streamed: Boolean(reply.text) };

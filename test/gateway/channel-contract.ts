@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelAdapter } from '../../src/gateway/channel.js';
 import type { GatewayOptions } from '../../src/gateway/gateway.js';
 import type { ToolResultBlock } from '../../src/core/messages.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -25,6 +26,13 @@ export type ContractDriver = {
   notices(person: Person): string[];
   waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
+  /**
+   * What a live-answer preview kept apart from the chat's messages shows now (Telegram's
+   * draft), when the platform has one. Streams into a message are read through `seen`.
+   */
+  liveText?(chatId: string): string | undefined;
+  /** From now on live answers cannot become the answer (the platform refuses to finish a stream). */
+  refuseLiveFinish?(): void;
 };
 
 const toolResults = (model: ScriptedModel, index: number): ToolResultBlock[] =>
@@ -180,6 +188,79 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
       d.dm(OWNER, 'new question');
       await lastText(d, d.dmChatId(OWNER), 'answer to the new question');
       expect(d.seen(d.dmChatId(OWNER)).some((message) => message.text.includes('Stopped'))).toBe(true);
+    });
+
+    describe('live answers (when the channel streams)', () => {
+      const streams = (d: ContractDriver) => (d.adapter.capabilities.streaming ?? 'none') !== 'none';
+      const showsLive = (d: ContractDriver, chatId: string, text: string) =>
+        Boolean(d.liveText?.(chatId)?.includes(text)) || d.seen(chatId).some((message) => message.text.includes(text));
+      /** Nothing is left to send and no run is busy: what the person sees now is final. */
+      const settled = (d: ContractDriver, hob: TestGateway) => {
+        const outbox = new OutboxRepository(hob.db);
+        return d.waitFor(() => outbox.counts().pending === 0 && !hob.gateway.pool.all().some((conversation) => conversation.busy), 'the run to settle');
+      };
+      const copies = (d: ContractDriver, chatId: string, text: string) => d.seen(chatId).filter((message) => message.text.includes(text)).length;
+
+      it('shows the answer while it is written, then delivers it exactly once', async (context) => {
+        let resume: () => void = () => undefined;
+        const answer = 'Counting slowly: one two three four five.';
+        const model = new ScriptedModel([{ text: answer, pauseAt: 24, resume: new Promise<void>((resolve) => (resume = resolve)) }]);
+        const { d, hob } = await start(model);
+        if (!streams(d)) return context.skip();
+        d.dm(OWNER, 'count for me');
+        const chat = d.dmChatId(OWNER);
+        await d.waitFor(() => showsLive(d, chat, 'Counting slowly: one two'), 'the answer appearing while it is written');
+        expect(copies(d, chat, 'five.')).toBe(0);
+        resume();
+        await lastText(d, chat, answer);
+        await settled(d, hob);
+        expect(copies(d, chat, answer)).toBe(1);
+        expect(d.liveText?.(chat) ?? '').not.toContain('Counting');
+      });
+
+      it('a stopped run ends the live answer: what was written so far does not stay', async (context) => {
+        const model = new ScriptedModel([{ hang: true, text: 'Thinking about your question' }]);
+        const { d, hob } = await start(model);
+        if (!streams(d)) return context.skip();
+        d.dm(OWNER, 'a hard question');
+        const chat = d.dmChatId(OWNER);
+        await d.waitFor(() => showsLive(d, chat, 'Thinking about your question'), 'the live answer');
+        d.dm(OWNER, '/stop');
+        await lastText(d, chat, 'Stopped.');
+        await settled(d, hob);
+        expect(showsLive(d, chat, 'Thinking about')).toBe(false);
+      });
+
+      it('text written before a tool call gives way to the answer after it, delivered once', async (context) => {
+        const model = new ScriptedModel([{ text: 'Let me check first.', toolCalls: [{ name: 'bash', input: { command: 'echo checked' } }] }, { text: 'All checked, nothing wrong.' }]);
+        const { d, hob } = await start(model);
+        if (!streams(d)) return context.skip();
+        d.dm(OWNER, 'check it');
+        const chat = d.dmChatId(OWNER);
+        const prompt = await lastText(d, chat, 'echo checked');
+        d.press(OWNER, chat, prompt.id, 'Allow once');
+        await lastText(d, chat, 'All checked, nothing wrong.');
+        await settled(d, hob);
+        expect(copies(d, chat, 'All checked, nothing wrong.')).toBe(1);
+        expect(showsLive(d, chat, 'Let me check first.')).toBe(false);
+      });
+
+      it('sends the answer as usual when the live view cannot become it', async (context) => {
+        const model = new ScriptedModel([{ text: 'An answer sent the ordinary way.' }]);
+        const { d, hob } = await start(model);
+        if (!streams(d)) return context.skip();
+        // Drafts never become the answer; other live views are refused when the driver can.
+        if (d.adapter.capabilities.streaming !== 'draft') {
+          if (!d.refuseLiveFinish) return context.skip();
+          d.refuseLiveFinish();
+        }
+        d.dm(OWNER, 'answer me');
+        const chat = d.dmChatId(OWNER);
+        await lastText(d, chat, 'An answer sent the ordinary way.');
+        await settled(d, hob);
+        expect(copies(d, chat, 'An answer sent the ordinary way.')).toBe(1);
+        expect(new OutboxRepository(hob.db).counts()).toMatchObject({ pending: 0, failed: 0 });
+      });
     });
 
     it('gives an unknown person a pairing code and lets the owner approve them with a button', async () => {

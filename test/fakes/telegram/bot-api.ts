@@ -103,6 +103,30 @@ export const botApiMethods: Record<string, Method> = {
     return stored.message;
   },
 
+  sendmessagedraft: ({ world, params }) => {
+    const chatId = params.chatId();
+    if (chatId <= 0) throw badRequest('TEXTDRAFT_PEER_INVALID');
+    const draftId = params.integer('draft_id');
+    if (draftId === undefined || draftId === 0) throw badRequest('DRAFT_ID_INVALID');
+    const source = params.string('text') ?? '';
+    const parseMode = params.string('parse_mode');
+    const formatted = formatText(source, parseMode, params.json('entities'));
+    if (formatted.text.length > 4096) throw badRequest('TEXT_TOO_LONG');
+    // A draft the person stopped stays stopped: later updates of it show nothing.
+    if (world.stoppedDrafts.has(`${chatId}:${draftId}`)) return true;
+    const threadId = params.integer('message_thread_id');
+    world.drafts.set(chatId, {
+      draftId,
+      ...(threadId !== undefined ? { threadId } : {}),
+      text: formatted.text,
+      sentText: source,
+      ...(parseMode !== undefined ? { parseMode } : {}),
+      canStop: params.boolean('can_stop'),
+      keepOnStop: params.boolean('keep_on_stop'),
+    });
+    return true;
+  },
+
   editmessagetext: ({ world, params }) => {
     const stored = editable(world, params);
     if (stored.kind !== 'text') throw badRequest('there is no text in the message to edit');

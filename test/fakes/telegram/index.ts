@@ -3,7 +3,7 @@ import { describeFile, guessMimeType, type MediaKind } from './media.js';
 import { listen, type ServerState } from './server.js';
 import type {
   AnsweredCallback, FakeChat, FakeTelegramOptions, FakeUser, Fault, InboundExtra, Json, MessageEntity, RecordedCall,
-  VisibleMessage,
+  VisibleDraft, VisibleMessage,
 } from './types.js';
 import { UpdateFeed } from './update-feed.js';
 import { commandsKey, FakeWorld } from './world.js';
@@ -183,6 +183,32 @@ export class FakeTelegram {
     });
     this.changed();
     return id;
+  }
+
+  /** The draft a private chat shows now (sendMessageDraft), or undefined. */
+  draft(chatId: number): VisibleDraft | undefined {
+    return this.world.drafts.get(chatId);
+  }
+
+  /**
+   * A person presses the stop button on the draft their chat shows: Telegram hides the draft
+   * (unless keep_on_stop), ignores later updates of it and sends the bot a
+   * `stopped_message_generation` update. Throws when no draft with a stop button is shown.
+   * Returns the update_id.
+   */
+  pressDraftStop(from: FakeUser, chatId: number): number {
+    const draft = this.world.drafts.get(chatId);
+    if (!draft?.canStop) throw new Error(`chat ${chatId} shows no draft with a stop button`);
+    this.world.meetChat({ id: chatId, type: 'private' }, this.userObject(from));
+    this.world.stoppedDrafts.add(`${chatId}:${draft.draftId}`);
+    if (!draft.keepOnStop) this.world.drafts.delete(chatId);
+    return this.pushUpdate({
+      stopped_message_generation: {
+        chat: this.world.chatObject(chatId),
+        ...(draft.threadId !== undefined ? { message_thread_id: draft.threadId } : {}),
+        draft_id: draft.draftId,
+      },
+    });
   }
 
   /** Any other update (edited_message, my_chat_member...); returns its update_id. */

@@ -118,6 +118,20 @@ export interface VisibleMessage {
   deleted: boolean;
 }
 
+/** A draft the bot streams into a private chat (sendMessageDraft), as the person sees it now. */
+export interface VisibleDraft {
+  draftId: number;
+  threadId?: number;
+  /** What a person reads, after markup parsing. */
+  text: string;
+  /** As the bot sent it (HTML source when parse_mode was HTML). */
+  sentText: string;
+  parseMode?: string;
+  /** The native stop button is shown. */
+  canStop: boolean;
+  keepOnStop: boolean;
+}
+
 export interface AnsweredCallback {
   id: string;
   text?: string;

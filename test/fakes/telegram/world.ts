@@ -1,4 +1,4 @@
-import type { FakeChat, Json, MessageEntity, MessageKind, StoredFile, VisibleMessage } from './types.js';
+import type { FakeChat, Json, MessageEntity, MessageKind, StoredFile, VisibleDraft, VisibleMessage } from './types.js';
 
 /** One message in a chat as the fake remembers it; `message` is the Bot API object as it is now. */
 export interface StoredMessage {
@@ -38,6 +38,10 @@ export class FakeWorld {
   /** Command lists by `commandsKey(scope, language_code)`. */
   readonly commands = new Map<string, Json[]>();
   webhookUrl = '';
+  /** The draft each private chat shows now; it goes when the bot sends a message there. */
+  readonly drafts = new Map<number, VisibleDraft>();
+  /** `chat:draft` ids whose stop button was pressed: later updates of them show nothing. */
+  readonly stoppedDrafts = new Set<string>();
   private readonly chats = new Map<number, ChatState>();
   private fileCounter = 0;
   private callbackCounter = 0;
@@ -82,6 +86,8 @@ export class FakeWorld {
     const message: Json = { message_id: messageId, from, chat: state.chat, date: this.unixTime(), ...content };
     const stored: StoredMessage = { ...fields, message, edits: 0, deleted: false };
     state.messages.set(messageId, stored);
+    // Telegram replaces a draft by the bot's next message in the chat.
+    if (fields.author === 'bot') this.drafts.delete(chatId);
     return stored;
   }
 

@@ -1,0 +1,102 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { OutboxRepository } from '../../src/store/outbox.js';
+import { MemoryChannel } from '../fakes/memory-channel.js';
+import { ScriptedModel } from '../fakes/scripted-model.js';
+import { tempDir } from '../support/engine.js';
+import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/** Live answers and the outbox: the answer is stored before a live view may become it. */
+
+let hob: TestGateway | undefined;
+afterEach(async () => {
+  await hob?.close();
+  hob = undefined;
+});
+
+const CHAT = `dm-${OWNER.id}`;
+const find = (channel: MemoryChannel, text: string) => channel.waitFor(() => channel.chat(CHAT).find((m) => m.text.includes(text)), 5000, `"${text}"`);
+const copies = (channel: MemoryChannel, text: string) => channel.chat(CHAT).filter((m) => m.text === text).length;
+type OutboxLine = { status: string; message: string; platform_message_id: string | null };
+const outboxRows = (test: TestGateway) => test.db.prepare('SELECT status, message, platform_message_id FROM outbox ORDER BY id').all() as OutboxLine[];
+
+describe('live answers and the outbox', () => {
+  it('records the answer before the streamed message becomes it, then marks it sent with that message: nothing is sent twice', async () => {
+    const channel = new MemoryChannel({ streaming: 'native' });
+    const sends: string[] = [];
+    channel.onSend = (_target, message) => void sends.push(message.text);
+    let storedWhenFinishing: OutboxLine[] = [];
+    channel.beforeLiveFinish = async () => {
+      storedWhenFinishing = hob ? outboxRows(hob) : [];
+    };
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'The streamed answer, complete.' }]));
+    channel.say(OWNER, 'hi');
+    const answer = await find(channel, 'The streamed answer, complete.');
+    await channel.waitFor(() => outboxRows(hob as TestGateway).some((row) => row.status === 'sent'), 5000, 'the outbox mark');
+    expect(storedWhenFinishing).toEqual([expect.objectContaining({ status: 'pending', message: expect.stringContaining('The streamed answer, complete.') })]);
+    expect(outboxRows(hob)).toEqual([expect.objectContaining({ status: 'sent', platform_message_id: answer.id })]);
+    expect(sends).toEqual([]);
+    expect(copies(channel, 'The streamed answer, complete.')).toBe(1);
+  });
+
+  it('a crash after the stream and before the outbox mark: the restart delivers the stored answer once', async () => {
+    const dir = tempDir('hob-live-crash-');
+    const first = new MemoryChannel({ streaming: 'native' });
+    // The platform took the final text; the process dies before hob hears back.
+    first.beforeLiveFinish = () => new Promise<void>(() => undefined);
+    hob = await startTestGateway(first, new ScriptedModel([{ text: 'Answer that outlives a crash.' }]), { dir });
+    first.say(OWNER, 'hi');
+    await first.waitFor(() => first.liveLog.some((entry) => entry.event === 'finish'), 5000, 'the stream finishing');
+    await hob.gateway.stop({ stopRuns: false }); // as if killed
+    hob.db.close();
+
+    const second = new MemoryChannel();
+    hob = await startTestGateway(second, new ScriptedModel([]), { dir });
+    await find(second, 'Answer that outlives a crash.');
+    await second.waitFor(() => new OutboxRepository((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
+    expect(copies(second, 'Answer that outlives a crash.')).toBe(1);
+    // The window: on a platform whose stream stays in the chat, that copy is there too.
+    expect(copies(first, 'Answer that outlives a crash.')).toBe(1);
+  });
+
+  it('a failed run ends the live answer and says what went wrong', async () => {
+    const channel = new MemoryChannel({ streaming: 'native' });
+    let fail: (error: Error) => void = () => undefined;
+    const broken = new Promise<void>((_resolve, reject) => (fail = reject));
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'Half an answer and then', pauseAt: 14, resume: broken }]));
+    channel.say(OWNER, 'hi');
+    await find(channel, 'Half an answer');
+    fail(new Error('connection reset'));
+    await find(channel, 'The model request failed');
+    expect(channel.chat(CHAT).some((m) => m.text.includes('Half an answer'))).toBe(false);
+    expect(channel.liveLog.at(-1)?.event).toBe('cancel');
+  });
+
+  it('an answer waiting behind an undelivered message does not pass it through the live view', async () => {
+    const channel = new MemoryChannel({ streaming: 'native' });
+    let down = true;
+    channel.onSend = (_target, message) => {
+      if (down && message.text === 'An earlier notice.') throw new Error('platform down');
+    };
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'The later answer.' }]));
+    await hob.gateway.delivery.send('memory', { chatId: CHAT }, { text: 'An earlier notice.' });
+    channel.say(OWNER, 'hi');
+    await channel.waitFor(() => channel.liveLog.some((entry) => entry.event === 'cancel'), 5000, 'the live view to end');
+    expect(copies(channel, 'The later answer.')).toBe(0);
+    down = false;
+    await find(channel, 'The later answer.');
+    expect(channel.chat(CHAT).map((m) => m.text)).toEqual(['An earlier notice.', 'The later answer.']);
+  });
+
+  it('an answer too long for one message ends the live view and goes out in parts', async () => {
+    const channel = new MemoryChannel({ streaming: 'edit', maxMessageLength: 200 });
+    const long = Array.from({ length: 12 }, (_, n) => `Line ${n} of a long answer.`).join('\n\n');
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: long }]));
+    channel.say(OWNER, 'hi');
+    await find(channel, 'Line 11 of a long answer.');
+    await channel.waitFor(() => new OutboxRepository((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
+    const texts = channel.chat(CHAT).map((m) => m.text);
+    expect(texts.length).toBeGreaterThan(1);
+    expect(texts.join('\n\n')).toBe(long);
+    expect(channel.liveLog.at(-1)?.event).toBe('cancel');
+  });
+});

@@ -43,6 +43,14 @@ export type InboundMessage = {
   batchKey?: string;
   /** What the message carried that hob cannot read (`sticker`, `location`, …), when that is all it carried. */
   unsupported?: string;
+  /** The server the chat belongs to (a Discord guild): an allow list may name it instead of each chat. */
+  spaceId?: string;
+  /**
+   * Answers this message privately, where the platform can (a Discord slash command's
+   * ephemeral reply): the gateway's short replies to it go here instead of into the chat.
+   * Must not throw.
+   */
+  respond?(text: string): Promise<void>;
 };
 
 /** A reference to a sent message, enough to edit it later. */

@@ -1,0 +1,420 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseRequestBody } from '../telegram/request-body.js';
+import { FakeGateway } from './gateway.js';
+import {
+  APP_ID, BOT_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, pingsOf, snowflake, userObject,
+  type FakePerson, type Json, type Notice, type RestCall, type StoredMessage,
+} from './world.js';
+
+export { APP_ID, BOT_ID, GENERAL_ID, GUILD_ID } from './world.js';
+export type { FakePerson, Notice, RestCall, StoredMessage } from './world.js';
+
+export type FakeDiscordOptions = {
+  token?: string;
+  heartbeatIntervalMs?: number;
+  /** The application's flags as GET /applications/@me reports them (default: Message Content, limited). */
+  applicationFlags?: number;
+};
+
+type Channel = { id: string; type: number; guildId?: string; parentId?: string; recipient?: FakePerson; name?: string };
+type Interaction = { id: string; token: string; user: FakePerson; channelId: string; acks: number[]; ephemeralOriginal: boolean; originalId?: string };
+
+const HOB: FakePerson = { id: BOT_ID, name: 'hob', bot: true };
+/** GATEWAY_MESSAGE_CONTENT_LIMITED: what a new, unverified application gets when the intent is switched on. */
+export const MESSAGE_CONTENT_LIMITED = 1 << 19;
+
+/**
+ * A loopback Discord for the real discord.js client: REST under `/api/v10` (point
+ * `rest.api` at `fake.apiRoot`) and a gateway websocket found through `GET /gateway/bot`.
+ * Tests act as people (say, dm, press, slash) and read what people see (messages, notices).
+ */
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const fake = new FakeDiscord(options);
+  await fake.listen();
+  return fake;
+}
+
+export class FakeDiscord {
+  readonly token: string;
+  /** `http://127.0.0.1:PORT/api`: discord.js appends `/v10`. */
+  apiRoot = '';
+  readonly calls: RestCall[] = [];
+  readonly notices: Notice[] = [];
+  /** Application commands as last bulk-overwritten: `global` or a guild id → their bodies. */
+  readonly commands = new Map<string, Json[]>();
+  readonly gateway: FakeGateway;
+  readonly messages: StoredMessage[] = [];
+  applicationFlags: number;
+  private readonly channels = new Map<string, Channel>();
+  private readonly interactions = new Map<string, Interaction>();
+  private readonly files = new Map<string, Buffer>();
+  private readonly rateLimits: { pattern: RegExp; retryAfter: number }[] = [];
+  private readonly listeners = new Set<() => void>();
+  private server: http.Server | undefined;
+  private origin = '';
+
+  constructor(options: FakeDiscordOptions) {
+    this.token = options.token ?? 'MTEwMDAwMDAwMDAwMDAwMDAwMg.fake.discord-token-for-tests';
+    this.applicationFlags = options.applicationFlags ?? MESSAGE_CONTENT_LIMITED;
+    this.channels.set(GENERAL_ID, { id: GENERAL_ID, type: 0, guildId: GUILD_ID, name: 'general' });
+    this.gateway = new FakeGateway({
+      token: this.token,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+      ready: (sessionId, resumeUrl) => this.readyPayload(sessionId, resumeUrl),
+      changed: () => this.changed(),
+    });
+  }
+
+  /** @internal started by startFakeDiscord */
+  async listen(): Promise<void> {
+    await this.gateway.listen();
+    this.server = http.createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) json(res, 500, { message: `fake Discord bug: ${String(error)}`, code: 0 });
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.apiRoot = `${this.origin}/api`;
+  }
+
+  // --- what people do ---------------------------------------------------------------------
+
+  /** The DM channel between hob and this person (the same id every time, as on Discord). */
+  dmChannelOf(person: FakePerson): string {
+    const id = `19${person.id.padStart(17, '0')}`;
+    if (!this.channels.has(id)) this.channels.set(id, { id, type: 1, recipient: person });
+    return id;
+  }
+
+  /** A public thread under #general, announced with THREAD_CREATE. Returns its id. */
+  createThread(name: string): string {
+    const id = snowflake();
+    this.channels.set(id, { id, type: 11, guildId: GUILD_ID, parentId: GENERAL_ID, name });
+    this.gateway.dispatch('THREAD_CREATE', { ...this.channelObject(id), newly_created: true });
+    return id;
+  }
+
+  /** A person writes in a channel (a DM, #general or a thread). Returns the message id. */
+  say(person: FakePerson, channelId: string, content: string, extra: { replyTo?: string; files?: { name: string; bytes: Buffer; contentType: string }[] } = {}): string {
+    const channel = this.channel(channelId);
+    const id = snowflake();
+    const referenced = extra.replyTo ? this.messages.find((message) => message.id === extra.replyTo) : undefined;
+    const stored: StoredMessage = { id, channelId, author: person, content, buttons: [], attachments: [], pinged: [], edits: 0, deleted: false, wire: {}, ...(extra.replyTo ? { replyTo: extra.replyTo } : {}) };
+    const wire = messageObject(stored, channel.guildId, referenced);
+    wire.attachments = (extra.files ?? []).map((file, index) => {
+      const fileId = `${id}${index}`;
+      this.files.set(fileId, file.bytes);
+      return { id: fileId, filename: file.name, size: file.bytes.length, content_type: file.contentType, url: `${this.origin}/attachments/${fileId}/${file.name}`, proxy_url: `${this.origin}/attachments/${fileId}/${file.name}` };
+    });
+    if (channel.guildId) wire.member = memberObject(person);
+    // Without channel_type discord.js 14.28 cannot build a DM channel it has not seen (Partials.Channel).
+    else wire.channel_type = 1;
+    stored.wire = wire;
+    this.messages.push(stored);
+    this.gateway.dispatch('MESSAGE_CREATE', wire);
+    this.changed();
+    return id;
+  }
+
+  dm(person: FakePerson, content: string): string {
+    return this.say(person, this.dmChannelOf(person), content);
+  }
+
+  /** A person presses a button on one of hob's messages (an INTERACTION_CREATE of type 3). Returns the interaction id. */
+  press(person: FakePerson, messageId: string, customId: string): string {
+    const message = this.messages.find((entry) => entry.id === messageId);
+    if (!message) throw new Error(`no message ${messageId} to press a button on`);
+    const channel = this.channel(message.channelId);
+    return this.interact(person, channel, { type: 3, message: messageObject(message, channel.guildId), data: { custom_id: customId, component_type: 2 } });
+  }
+
+  /** A person uses an application command, `args` in its string option. Returns the interaction id. */
+  slash(person: FakePerson, channelId: string, name: string, args?: string): string {
+    const channel = this.channel(channelId);
+    const options = args !== undefined ? [{ name: 'args', type: 3, value: args }] : [];
+    return this.interact(person, channel, { type: 2, data: { id: snowflake(), name, type: 1, options } });
+  }
+
+  /** Sends the same INTERACTION_CREATE again (as a replayed dispatch would). */
+  replayInteraction(interactionId: string): void {
+    const event = this.dispatched.get(interactionId);
+    if (!event) throw new Error(`no interaction ${interactionId}`);
+    this.gateway.dispatch('INTERACTION_CREATE', event);
+  }
+
+  /** The next `count` requests whose `METHOD /path` matches answer 429 with `retryAfter` seconds. */
+  rateLimitNext(pattern: RegExp, retryAfter: number, count = 1): void {
+    for (let index = 0; index < count; index++) this.rateLimits.push({ pattern, retryAfter });
+  }
+
+  // --- what people see --------------------------------------------------------------------
+
+  /** hob's messages in a channel as they look now (deleted ones left out). */
+  botMessages(channelId: string): StoredMessage[] {
+    return this.messages.filter((message) => message.channelId === channelId && message.author.id === BOT_ID && !message.deleted);
+  }
+
+  noticesFor(person: FakePerson): string[] {
+    return this.notices.filter((notice) => notice.userId === person.id).map((notice) => notice.content);
+  }
+
+  /** The interaction callbacks' types in order (4 message, 5 deferred message, 6 deferred update, 7 update). */
+  acksOf(interactionId: string): number[] {
+    return this.interactions.get(interactionId)?.acks ?? [];
+  }
+
+  restCalls(method: string, path: RegExp): RestCall[] {
+    return this.calls.filter((call) => call.method === method && path.test(call.path));
+  }
+
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 8000, what = 'condition'): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const check = (): void => {
+        const value = probe();
+        if (value === undefined || value === null || value === false) return;
+        finish();
+        resolve(value);
+      };
+      const finish = (): void => {
+        clearInterval(interval);
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      const interval = setInterval(check, 10);
+      const timer = setTimeout(() => {
+        finish();
+        const recent = this.calls.slice(-6).map((call) => `${call.method} ${call.path} → ${call.status}`).join(', ');
+        reject(new Error(`fake Discord: timed out after ${timeoutMs} ms waiting for ${what}; last calls: ${recent || 'none'}`));
+      }, timeoutMs);
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.gateway.close();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  // --- internals --------------------------------------------------------------------------
+
+  private readonly dispatched = new Map<string, Json>();
+
+  private interact(person: FakePerson, channel: Channel, fields: Json): string {
+    const id = snowflake();
+    const token = `itoken-${id}`;
+    this.interactions.set(id, { id, token, user: person, channelId: channel.id, acks: [], ephemeralOriginal: false });
+    const event: Json = {
+      id, application_id: APP_ID, token, version: 1, channel_id: channel.id, channel: this.channelObject(channel.id),
+      ...(channel.guildId ? { guild_id: channel.guildId, member: memberObject(person), context: 0 } : { user: userObject(person), context: 1 }),
+      locale: 'en-US', app_permissions: '1071698660929', entitlements: [], authorizing_integration_owners: { 0: GUILD_ID }, attachment_size_limit: 8_388_608,
+      ...fields,
+    };
+    this.dispatched.set(id, event);
+    this.gateway.dispatch('INTERACTION_CREATE', event);
+    return id;
+  }
+
+  private channel(channelId: string): Channel {
+    const channel = this.channels.get(channelId);
+    if (!channel) throw new Error(`fake Discord has no channel ${channelId}`);
+    return channel;
+  }
+
+  private channelObject(channelId: string): Json {
+    const channel = this.channel(channelId);
+    switch (channel.type) {
+      case 1:
+        return { id: channel.id, type: 1, last_message_id: null, recipients: channel.recipient ? [userObject(channel.recipient)] : [] };
+      case 11:
+        return {
+          id: channel.id, type: 11, guild_id: channel.guildId, parent_id: channel.parentId, name: channel.name, owner_id: '1', message_count: 0, member_count: 1,
+          thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false }, flags: 0, rate_limit_per_user: 0,
+        };
+      default:
+        return { id: channel.id, type: channel.type, guild_id: channel.guildId, name: channel.name, position: 0, permission_overwrites: [] };
+    }
+  }
+
+  private readyPayload(sessionId: string, resumeUrl: string): { ready: Json; after: { t: string; d: Json }[] } {
+    return {
+      ready: { v: 10, user: userObject(HOB), guilds: [{ id: GUILD_ID, unavailable: true }], session_id: sessionId, resume_gateway_url: resumeUrl, shard: [0, 1], application: { id: APP_ID, flags: this.applicationFlags }, private_channels: [] },
+      after: [{
+        t: 'GUILD_CREATE',
+        d: {
+          id: GUILD_ID, name: 'Fake Guild', icon: null, owner_id: '1', roles: [{ id: GUILD_ID, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+          emojis: [], features: [], member_count: 3, members: [], channels: [this.channelObject(GENERAL_ID)],
+          threads: [...this.channels.values()].filter((channel) => channel.type === 11).map((channel) => this.channelObject(channel.id)),
+          presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [], soundboard_sounds: [], unavailable: false, large: false, joined_at: new Date(0).toISOString(),
+          afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: 0, preferred_locale: 'en-US', system_channel_flags: 0, stickers: [],
+        },
+      }],
+    };
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const path = decodeURIComponent(url.pathname);
+    const method = req.method ?? 'GET';
+    const fileRoute = /^\/attachments\/(\d+)\//.exec(path);
+    if (fileRoute) {
+      const bytes = this.files.get(fileRoute[1] as string);
+      res.writeHead(bytes ? 200 : 404, { 'content-type': 'application/octet-stream' });
+      return void res.end(bytes ?? '');
+    }
+    const parsed = parseRequestBody(req.headers['content-type'] ?? '', Buffer.concat(chunks), new URLSearchParams());
+    const body: Json = typeof parsed.fields.payload_json === 'string' ? (JSON.parse(parsed.fields.payload_json) as Json) : parsed.fields;
+    const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
+    this.calls.push(call);
+    const answer = (status: number, payload?: unknown): void => {
+      call.status = status;
+      json(res, status, payload);
+      this.changed();
+    };
+    const limit = this.rateLimits.findIndex((entry) => entry.pattern.test(`${method} ${call.path}`));
+    if (limit >= 0) {
+      const { retryAfter } = this.rateLimits.splice(limit, 1)[0] as { retryAfter: number };
+      call.status = 429;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter), 'x-ratelimit-scope': 'user' });
+      res.end(JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfter, global: false }));
+      return this.changed();
+    }
+    const isInteraction = /^\/(interactions|webhooks)\//.test(call.path);
+    if (!isInteraction && req.headers.authorization !== `Bot ${this.token}`) return answer(401, { message: '401: Unauthorized', code: 0 });
+    const route = (pattern: RegExp): string[] | undefined => pattern.exec(`${method} ${call.path}`)?.slice(1);
+    let m: string[] | undefined;
+    if (route(/^GET \/gateway\/bot$/)) return answer(200, { url: this.gateway.url, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 60_000, max_concurrency: 1 } });
+    if (route(/^GET \/users\/@me$/)) return answer(200, userObject(HOB));
+    if (route(/^GET \/applications\/@me$/)) return answer(200, { id: APP_ID, name: 'hob', flags: this.applicationFlags, bot_public: false, bot: userObject(HOB) });
+    if (route(/^POST \/users\/@me\/channels$/)) {
+      const person = { id: String(body.recipient_id), name: `user${String(body.recipient_id)}` };
+      const id = this.dmChannelOf(this.knownPerson(person.id) ?? person);
+      return answer(200, this.channelObject(id));
+    }
+    if ((m = route(/^PUT \/applications\/(\d+)\/(?:guilds\/(\d+)\/)?commands$/))) {
+      const list = (Array.isArray(body) ? body : Object.values(body)) as Json[];
+      this.commands.set(m[1] ? (m[1] as string) : 'global', list);
+      return answer(200, list.map((command) => ({ ...command, id: snowflake(), application_id: APP_ID, version: '1' })));
+    }
+    if ((m = route(/^POST \/channels\/(\d+)\/typing$/))) return answer(204);
+    if ((m = route(/^POST \/channels\/(\d+)\/messages$/))) {
+      const channel = this.channels.get(m[0] as string);
+      if (!channel) return answer(404, { message: 'Unknown Channel', code: 10003 });
+      const invalid = invalidMessage(body, call.files.length);
+      if (invalid) return answer(400, invalid);
+      const stored = this.storeBotMessage(channel, body, call.files);
+      return answer(200, stored.wire);
+    }
+    if ((m = route(/^PATCH \/channels\/(\d+)\/messages\/(\d+)$/))) {
+      const stored = this.messages.find((message) => message.id === m?.[1] && message.channelId === m?.[0] && !message.deleted);
+      if (!stored) return answer(404, { message: 'Unknown Message', code: 10008 });
+      const invalid = invalidMessage({ content: stored.content, ...body }, 1);
+      if (invalid) return answer(400, invalid);
+      this.applyEdit(stored, body);
+      return answer(200, stored.wire);
+    }
+    if ((m = route(/^DELETE \/channels\/(\d+)\/messages\/(\d+)$/))) {
+      const stored = this.messages.find((message) => message.id === m?.[1] && !message.deleted);
+      if (!stored) return answer(404, { message: 'Unknown Message', code: 10008 });
+      stored.deleted = true;
+      return answer(204);
+    }
+    if ((m = route(/^POST \/interactions\/(\d+)\/([^/]+)\/callback$/))) {
+      const interaction = this.interactions.get(m[0] as string);
+      if (!interaction || interaction.token !== m[1]) return answer(404, { message: 'Unknown interaction', code: 10062 });
+      if (interaction.acks.length > 0) return answer(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+      const type = Number(body.type);
+      interaction.acks.push(type);
+      const data = (body.data ?? {}) as Json;
+      const ephemeral = (Number(data.flags ?? 0) & 64) !== 0;
+      if (type === 4 && ephemeral) this.notices.push({ userId: interaction.user.id, content: String(data.content ?? ''), interactionId: interaction.id });
+      if (type === 4 && !ephemeral) this.storeBotMessage(this.channel(interaction.channelId), data, []);
+      if (type === 5) interaction.ephemeralOriginal = ephemeral;
+      return answer(204);
+    }
+    if ((m = route(/^(?:PATCH|DELETE) \/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/))) {
+      const interaction = [...this.interactions.values()].find((entry) => entry.token === m?.[1]);
+      if (!interaction || interaction.acks.length === 0) return answer(404, { message: 'Unknown Webhook', code: 10015 });
+      if (method === 'DELETE') return answer(204);
+      if (interaction.ephemeralOriginal) {
+        this.notices.push({ userId: interaction.user.id, content: String(body.content ?? ''), interactionId: interaction.id });
+        return answer(200, { id: interaction.originalId ?? snowflake(), channel_id: interaction.channelId, author: userObject(HOB), content: body.content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 20, flags: 64 });
+      }
+      return answer(404, { message: 'Unknown Message', code: 10008 });
+    }
+    if ((m = route(/^POST \/webhooks\/(\d+)\/([^/]+)$/))) {
+      const interaction = [...this.interactions.values()].find((entry) => entry.token === m?.[1]);
+      if (!interaction || interaction.acks.length === 0) return answer(404, { message: 'Unknown Webhook', code: 10015 });
+      const ephemeral = (Number(body.flags ?? 0) & 64) !== 0;
+      if (ephemeral) {
+        this.notices.push({ userId: interaction.user.id, content: String(body.content ?? ''), interactionId: interaction.id });
+        return answer(200, { id: snowflake(), channel_id: interaction.channelId, author: userObject(HOB), content: body.content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, flags: 64 });
+      }
+      return answer(200, this.storeBotMessage(this.channel(interaction.channelId), body, []).wire);
+    }
+    return answer(404, { message: '404: Not Found', code: 0 });
+  }
+
+  private knownPerson(id: string): FakePerson | undefined {
+    return this.messages.find((message) => message.author.id === id)?.author;
+  }
+
+  private storeBotMessage(channel: Channel, body: Json, files: { name: string; bytes: Buffer }[]): StoredMessage {
+    const reference = body.message_reference as Json | undefined;
+    const replyTo = reference?.message_id !== undefined ? String(reference.message_id) : undefined;
+    const repliedAuthor = replyTo ? this.messages.find((message) => message.id === replyTo)?.author.id : undefined;
+    const content = String(body.content ?? '');
+    const stored: StoredMessage = {
+      id: snowflake(), channelId: channel.id, author: HOB, content, buttons: buttonsOf(body.components), attachments: files,
+      pinged: pingsOf(content, body.allowed_mentions as Json | undefined, repliedAuthor), edits: 0, deleted: false, wire: {}, ...(replyTo ? { replyTo } : {}),
+    };
+    stored.wire = { ...messageObject(stored, channel.guildId), sent: body };
+    this.messages.push(stored);
+    return stored;
+  }
+
+  private applyEdit(stored: StoredMessage, body: Json): void {
+    if (typeof body.content === 'string') stored.content = body.content;
+    if (body.components !== undefined) stored.buttons = buttonsOf(body.components);
+    stored.edits += 1;
+    stored.wire = { ...messageObject(stored, this.channels.get(stored.channelId)?.guildId), sent: body };
+  }
+}
+
+function json(res: http.ServerResponse, status: number, payload?: unknown): void {
+  // A 204 must not claim JSON: @discordjs/rest would parse the empty body and throw.
+  res.writeHead(status, status === 204 ? {} : { 'content-type': 'application/json' });
+  res.end(payload === undefined ? '' : JSON.stringify(payload));
+}
+
+function buttonsOf(components: unknown): StoredMessage['buttons'] {
+  if (!Array.isArray(components)) return [];
+  return components.map((row) => (((row as Json).components ?? []) as Json[]).map((button) => ({ label: String(button.label ?? ''), customId: String(button.custom_id ?? '') })));
+}
+
+/** Discord's form checks that matter to hob: the 2,000-character limit, empty messages, component sizes. */
+function invalidMessage(body: Json, fileCount: number): Json | undefined {
+  const content = typeof body.content === 'string' ? body.content : '';
+  if (content.length > 2000) return { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } };
+  const rows = Array.isArray(body.components) ? (body.components as Json[]) : [];
+  if (content === '' && fileCount === 0 && rows.length === 0) return { message: 'Cannot send an empty message', code: 50006 };
+  const tooBig = rows.length > 5 || rows.some((row) => {
+    const buttons = ((row.components ?? []) as Json[]);
+    return buttons.length > 5 || buttons.some((button) => String(button.custom_id ?? '').length > 100 || String(button.label ?? '').length > 80);
+  });
+  return tooBig ? { message: 'Invalid Form Body', code: 50035 } : undefined;
+}

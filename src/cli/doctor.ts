@@ -2,6 +2,7 @@ import type { HobConfig } from '../config/schema.js';
 import { MODEL_KEY_ENV } from '../config/schema.js';
 import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
+import { checkDiscord } from './doctor-discord.js';
 
 type Check = { name: string; ok: boolean; detail: string };
 
@@ -16,7 +17,9 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   }
   const telegram = config.channels.telegram;
   if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
-  for (const name of ['slack', 'discord'] as const) {
+  const discord = config.channels.discord;
+  if (discord) checks.push(...(await checkDiscord(discord.api_url, discord.token, fetchImpl)));
+  for (const name of ['slack'] as const) {
     if (config.channels[name]) checks.push({ name, ok: false, detail: `channels.${name} is set, but this version of hob has no ${name} channel yet` });
   }
   return checks;

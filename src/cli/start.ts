@@ -43,12 +43,12 @@ export async function runStart(configPath: string | undefined): Promise<void> {
 }
 
 function hasChatChannels(config: HobConfig): boolean {
-  return Boolean(config.channels.telegram);
+  return Boolean(config.channels.telegram || config.channels.discord);
 }
 
 /** Config sections this hob validates but cannot serve yet: said out loud, never silently dropped. */
 function notYetSupported(config: HobConfig): string[] {
-  return (['slack', 'discord'] as const).filter((name) => config.channels[name] !== undefined);
+  return (['slack'] as const).filter((name) => config.channels[name] !== undefined);
 }
 
 async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {
@@ -70,6 +70,19 @@ async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter
       }),
     );
   }
+  const discord = config.channels.discord;
+  if (discord) {
+    const { createDiscordAdapter } = await import('../../adapters/discord/discord-adapter.js');
+    adapters.push(
+      createDiscordAdapter({
+        token: discord.token,
+        apiUrl: discord.api_url,
+        allowedGuilds: discord.allowed_guilds,
+        logger: app.logger.child({ platform: 'discord' }),
+        onFatal: (sentence) => process.stderr.write(`${sentence}\n`),
+      }),
+    );
+  }
   return adapters;
 }
 
@@ -77,6 +90,8 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
   const { config } = app;
   const access = new Map<string, { allowFrom: string[]; allowedGroups: string[] }>();
   if (config.channels.telegram) access.set('telegram', { allowFrom: config.channels.telegram.allow_from, allowedGroups: config.channels.telegram.allowed_groups });
+  // Discord ids are unique across guilds and channels, so one list holds both.
+  if (config.channels.discord) access.set('discord', { allowFrom: config.channels.discord.allow_from, allowedGroups: [...config.channels.discord.allowed_guilds, ...config.channels.discord.allowed_channels] });
   return new Gateway({
     db: app.db,
     clock: systemClock,

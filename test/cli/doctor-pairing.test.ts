@@ -35,9 +35,9 @@ describe('hob doctor', () => {
   });
 
   it('says plainly that a configured Slack or Discord channel is not served by this version', async () => {
-    const config = parseConfig(`channels:\n  discord: { token: abc, allow_from: ["1"] }\n`, { env: {} });
+    const config = parseConfig(`channels:\n  slack: { bot_token: xoxb-1, app_token: xapp-1, allow_from: ["U1"] }\n`, { env: {} });
     const checks = await runDoctor(config, undefined);
-    expect(checks.find((c) => c.name === 'discord')).toEqual({ name: 'discord', ok: false, detail: 'channels.discord is set, but this version of hob has no discord channel yet' });
+    expect(checks.find((c) => c.name === 'slack')).toEqual({ name: 'slack', ok: false, detail: 'channels.slack is set, but this version of hob has no slack channel yet' });
   });
 
   it('proves the model endpoint with one small request', async () => {

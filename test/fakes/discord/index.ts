@@ -276,7 +276,12 @@ export class FakeDiscord {
       res.writeHead(bytes ? 200 : 404, { 'content-type': 'application/octet-stream' });
       return void res.end(bytes ?? '');
     }
-    const parsed = parseRequestBody(req.headers['content-type'] ?? '', Buffer.concat(chunks), new URLSearchParams());
+    const raw = Buffer.concat(chunks);
+    const contentType = req.headers['content-type'] ?? '';
+    // Bulk overwrites send a JSON array, which the shared multipart-aware parser does not take.
+    const parsed = contentType.startsWith('application/json')
+      ? { fields: raw.length ? (JSON.parse(raw.toString('utf8')) as Json) : {}, files: [] }
+      : parseRequestBody(contentType, raw, new URLSearchParams());
     const body: Json = typeof parsed.fields.payload_json === 'string' ? (JSON.parse(parsed.fields.payload_json) as Json) : parsed.fields;
     const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
     this.calls.push(call);

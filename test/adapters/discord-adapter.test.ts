@@ -164,6 +164,25 @@ describe('discord: application commands', () => {
     expect(texts(fake, GENERAL_ID)).toEqual([]);
     expect(texts(fake, fake.dmChannelOf(OWNER))).toEqual([]);
   });
+
+  it('runs a command once when its interaction is dispatched twice', async () => {
+    const { fake } = await start(new ScriptedModel([]));
+    const used = fake.slash(FRIEND, GENERAL_ID, 'usage');
+    await fake.waitFor(() => fake.noticesFor(FRIEND).length === 1, 8000, 'the /usage answer');
+    fake.replayInteraction(used);
+    fake.slash(FRIEND, GENERAL_ID, 'status');
+    await fake.waitFor(() => fake.noticesFor(FRIEND).length === 2, 8000, 'the /status answer');
+    expect(fake.noticesFor(FRIEND).filter((notice) => notice.startsWith('Requests:'))).toHaveLength(1);
+    expect(fake.calls.filter((call) => call.status === 400)).toEqual([]);
+  });
+
+  it('removes the private placeholder when hob does not answer someone (a stranger in a server channel)', async () => {
+    const { fake } = await start(new ScriptedModel([]), {}, [{}, { commandSilenceMs: 100 }]);
+    fake.slash(STRANGER, GENERAL_ID, 'status');
+    await fake.waitFor(() => fake.restCalls('DELETE', /^\/webhooks\/\d+\/[^/]+\/messages\/@original$/).length === 1, 8000, 'the placeholder removed');
+    expect(fake.noticesFor(STRANGER)).toEqual([]);
+    expect(texts(fake, GENERAL_ID)).toEqual([]);
+  });
 });
 
 describe('discord: output', () => {

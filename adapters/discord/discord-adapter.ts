@@ -115,16 +115,17 @@ class DiscordChannel implements DiscordAdapter {
     this.state = 'running';
     this.sink = sink;
     const outcome = await new Promise<{ ready: true } | { fatal: string }>((resolve) => {
-      const timer = setTimeout(() => resolve({ fatal: `Discord did not finish connecting within ${Math.round((this.options.readyTimeoutMs ?? 30_000) / 1000)} s; check channels.discord.api_url and the network, then restart hob.` }), this.options.readyTimeoutMs ?? 30_000);
-      timer.unref();
-      this.client.once(Events.ClientReady, () => {
+      const settle = (result: { ready: true } | { fatal: string }) => {
         clearTimeout(timer);
-        resolve({ ready: true });
-      });
-      this.fatalListener = (sentence) => {
-        clearTimeout(timer);
-        resolve({ fatal: sentence });
+        // From now on a fatal close stops the running channel.
+        this.fatalListener = undefined;
+        resolve(result);
       };
+      const seconds = Math.round((this.options.readyTimeoutMs ?? 30_000) / 1000);
+      const timer = setTimeout(() => settle({ fatal: `Discord did not finish connecting within ${seconds} s; check channels.discord.api_url and the network, then restart hob. The Discord channel is stopped; the other channels keep running.` }), this.options.readyTimeoutMs ?? 30_000);
+      timer.unref();
+      this.client.once(Events.ClientReady, () => settle({ ready: true }));
+      this.fatalListener = (sentence) => settle({ fatal: sentence });
       this.client.login(this.options.token).catch((error: unknown) => this.fatal(fatalSentence({ error })));
     });
     if ('fatal' in outcome) {
@@ -139,12 +140,12 @@ class DiscordChannel implements DiscordAdapter {
     await this.client.destroy();
   }
 
-  send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
+  async send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
     this.assertUsable();
     return this.outbound.send(target, message, options);
   }
 
-  edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
     this.assertUsable();
     return this.outbound.edit(ref, message);
   }

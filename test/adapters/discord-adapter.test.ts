@@ -305,6 +305,15 @@ describe('discord: the connection', () => {
     expect(bed.fake.gateway.identifies()).toHaveLength(1);
   });
 
+  it('stops the channel with the sentence when Discord closes a running connection for good', async () => {
+    const { fake, bed } = await start(new ScriptedModel([]));
+    fake.gateway.closeWith(4014);
+    await fake.waitFor(() => bed.fatal.length === 1, 8000, 'the fatal sentence');
+    expect(bed.fatal[0]).toContain('enable Message Content Intent in the Developer Portal');
+    await expect(bed.adapter.send({ chatId: GENERAL_ID }, { text: 'hello' })).rejects.toThrow('the Discord channel is stopped');
+    expect(fake.gateway.identifies()).toHaveLength(1);
+  });
+
   it('names the token as the fix when Discord refuses it', async () => {
     bed = await discordBed({}, { token: 'wrong.token.value' });
     await bed.adapter.start({ message: () => undefined, button: () => undefined });

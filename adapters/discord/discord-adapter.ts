@@ -33,7 +33,7 @@ export type DiscordAdapterOptions = {
 export interface DiscordAdapter extends ChannelAdapter {
   /** Why the channel stopped for good, when it did. */
   readonly failure: string | undefined;
-  /** Settles once start has connected or given up (READY, or the fatal sentence). */
+  /** The bot's user id, known after READY (people mention it as `<@id>`). */
   readonly botId: string | undefined;
 }
 

@@ -16,7 +16,9 @@ export function normalizeMessage(message: Message, botId: string, download: File
   if (message.author.bot || message.webhookId !== null || message.system) return undefined;
   if (message.type !== MessageType.Default && message.type !== MessageType.Reply) return undefined;
   const place = placeOf(message);
-  const { text, mentionsBot } = addressedText(message.content, botId);
+  // People often pick hob's own role (same name, made when it joined) from the @ menu.
+  const ownRoles = message.guild?.roles.cache.filter((role) => role.tags?.botId === botId).map((role) => role.id) ?? [];
+  const { text, mentionsBot } = addressedText(message.content, botId, ownRoles);
   const attachments = [...message.attachments.values()].map((attachment) => attachmentOf(attachment, message.flags.has(MessageFlags.IsVoiceMessage), download));
   let unsupported: string | undefined;
   if (text === '' && attachments.length === 0) {
@@ -50,9 +52,10 @@ export function placeOf(source: { channelId: string; guildId: string | null; cha
   return { chatId: source.channelId, chatType, ...space };
 }
 
-/** Removes hob's own `<@id>` mentions ("<@hob>, what time is it" → "what time is it"). */
-export function addressedText(content: string, botId: string): { text: string; mentionsBot: boolean } {
-  const mention = new RegExp(`<@!?${botId}>[,:;]?[ \\t]*`, 'g');
+/** Removes hob's own `<@id>` (and its role's `<@&id>`) mentions ("<@hob>, what time is it" → "what time is it"). */
+export function addressedText(content: string, botId: string, ownRoleIds: string[] = []): { text: string; mentionsBot: boolean } {
+  const ids = [`!?${botId}`, ...ownRoleIds.filter((id) => /^\d+$/.test(id)).map((id) => `&${id}`)].join('|');
+  const mention = new RegExp(`<@(?:${ids})>[,:;]?[ \\t]*`, 'g');
   const mentionsBot = mention.test(content);
   return { text: content.replace(mention, '').trim(), mentionsBot };
 }

@@ -7,7 +7,7 @@ import { askUserTool } from '../../src/tools/ask-user.js';
 import type { GatewayOptions } from '../../src/gateway/gateway.js';
 import type { ProviderClient, ProviderRequest } from '../../src/providers/types.js';
 import type { AnyTool } from '../../src/tools/tool.js';
-import { BOT_ID, GENERAL_ID, GUILD_ID, type FakeDiscord } from '../fakes/discord/index.js';
+import { BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, type FakeDiscord } from '../fakes/discord/index.js';
 import { TINY_PNG } from '../fakes/telegram/index.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
@@ -55,6 +55,14 @@ describe('discord: where people talk', () => {
     expect(model.requests).toHaveLength(2);
     expect(JSON.stringify(model.requests[0]?.messages)).toContain('[Bob] what is 2+2?');
     expect(JSON.stringify(model.requests[0]?.messages)).not.toContain(BOT_ID);
+  });
+
+  it("counts a mention of hob's own role as a mention of hob", async () => {
+    const model = new ScriptedModel([{ text: 'You rang?' }]);
+    const { fake } = await start(model);
+    fake.say(FRIEND, GENERAL_ID, `<@&${BOT_ROLE_ID}> are you there?`);
+    await fake.waitFor(() => texts(fake, GENERAL_ID).includes('You rang?'), 8000, 'the answer');
+    expect(JSON.stringify(model.requests[0]?.messages)).toContain('[Bob] are you there?');
   });
 
   it('ignores bots, itself included', async () => {

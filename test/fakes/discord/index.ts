@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { parseRequestBody } from '../telegram/request-body.js';
 import { FakeGateway } from './gateway.js';
 import {
-  APP_ID, BOT_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, pingsOf, snowflake, userObject,
+  APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, pingsOf, snowflake, userObject,
   type FakePerson, type Json, type Notice, type RestCall, type StoredMessage,
 } from './world.js';
 
-export { APP_ID, BOT_ID, GENERAL_ID, GUILD_ID } from './world.js';
+export { APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID } from './world.js';
 export type { FakePerson, Notice, RestCall, StoredMessage } from './world.js';
 
 export type FakeDiscordOptions = {
@@ -250,7 +250,10 @@ export class FakeDiscord {
       after: [{
         t: 'GUILD_CREATE',
         d: {
-          id: GUILD_ID, name: 'Fake Guild', icon: null, owner_id: '1', roles: [{ id: GUILD_ID, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+          id: GUILD_ID, name: 'Fake Guild', icon: null, owner_id: '1', roles: [
+            { id: GUILD_ID, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
+            { id: BOT_ROLE_ID, name: 'hob', permissions: '274878008320', position: 1, color: 0, hoist: false, managed: true, mentionable: false, flags: 0, tags: { bot_id: BOT_ID } },
+          ],
           emojis: [], features: [], member_count: 3, members: [], channels: [this.channelObject(GENERAL_ID)],
           threads: [...this.channels.values()].filter((channel) => channel.type === 11).map((channel) => this.channelObject(channel.id)),
           presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [], soundboard_sounds: [], unavailable: false, large: false, joined_at: new Date(0).toISOString(),

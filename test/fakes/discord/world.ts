@@ -32,6 +32,8 @@ export const APP_ID = '1100000000000000001';
 export const BOT_ID = '1100000000000000002';
 export const GUILD_ID = '1200000000000000001';
 export const GENERAL_ID = '1300000000000000001';
+/** The role Discord makes for hob when it joins a server (people can mention it by mistake). */
+export const BOT_ROLE_ID = '1400000000000000001';
 
 let counter = 0n;
 /** Snowflake-shaped ids (numeric strings, increasing), so discord.js can read timestamps from them. */

@@ -98,6 +98,8 @@ class DiscordChannel implements DiscordAdapter {
         GuildMemberManager: { maxSize: 200, keepOverLimit: (member) => member.id === member.client.user.id },
       }),
     });
+    // REST works before login: a restart closes old approval prompts before the channels start.
+    this.client.rest.setToken(options.token);
     this.outbound = new DiscordOutbound(this.client.rest, this.logger);
     this.installHandlers();
   }

@@ -247,6 +247,14 @@ describe('discord: output', () => {
     expect(readFileSync(join(hob.dir, 'workspace', 'inbox', inbox.find((name) => name.endsWith('notes.txt')) as string), 'utf8')).toBe('buy milk');
   });
 
+  it('edits a message before it starts (a restart closes old approval prompts first)', async () => {
+    bed = await discordBed();
+    const channel = bed.fake.dmChannelOf(OWNER);
+    const before = await bed.adapter.send({ chatId: channel }, { text: 'Allow?', buttons: [[{ label: 'Allow once', data: 'ap:a1:o' }]] });
+    await bed.adapter.edit(before, { text: 'cancelled (hob restarted)' });
+    expect(bed.fake.botMessages(channel).map((message) => [message.content, message.buttons])).toEqual([['cancelled (hob restarted)', []]]);
+  });
+
   it('uploads a file hob sends', async () => {
     const { fake, bed } = await start(new ScriptedModel([]));
     const channel = fake.dmChannelOf(OWNER);

@@ -6,6 +6,12 @@ type Check = { name: string; ok: boolean; detail: string };
 /** GATEWAY_MESSAGE_CONTENT (verified apps) and GATEWAY_MESSAGE_CONTENT_LIMITED (the rest). */
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
 const API_VERSION = 'v10';
+/** View Channels, Send Messages, Send Messages in Threads, Attach Files, Read Message History. */
+export const DISCORD_PERMISSIONS = String((1n << 10n) | (1n << 11n) | (1n << 38n) | (1n << 15n) | (1n << 16n));
+
+export function inviteUrl(applicationId: string): string {
+  return `https://discord.com/oauth2/authorize?client_id=${applicationId}&scope=bot+applications.commands&permissions=${DISCORD_PERMISSIONS}`;
+}
 
 /**
  * `hob doctor` for Discord: the token names a bot (`GET /users/@me`), and the application
@@ -30,6 +36,7 @@ export async function checkDiscord(apiUrl: string, token: string, fetchImpl: typ
   try {
     const app = await call('/applications/@me');
     const flags = Number(app.body.flags ?? 0);
+    if (app.status === 200) checks.push({ name: 'discord invite', ok: true, detail: inviteUrl(String(app.body.id)) });
     checks.push(
       app.status === 200 && (flags & MESSAGE_CONTENT_FLAGS) !== 0
         ? { name: 'discord intents', ok: true, detail: 'Message Content intent is on' }

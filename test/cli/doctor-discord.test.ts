@@ -2,7 +2,7 @@ import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { parseConfig } from '../../src/config/load.js';
-import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
+import { APP_ID, startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 
 let fake: FakeDiscord | undefined;
 afterEach(async () => {
@@ -19,6 +19,9 @@ describe('hob doctor: Discord', () => {
     const checks = await runDoctor(configFor(fake), undefined);
     expect(checks.find((check) => check.name === 'discord')).toMatchObject({ ok: true, detail: expect.stringContaining('is hob') });
     expect(checks.find((check) => check.name === 'discord intents')).toMatchObject({ ok: true });
+    expect(checks.find((check) => check.name === 'discord invite')?.detail).toBe(
+      `https://discord.com/oauth2/authorize?client_id=${APP_ID}&scope=bot+applications.commands&permissions=274878008320`,
+    );
     expect(JSON.stringify(checks)).not.toContain(fake.token);
   });
 

@@ -65,6 +65,17 @@ describe('discord: where people talk', () => {
     expect(JSON.stringify(model.requests[0]?.messages)).toContain('[Bob] are you there?');
   });
 
+  it('gives each person in a server channel their own conversation', async () => {
+    const model = new ScriptedModel([{ text: 'for Bob' }, { text: 'for Ann' }]);
+    const { fake, hob } = await start(model);
+    fake.say(FRIEND, GENERAL_ID, `${mention} my secret is 42`);
+    await fake.waitFor(() => texts(fake, GENERAL_ID).includes('for Bob'), 8000, "Bob's answer");
+    fake.say(OWNER, GENERAL_ID, `${mention} what did Bob say?`);
+    await fake.waitFor(() => texts(fake, GENERAL_ID).includes('for Ann'), 8000, "Ann's answer");
+    expect(JSON.stringify(model.requests[1]?.messages)).not.toContain('secret');
+    expect(hob.gateway.pool.all().map((conversation) => conversation.key).sort()).toEqual([`discord:${GENERAL_ID}:u${OWNER.id}`, `discord:${GENERAL_ID}:u${FRIEND.id}`]);
+  });
+
   it('ignores bots, itself included', async () => {
     const model = new ScriptedModel([{ text: 'for Bob' }]);
     const { fake } = await start(model);

@@ -85,8 +85,9 @@ class DiscordChannel implements DiscordAdapter {
     this.logger = options.logger ?? stderrLogger;
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
-      // Without the partial DM channel, discord.js drops a DM from someone it has not cached.
-      partials: [Partials.Channel],
+      // Without the partial DM channel, discord.js drops a DM from someone it has not cached;
+      // without partial messages it drops edits of messages it did not keep (it keeps none).
+      partials: [Partials.Channel, Partials.Message],
       rest: { api: options.apiUrl ?? 'https://discord.com/api' },
       allowedMentions: { parse: [], repliedUser: false },
       // hob reads each message once; keeping them (and presences, reactions) only costs memory.
@@ -228,6 +229,9 @@ class DiscordChannel implements DiscordAdapter {
 
   private installHandlers(): void {
     this.client.on(Events.MessageCreate, (message) => this.onMessage(message));
+    this.client.on(Events.MessageUpdate, (_old, updated) => {
+      if (!updated.partial) this.onEdit(updated);
+    });
     this.client.on(Events.InteractionCreate, (interaction) => this.onInteraction(interaction));
     this.client.on(Events.ShardDisconnect, ({ code }) => {
       if (isFatalCloseCode(code)) this.fatal(fatalSentence({ code }));
@@ -246,6 +250,23 @@ class DiscordChannel implements DiscordAdapter {
       if (inbound) this.sink?.message(inbound);
     } catch (error) {
       this.logger.error({ message: message.id, ...describeError(error) }, 'discord message handler failed');
+    }
+  }
+
+  /**
+   * An edited message, answered as a correction like on Telegram (the gateway leaves late
+   * edits alone). Updates without an edit time are Discord adding link previews or pins.
+   */
+  private onEdit(message: Message): void {
+    const editedAt = message.editedTimestamp;
+    if (this.state !== 'running' || editedAt === null) return;
+    try {
+      const inbound = normalizeMessage(message, this.client.user?.id ?? '', this.download);
+      if (!inbound) return;
+      // One update per edit: a pin re-sends the same edit time and is handled once.
+      this.sink?.message({ ...inbound, updateId: `e${message.id}:${editedAt}`, editedAfterSeconds: Math.max(0, Math.round((editedAt - message.createdTimestamp) / 1000)) });
+    } catch (error) {
+      this.logger.error({ message: message.id, ...describeError(error) }, 'discord edit handler failed');
     }
   }
 

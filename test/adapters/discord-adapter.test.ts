@@ -76,6 +76,22 @@ describe('discord: where people talk', () => {
     expect(hob.gateway.pool.all().map((conversation) => conversation.key).sort()).toEqual([`discord:${GENERAL_ID}:u${OWNER.id}`, `discord:${GENERAL_ID}:u${FRIEND.id}`]);
   });
 
+  it('answers an edited message as a correction, but not a link preview or a late edit', async () => {
+    const model = new ScriptedModel([{ text: 'Paris.' }, { text: 'Rome.' }]);
+    const { fake } = await start(model, { busyMode: 'queue' });
+    const channel = fake.dmChannelOf(OWNER);
+    const asked = fake.dm(OWNER, 'capital of France?');
+    await fake.waitFor(() => texts(fake, channel).includes('Paris.'), 8000, 'the first answer');
+    fake.edit(asked); // Discord adds a link preview: no edit time
+    fake.edit(asked, 'capital of Italy?', 30);
+    await fake.waitFor(() => texts(fake, channel).includes('Rome.'), 8000, 'the answer to the edit');
+    fake.edit(asked, 'capital of Spain?', 3600);
+    fake.dm(OWNER, 'thanks');
+    await fake.waitFor(() => model.requests.length === 3, 8000, 'the next message');
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('(edited) capital of Italy?');
+    expect(JSON.stringify(model.requests.map((request) => request.messages))).not.toContain('Spain');
+  });
+
   it('ignores bots, itself included', async () => {
     const model = new ScriptedModel([{ text: 'for Bob' }]);
     const { fake } = await start(model);

@@ -118,6 +118,27 @@ export class FakeDiscord {
     return id;
   }
 
+  /**
+   * The author edits a message: MESSAGE_UPDATE with the whole message and its edit time
+   * (`editedAfterSeconds` after it was sent). Without `content`, Discord adding a link
+   * preview: an update with no edit time.
+   */
+  edit(messageId: string, content?: string, editedAfterSeconds = 5): void {
+    const stored = this.messages.find((message) => message.id === messageId);
+    if (!stored) throw new Error(`no message ${messageId} to edit`);
+    const channel = this.channel(stored.channelId);
+    const sentAt = Date.parse(String(stored.wire.timestamp));
+    if (content !== undefined) stored.content = content;
+    const wire: Json = {
+      ...stored.wire,
+      content: stored.content,
+      edited_timestamp: content !== undefined ? new Date(sentAt + editedAfterSeconds * 1000).toISOString() : null,
+      ...(content === undefined ? { embeds: [{ type: 'link', url: 'https://example.com' }] } : {}),
+    };
+    if (!channel.guildId) wire.channel_type = 1;
+    this.gateway.dispatch('MESSAGE_UPDATE', wire);
+  }
+
   dm(person: FakePerson, content: string): string {
     return this.say(person, this.dmChannelOf(person), content);
   }

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseRequestBody } from '../telegram/request-body.js';
 import { FakeGateway } from './gateway.js';
+import { handleRest, type RestHost } from './rest.js';
 import {
-  APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, pingsOf, snowflake, userObject,
-  type FakePerson, type Json, type Notice, type RestCall, type StoredMessage,
+  APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, snowflake, userObject,
+  type Channel, type FakePerson, type Interaction, type Json, type Notice, type RestCall, type StoredMessage,
 } from './world.js';
 
 export { APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID } from './world.js';
@@ -17,8 +17,6 @@ export type FakeDiscordOptions = {
   applicationFlags?: number;
 };
 
-type Channel = { id: string; type: number; guildId?: string; parentId?: string; recipient?: FakePerson; name?: string };
-type Interaction = { id: string; token: string; user: FakePerson; channelId: string; acks: number[]; ephemeralOriginal: boolean; originalId?: string };
 
 const HOB: FakePerson = { id: BOT_ID, name: 'hob', bot: true };
 /** GATEWAY_MESSAGE_CONTENT_LIMITED: what a new, unverified application gets when the intent is switched on. */
@@ -35,7 +33,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   return fake;
 }
 
-export class FakeDiscord {
+export class FakeDiscord implements RestHost {
   readonly token: string;
   /** `http://127.0.0.1:PORT/api`: discord.js appends `/v10`. */
   apiRoot = '';
@@ -46,13 +44,19 @@ export class FakeDiscord {
   readonly gateway: FakeGateway;
   readonly messages: StoredMessage[] = [];
   applicationFlags: number;
-  private readonly channels = new Map<string, Channel>();
-  private readonly interactions = new Map<string, Interaction>();
-  private readonly files = new Map<string, Buffer>();
-  private readonly rateLimits: { pattern: RegExp; retryAfter: number }[] = [];
+  readonly hob = HOB;
+  /** @internal the state the REST routes (rest.ts) work on */
+  readonly channels = new Map<string, Channel>();
+  /** @internal */
+  readonly interactions = new Map<string, Interaction>();
+  /** @internal attachment bytes people sent, served as the CDN would */
+  readonly files = new Map<string, Buffer>();
+  /** @internal */
+  readonly rateLimits: { pattern: RegExp; retryAfter: number }[] = [];
+  /** @internal `http://127.0.0.1:PORT` */
+  origin = '';
   private readonly listeners = new Set<() => void>();
   private server: http.Server | undefined;
-  private origin = '';
 
   constructor(options: FakeDiscordOptions) {
     this.token = options.token ?? 'MTEwMDAwMDAwMDAwMDAwMDAwMg.fake.discord-token-for-tests';
@@ -70,8 +74,10 @@ export class FakeDiscord {
   async listen(): Promise<void> {
     await this.gateway.listen();
     this.server = http.createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
-        if (!res.headersSent) json(res, 500, { message: `fake Discord bug: ${String(error)}`, code: 0 });
+      handleRest(this, req, res).catch((error: unknown) => {
+        if (res.headersSent) return;
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: `fake Discord bug: ${String(error)}`, code: 0 }));
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
@@ -214,6 +220,11 @@ export class FakeDiscord {
     });
   }
 
+  /** @internal */
+  get gatewayUrl(): string {
+    return this.gateway.url;
+  }
+
   async close(): Promise<void> {
     await this.gateway.close();
     const server = this.server;
@@ -244,13 +255,15 @@ export class FakeDiscord {
     return id;
   }
 
-  private channel(channelId: string): Channel {
+  /** @internal */
+  channel(channelId: string): Channel {
     const channel = this.channels.get(channelId);
     if (!channel) throw new Error(`fake Discord has no channel ${channelId}`);
     return channel;
   }
 
-  private channelObject(channelId: string): Json {
+  /** @internal */
+  channelObject(channelId: string): Json {
     const channel = this.channel(channelId);
     switch (channel.type) {
       case 1:
@@ -284,166 +297,8 @@ export class FakeDiscord {
     };
   }
 
-  private changed(): void {
+  /** @internal tells waiters to look again */
+  changed(): void {
     for (const listener of [...this.listeners]) listener();
   }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const path = decodeURIComponent(url.pathname);
-    const method = req.method ?? 'GET';
-    const fileRoute = /^\/attachments\/(\d+)\//.exec(path);
-    if (fileRoute) {
-      const bytes = this.files.get(fileRoute[1] as string);
-      res.writeHead(bytes ? 200 : 404, { 'content-type': 'application/octet-stream' });
-      return void res.end(bytes ?? '');
-    }
-    const raw = Buffer.concat(chunks);
-    const contentType = req.headers['content-type'] ?? '';
-    // Bulk overwrites send a JSON array, which the shared multipart-aware parser does not take.
-    const parsed = contentType.startsWith('application/json')
-      ? { fields: raw.length ? (JSON.parse(raw.toString('utf8')) as Json) : {}, files: [] }
-      : parseRequestBody(contentType, raw, new URLSearchParams());
-    const body: Json = typeof parsed.fields.payload_json === 'string' ? (JSON.parse(parsed.fields.payload_json) as Json) : parsed.fields;
-    const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
-    this.calls.push(call);
-    const answer = (status: number, payload?: unknown): void => {
-      call.status = status;
-      json(res, status, payload);
-      this.changed();
-    };
-    const limit = this.rateLimits.findIndex((entry) => entry.pattern.test(`${method} ${call.path}`));
-    if (limit >= 0) {
-      const { retryAfter } = this.rateLimits.splice(limit, 1)[0] as { retryAfter: number };
-      call.status = 429;
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter), 'x-ratelimit-scope': 'user' });
-      res.end(JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfter, global: false }));
-      return this.changed();
-    }
-    const isInteraction = /^\/(interactions|webhooks)\//.test(call.path);
-    if (!isInteraction && req.headers.authorization !== `Bot ${this.token}`) return answer(401, { message: '401: Unauthorized', code: 0 });
-    const route = (pattern: RegExp): string[] | undefined => pattern.exec(`${method} ${call.path}`)?.slice(1);
-    let m: string[] | undefined;
-    if (route(/^GET \/gateway\/bot$/)) return answer(200, { url: this.gateway.url, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 60_000, max_concurrency: 1 } });
-    if (route(/^GET \/users\/@me$/)) return answer(200, userObject(HOB));
-    if (route(/^GET \/applications\/@me$/)) return answer(200, { id: APP_ID, name: 'hob', flags: this.applicationFlags, bot_public: false, bot: userObject(HOB) });
-    if (route(/^POST \/users\/@me\/channels$/)) {
-      const person = { id: String(body.recipient_id), name: `user${String(body.recipient_id)}` };
-      const id = this.dmChannelOf(this.knownPerson(person.id) ?? person);
-      return answer(200, this.channelObject(id));
-    }
-    if ((m = route(/^PUT \/applications\/(\d+)\/(?:guilds\/(\d+)\/)?commands$/))) {
-      const list = (Array.isArray(body) ? body : Object.values(body)) as Json[];
-      this.commands.set(m[1] ? (m[1] as string) : 'global', list);
-      return answer(200, list.map((command) => ({ ...command, id: snowflake(), application_id: APP_ID, version: '1' })));
-    }
-    if ((m = route(/^POST \/channels\/(\d+)\/typing$/))) return answer(204);
-    if ((m = route(/^POST \/channels\/(\d+)\/messages$/))) {
-      const channel = this.channels.get(m[0] as string);
-      if (!channel) return answer(404, { message: 'Unknown Channel', code: 10003 });
-      const invalid = invalidMessage(body, call.files.length);
-      if (invalid) return answer(400, invalid);
-      const stored = this.storeBotMessage(channel, body, call.files);
-      return answer(200, stored.wire);
-    }
-    if ((m = route(/^PATCH \/channels\/(\d+)\/messages\/(\d+)$/))) {
-      const stored = this.messages.find((message) => message.id === m?.[1] && message.channelId === m?.[0] && !message.deleted);
-      if (!stored) return answer(404, { message: 'Unknown Message', code: 10008 });
-      const invalid = invalidMessage({ content: stored.content, ...body }, 1);
-      if (invalid) return answer(400, invalid);
-      this.applyEdit(stored, body);
-      return answer(200, stored.wire);
-    }
-    if ((m = route(/^DELETE \/channels\/(\d+)\/messages\/(\d+)$/))) {
-      const stored = this.messages.find((message) => message.id === m?.[1] && !message.deleted);
-      if (!stored) return answer(404, { message: 'Unknown Message', code: 10008 });
-      stored.deleted = true;
-      return answer(204);
-    }
-    if ((m = route(/^POST \/interactions\/(\d+)\/([^/]+)\/callback$/))) {
-      const interaction = this.interactions.get(m[0] as string);
-      if (!interaction || interaction.token !== m[1]) return answer(404, { message: 'Unknown interaction', code: 10062 });
-      if (interaction.acks.length > 0) return answer(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
-      const type = Number(body.type);
-      interaction.acks.push(type);
-      const data = (body.data ?? {}) as Json;
-      const ephemeral = (Number(data.flags ?? 0) & 64) !== 0;
-      if (type === 4 && ephemeral) this.notices.push({ userId: interaction.user.id, content: String(data.content ?? ''), interactionId: interaction.id });
-      if (type === 4 && !ephemeral) this.storeBotMessage(this.channel(interaction.channelId), data, []);
-      if (type === 5) interaction.ephemeralOriginal = ephemeral;
-      return answer(204);
-    }
-    if ((m = route(/^(?:PATCH|DELETE) \/webhooks\/(\d+)\/([^/]+)\/messages\/(@original|\d+)$/))) {
-      const interaction = [...this.interactions.values()].find((entry) => entry.token === m?.[1]);
-      if (!interaction || interaction.acks.length === 0) return answer(404, { message: 'Unknown Webhook', code: 10015 });
-      if (method === 'DELETE') return answer(204);
-      if (interaction.ephemeralOriginal) {
-        this.notices.push({ userId: interaction.user.id, content: String(body.content ?? ''), interactionId: interaction.id });
-        return answer(200, { id: interaction.originalId ?? snowflake(), channel_id: interaction.channelId, author: userObject(HOB), content: body.content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 20, flags: 64 });
-      }
-      return answer(404, { message: 'Unknown Message', code: 10008 });
-    }
-    if ((m = route(/^POST \/webhooks\/(\d+)\/([^/]+)$/))) {
-      const interaction = [...this.interactions.values()].find((entry) => entry.token === m?.[1]);
-      if (!interaction || interaction.acks.length === 0) return answer(404, { message: 'Unknown Webhook', code: 10015 });
-      const ephemeral = (Number(body.flags ?? 0) & 64) !== 0;
-      if (ephemeral) {
-        this.notices.push({ userId: interaction.user.id, content: String(body.content ?? ''), interactionId: interaction.id });
-        return answer(200, { id: snowflake(), channel_id: interaction.channelId, author: userObject(HOB), content: body.content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0, flags: 64 });
-      }
-      return answer(200, this.storeBotMessage(this.channel(interaction.channelId), body, []).wire);
-    }
-    return answer(404, { message: '404: Not Found', code: 0 });
-  }
-
-  private knownPerson(id: string): FakePerson | undefined {
-    return this.messages.find((message) => message.author.id === id)?.author;
-  }
-
-  private storeBotMessage(channel: Channel, body: Json, files: { name: string; bytes: Buffer }[]): StoredMessage {
-    const reference = body.message_reference as Json | undefined;
-    const replyTo = reference?.message_id !== undefined ? String(reference.message_id) : undefined;
-    const repliedAuthor = replyTo ? this.messages.find((message) => message.id === replyTo)?.author.id : undefined;
-    const content = String(body.content ?? '');
-    const stored: StoredMessage = {
-      id: snowflake(), channelId: channel.id, author: HOB, content, buttons: buttonsOf(body.components), attachments: files,
-      pinged: pingsOf(content, body.allowed_mentions as Json | undefined, repliedAuthor), edits: 0, deleted: false, wire: {}, ...(replyTo ? { replyTo } : {}),
-    };
-    stored.wire = { ...messageObject(stored, channel.guildId), sent: body };
-    this.messages.push(stored);
-    return stored;
-  }
-
-  private applyEdit(stored: StoredMessage, body: Json): void {
-    if (typeof body.content === 'string') stored.content = body.content;
-    if (body.components !== undefined) stored.buttons = buttonsOf(body.components);
-    stored.edits += 1;
-    stored.wire = { ...messageObject(stored, this.channels.get(stored.channelId)?.guildId), sent: body };
-  }
-}
-
-function json(res: http.ServerResponse, status: number, payload?: unknown): void {
-  // A 204 must not claim JSON: @discordjs/rest would parse the empty body and throw.
-  res.writeHead(status, status === 204 ? {} : { 'content-type': 'application/json' });
-  res.end(payload === undefined ? '' : JSON.stringify(payload));
-}
-
-function buttonsOf(components: unknown): StoredMessage['buttons'] {
-  if (!Array.isArray(components)) return [];
-  return components.map((row) => (((row as Json).components ?? []) as Json[]).map((button) => ({ label: String(button.label ?? ''), customId: String(button.custom_id ?? '') })));
-}
-
-/** Discord's form checks that matter to hob: the 2,000-character limit, empty messages, component sizes. */
-function invalidMessage(body: Json, fileCount: number): Json | undefined {
-  const content = typeof body.content === 'string' ? body.content : '';
-  if (content.length > 2000) return { message: 'Invalid Form Body', code: 50035, errors: { content: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2000 or fewer in length.' }] } } };
-  const rows = Array.isArray(body.components) ? (body.components as Json[]) : [];
-  if (content === '' && fileCount === 0 && rows.length === 0) return { message: 'Cannot send an empty message', code: 50006 };
-  const tooBig = rows.length > 5 || rows.some((row) => {
-    const buttons = ((row.components ?? []) as Json[]);
-    return buttons.length > 5 || buttons.some((button) => String(button.custom_id ?? '').length > 100 || String(button.label ?? '').length > 80);
-  });
-  return tooBig ? { message: 'Invalid Form Body', code: 50035 } : undefined;
 }

@@ -4,6 +4,11 @@ export type Json = Record<string, unknown>;
 
 export type FakePerson = { id: string; name: string; bot?: boolean };
 
+export type Channel = { id: string; type: number; guildId?: string; parentId?: string; recipient?: FakePerson; name?: string };
+
+/** An interaction hob was sent; `acks` are its callback types in order. */
+export type Interaction = { id: string; token: string; user: FakePerson; channelId: string; acks: number[]; ephemeralOriginal: boolean; originalId?: string };
+
 /** A message in a channel, as people would read it now. */
 export type StoredMessage = {
   id: string;

@@ -4,6 +4,7 @@ import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
 import { createSandbox } from '../policy/sandbox.js';
 import { homedir } from 'node:os';
+import { checkDiscord } from './doctor-discord.js';
 
 type Check = { name: string; ok: boolean; detail: string };
 
@@ -26,9 +27,8 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
     const { checkSlack } = await import('../../adapters/slack/doctor.js');
     checks.push(...(await checkSlack({ botToken: slack.bot_token, appToken: slack.app_token, apiUrl: slack.api_url })));
   }
-  for (const name of ['discord'] as const) {
-    if (config.channels[name]) checks.push({ name, ok: false, detail: `channels.${name} is set, but this version of hob has no ${name} channel yet` });
-  }
+  const discord = config.channels.discord;
+  if (discord) checks.push(...(await checkDiscord(discord.api_url, discord.token, fetchImpl)));
   checks.push(await checkEmbeddings(config));
   return checks;
 }

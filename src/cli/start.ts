@@ -2,7 +2,6 @@ import { createApp, type App } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
-import { UserFacingError } from '../core/errors.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
 import { Gateway } from '../gateway/gateway.js';
 import { runChat } from './chat.js';
@@ -19,11 +18,6 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   keepRunningThroughStrayErrors(app);
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
-  if (!gateway && notYetSupported(config).length > 0 && !process.stdin.isTTY) {
-    // issue 7: nothing to serve and no terminal to talk in: say so, with the log flushed.
-    await app.close();
-    throw new UserFacingError('hob has no channel it can run: this version serves Telegram and the terminal; add channels.telegram, or run hob chat in a terminal.');
-  }
   try {
     if (gateway) {
       await gateway.start();
@@ -50,20 +44,11 @@ export async function runStart(configPath: string | undefined): Promise<void> {
 }
 
 function hasChatChannels(config: HobConfig): boolean {
-  return Boolean(config.channels.telegram || config.channels.slack);
-}
-
-/** Config sections this hob validates but cannot serve yet: said out loud, never silently dropped. */
-function notYetSupported(config: HobConfig): string[] {
-  return (['discord'] as const).filter((name) => config.channels[name] !== undefined);
+  return Boolean(config.channels.telegram || config.channels.slack || config.channels.discord);
 }
 
 async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {
   const adapters: ChannelAdapter[] = [];
-  for (const name of notYetSupported(config)) {
-    process.stderr.write(`channels.${name} is set, but this version of hob has no Discord channel yet; it is ignored.\n`);
-    app.logger.warn({ channel: name }, 'channel configured but not supported yet');
-  }
   const telegram = config.channels.telegram;
   if (telegram) {
     // Loaded only when configured, so a terminal-only hob never pays for grammy.
@@ -89,6 +74,20 @@ async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter
         apiUrl: slack.api_url,
         serverPingTimeoutMs: slack.socket_timeout_seconds * 1000,
         logger: app.logger.child({ platform: 'slack' }),
+        }),
+      );
+    }
+  const discord = config.channels.discord;
+  if (discord) {
+    // Loaded only when configured, so hob without Discord never pays for discord.js.
+    const { createDiscordAdapter } = await import('../../adapters/discord/discord-adapter.js');
+    adapters.push(
+      createDiscordAdapter({
+        token: discord.token,
+        apiUrl: discord.api_url,
+        allowedGuilds: discord.allowed_guilds,
+        logger: app.logger.child({ platform: 'discord' }),
+        onFatal: (sentence) => process.stderr.write(`${sentence}\n`),
       }),
     );
   }
@@ -100,6 +99,8 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
   const access = new Map<string, { allowFrom: string[]; allowedGroups: string[] }>();
   if (config.channels.telegram) access.set('telegram', { allowFrom: config.channels.telegram.allow_from, allowedGroups: config.channels.telegram.allowed_groups });
   if (config.channels.slack) access.set('slack', { allowFrom: config.channels.slack.allow_from, allowedGroups: config.channels.slack.allowed_channels });
+  // Discord ids are unique across guilds and channels, so one list holds both.
+  if (config.channels.discord) access.set('discord', { allowFrom: config.channels.discord.allow_from, allowedGroups: [...config.channels.discord.allowed_guilds, ...config.channels.discord.allowed_channels] });
   return new Gateway({
     db: app.db,
     clock: systemClock,

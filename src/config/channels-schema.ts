@@ -59,6 +59,8 @@ const discordSchema = z.strictObject({
   api_url: baseUrlWithoutSlash.default('https://discord.com/api'),
   allow_from: idList,
   allowed_channels: idList,
+  /** Servers where every member may talk to hob (when they mention it); commands are registered there. */
+  allowed_guilds: idList,
 });
 
 export const channelsSchema = z

@@ -43,7 +43,8 @@ export class AccessControl {
       // `/cmd` counts as addressed; `/cmd@otherbot` (left as is by the adapter) does not.
       const addressed = message.mentionsBot || message.replyToBot || /^\/[a-zA-Z0-9_]+(\s|$)/.test(message.text);
       if (!addressed) return { kind: 'ignore', reason: 'group message not addressed to hob' };
-      const groupAllowed = this.channels.get(message.platform)?.allowedGroups.includes(message.chatId) ?? false;
+      const allowedGroups = this.channels.get(message.platform)?.allowedGroups ?? [];
+      const groupAllowed = allowedGroups.includes(message.chatId) || (message.spaceId !== undefined && allowedGroups.includes(message.spaceId));
       if (groupAllowed || this.isAllowedUser(message.platform, message.userId)) return { kind: 'accept' };
       return { kind: 'ignore', reason: 'group sender not allowed' };
     }

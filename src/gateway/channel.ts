@@ -50,6 +50,8 @@ export type InboundMessage = {
   respond?(text: string): Promise<void>;
   /** The thread is one conversation for everyone in it (Slack threads), whatever `group_sessions` says. */
   sharedThread?: boolean;
+  /** The server the chat belongs to (a Discord guild): an allow list may name it instead of each chat. */
+  spaceId?: string;
 };
 
 /** A reference to a sent message, enough to edit it later. */

@@ -368,6 +368,7 @@ export class Gateway implements InboundSink {
   }
 
   private async reply(message: InboundMessage, text: string): Promise<void> {
+    if (message.respond) return message.respond(text);
     await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, { text, plain: true });
   }
 }

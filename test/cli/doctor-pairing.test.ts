@@ -34,12 +34,6 @@ describe('hob doctor', () => {
     expect(checks.find((c) => c.name === 'model key')).toMatchObject({ ok: false, detail: 'not set: set ANTHROPIC_API_KEY or model.api_key' });
   });
 
-  it('says plainly that a configured Slack or Discord channel is not served by this version', async () => {
-    const config = parseConfig(`channels:\n  discord: { token: abc, allow_from: ["1"] }\n`, { env: {} });
-    const checks = await runDoctor(config, undefined);
-    expect(checks.find((c) => c.name === 'discord')).toEqual({ name: 'discord', ok: false, detail: 'channels.discord is set, but this version of hob has no discord channel yet' });
-  });
-
   it('proves the model endpoint with one small request', async () => {
     anthropic = await startFakeAnthropic({ apiKey: 'the-right-key' });
     anthropic.push({ text: 'ok' });

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, utimesSync, writeFileSync } from '
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
 
@@ -53,16 +54,21 @@ describe('bin/hob.mjs before a build', () => {
 });
 
 describe('early exits and the terminal', () => {
-  it('hob start with only a channel this version does not serve ends with hob’s own sentence, the log flushed', async () => {
-    const dir = tempDir();
-    const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { api_key: test-key }\nchannels:\n  discord: { token: abc, allow_from: ["1"] }\n`);
-    const hob = spawnHob(['--config', path, 'start'], cleanEnv());
-    hob.child.stdin.end();
-    expect(await hob.exited).toBe(1);
-    const out = hob.output();
-    expect(out).not.toMatch(/sonic boom|at .+\.js:\d+/);
-    expect(out.trim().split('\n').at(-1)).toBe('hob has no channel it can run: this version serves Telegram and the terminal; add channels.telegram, or run hob chat in a terminal.');
-    expect(existsSync(join(dir, 'data', 'logs', 'hob.log'))).toBe(true);
+  it('hob start whose chat token is refused ends with hob’s own sentence, the log flushed', async () => {
+    const telegram = await startFakeTelegram();
+    try {
+      const dir = tempDir();
+      const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { api_key: test-key }\nchannels:\n  telegram: { token: "999:wrong-token", api_root: ${telegram.apiRoot} }\n`);
+      const hob = spawnHob(['--config', path, 'start'], cleanEnv());
+      hob.child.stdin.end();
+      expect(await hob.exited).toBe(1);
+      const out = hob.output();
+      expect(out).not.toMatch(/sonic boom|at .+\.js:\d+/);
+      expect(out.trim().split('\n').at(-1)).toMatch(/^hob failed: .*401/);
+      expect(existsSync(join(dir, 'data', 'logs', 'hob.log'))).toBe(true);
+    } finally {
+      await telegram.close();
+    }
   });
 
   it('hob chat: an approval answer other than y, a or n asks again', async () => {

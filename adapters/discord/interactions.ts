@@ -1,0 +1,129 @@
+import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction } from 'discord.js';
+import type { BotCommand, ButtonPress, InboundMessage } from '../../src/gateway/channel.js';
+import { splitMessage } from '../../src/gateway/format/split.js';
+import { placeOf } from './normalize.js';
+import { describeError, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outbound.js';
+
+/** discord.js's spelling of NO_PINGS, for the replies it builds itself. */
+const NO_PINGS = { parse: [], repliedUser: false };
+
+/** The string option every hob command has: what a person would type after `/name`. */
+export const ARGS_OPTION = 'args';
+
+/** Discord's interaction contexts: a server, the bot's DMs. */
+const GUILD = 0;
+const BOT_DM = 1;
+
+/**
+ * Application command bodies for a bulk overwrite, one per hob command (the gateway's
+ * COMMANDS, so new commands appear by themselves). Each takes one optional free-text
+ * option, because hob's commands read their arguments as text (`/approve ID`).
+ */
+export function applicationCommands(commands: BotCommand[], contexts: number[]): Record<string, unknown>[] {
+  return commands.map(({ command, description }) => ({
+    name: command.replace(/^\//, '').toLowerCase().slice(0, 32),
+    description: description.slice(0, 100) || command,
+    type: 1,
+    contexts,
+    integration_types: [0],
+    options: [{ type: 3, name: ARGS_OPTION, description: 'What follows the command (an id, a name, a mode…)', required: false }],
+  }));
+}
+
+/** Per allowed guild (instant there) and globally for DMs; with no guild listed, globally everywhere. */
+export function commandScopes(allowedGuilds: string[]): { guildId?: string; contexts: number[] }[] {
+  if (allowedGuilds.length === 0) return [{ contexts: [GUILD, BOT_DM] }];
+  return [{ contexts: [BOT_DM] }, ...allowedGuilds.map((guildId) => ({ guildId, contexts: [GUILD] }))];
+}
+
+/** Whoever pressed or typed, by the name the server shows. */
+function nameOf(interaction: ButtonInteraction | ChatInputCommandInteraction): string {
+  const member = interaction.member;
+  const nick = member && 'displayName' in member ? member.displayName : undefined;
+  return nick ?? interaction.user.globalName ?? interaction.user.username;
+}
+
+/**
+ * A button press, acknowledged at once (Discord wants an answer within 3 seconds, the
+ * gateway may take longer): the press is a deferred update, and the gateway's notice goes to
+ * the presser alone as an ephemeral follow-up.
+ */
+export function buttonPress(interaction: ButtonInteraction, logger: DiscordLogger): ButtonPress {
+  const acknowledged = interaction.deferUpdate().then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ method: 'deferUpdate', ...describeError(error) }, 'discord could not acknowledge a button press');
+      return false;
+    },
+  );
+  const place = placeOf(interaction);
+  return {
+    platform: 'discord',
+    chatId: place.chatId,
+    ...(place.threadId !== undefined ? { threadId: place.threadId } : {}),
+    userId: interaction.user.id,
+    userName: nameOf(interaction),
+    data: interaction.customId,
+    messageRef: { chatId: place.chatId, ...(place.threadId !== undefined ? { threadId: place.threadId } : {}), messageId: interaction.message.id },
+    answer: async (text) => {
+      if (!(await acknowledged) || text === undefined || text === '') return;
+      await interaction
+        .followUp({ content: text.slice(0, MAX_MESSAGE_LENGTH), flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS })
+        .catch((error: unknown) => logger.warn({ method: 'followUp', ...describeError(error) }, 'discord could not show a button notice'));
+    },
+  };
+}
+
+/**
+ * An application command as the gateway's `/name args` message. It is deferred at once as
+ * an ephemeral reply; the gateway's answer fills it (`respond`), further answers follow it
+ * privately. When the gateway stays silent (someone it ignores), the placeholder is removed.
+ */
+export function commandMessage(interaction: ChatInputCommandInteraction, logger: DiscordLogger, silenceMs: number): InboundMessage {
+  const deferred = interaction.deferReply({ flags: MessageFlags.Ephemeral }).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ method: 'deferReply', ...describeError(error) }, 'discord could not acknowledge a command');
+      return false;
+    },
+  );
+  let answered = false;
+  const silence = setTimeout(() => {
+    if (answered) return;
+    answered = true;
+    void deferred.then((ok) => (ok ? interaction.deleteReply() : undefined)).catch(() => undefined);
+  }, silenceMs);
+  silence.unref();
+  const args = interaction.options.getString(ARGS_OPTION) ?? '';
+  const place = placeOf(interaction);
+  return {
+    platform: 'discord',
+    chatId: place.chatId,
+    ...(place.threadId !== undefined ? { threadId: place.threadId } : {}),
+    ...(place.spaceId !== undefined ? { spaceId: place.spaceId } : {}),
+    userId: interaction.user.id,
+    userName: nameOf(interaction),
+    chatType: place.chatType,
+    text: `/${interaction.commandName}${args ? ` ${args}` : ''}`,
+    attachments: [],
+    mentionsBot: true,
+    replyToBot: false,
+    messageId: interaction.id,
+    updateId: `i${interaction.id}`,
+    respond: async (text) => {
+      if (!(await deferred)) return;
+      const first = !answered;
+      answered = true;
+      clearTimeout(silence);
+      const parts = splitMessage(text, MAX_MESSAGE_LENGTH);
+      try {
+        for (const [index, part] of parts.entries()) {
+          if (index === 0 && first) await interaction.editReply({ content: part, allowedMentions: NO_PINGS });
+          else await interaction.followUp({ content: part, flags: MessageFlags.Ephemeral, allowedMentions: NO_PINGS });
+        }
+      } catch (error) {
+        logger.warn({ method: 'editReply', ...describeError(error) }, 'discord could not answer a command');
+      }
+    },
+  };
+}

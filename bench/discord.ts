@@ -1,0 +1,131 @@
+/**
+ * Discord: what hob adds to a reply there, how fast `hob start` is READY on Discord, and how
+ * much memory hob holds with Telegram and Discord configured.
+ *
+ * - Reply overhead: the real Discord adapter and gateway in this process, an instant model,
+ *   the loopback fake Discord. Timed from the fake dispatching MESSAGE_CREATE to it receiving
+ *   the answer's POST, one DM after another (20 a second): discord.js parsing the frame, the gateway
+ *   (access, inbox, queue, engine, SQLite, outbox) and one REST round trip.
+ * - Start to READY: spawn `hob start` → the fake sending READY (the IDENTIFY arrived), and
+ *   → "hob is running on" (commands registered, Telegram polling too).
+ * - RSS of that process once it is running on both.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDiscordAdapter } from '../adapters/discord/discord-adapter.js';
+import { startFakeAnthropic } from '../test/fakes/anthropic.js';
+import { startFakeDiscord } from '../test/fakes/discord/index.js';
+import { startFakeTelegram } from '../test/fakes/telegram/index.js';
+import { tempDir } from '../test/support/engine.js';
+import { startTestGateway } from '../test/support/gateway.js';
+import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
+import { InstantModel } from './instant-model.js';
+import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
+
+const MESSAGES = 300;
+const WARMUP = 20;
+const STARTS = 7;
+const PACE_MS = 50;
+const root = join(import.meta.dirname, '..');
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+async function replyOverhead(): Promise<number[]> {
+  const fake = await startFakeDiscord();
+  const adapter = createDiscordAdapter({ token: fake.token, apiUrl: fake.apiRoot, logger: quiet });
+  const hob = await startTestGateway(adapter, new InstantModel());
+  const person = { id: '100', name: 'Ann' };
+  const channel = fake.dmChannelOf(person);
+  const latencies: number[] = [];
+  try {
+    for (let index = 0; index < WARMUP + MESSAGES; index++) {
+      // Paced under Discord's global 50 requests a second (a reply is two: typing and the
+      // message), which @discordjs/rest enforces by queueing: faster, the queue is measured.
+      await new Promise((resolve) => setTimeout(resolve, PACE_MS));
+      const before = fake.botMessages(channel).length;
+      const started = performance.now();
+      fake.dm(person, `message ${index}`);
+      await fake.waitFor(() => fake.botMessages(channel).length > before, 10_000, 'the reply');
+      if (index >= WARMUP) latencies.push(performance.now() - started);
+    }
+  } finally {
+    await hob.close();
+    await fake.close();
+  }
+  return latencies;
+}
+
+function residentBytes(pid: number | undefined): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] !== undefined ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function timeStart(): Promise<{ readyMs: number; runningMs: number; rssBytes: number | undefined }> {
+  const dir = tempDir('hob-bench-discord-');
+  const model = await startFakeAnthropic({ apiKey: 'test' });
+  const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
+  const discord = await startFakeDiscord();
+  try {
+    const config = writeConfig(
+      dir,
+      `data_dir: ${dir}/data
+model: { provider: anthropic, name: claude-bench, api_key: test, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
+channels:
+  console: { enabled: false }
+  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
+  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }
+`,
+    );
+    let stderr = '';
+    let runningMs: number | undefined;
+    const started = performance.now();
+    const child = spawn(process.execPath, ['dist/cli.js', '--config', config, 'start'], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (runningMs === undefined && stderr.includes('hob is running on')) runningMs = performance.now() - started;
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await discord.waitFor(() => discord.gateway.identifies().length > 0, 20_000, 'the IDENTIFY');
+      const readyMs = performance.now() - started;
+      await discord.waitFor(() => runningMs !== undefined, 20_000, `"hob is running on" (stderr: ${stderr})`);
+      return { readyMs, runningMs: runningMs as number, rssBytes: residentBytes(child.pid) };
+    } finally {
+      await stop(child, exited);
+    }
+  } finally {
+    await discord.close();
+    await telegram.close();
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<BenchResult> {
+  const latencies = await replyOverhead();
+  const starts: Awaited<ReturnType<typeof timeStart>>[] = [];
+  for (let index = 0; index < STARTS; index++) starts.push(await timeStart());
+  const rss = starts.flatMap((start) => (start.rssBytes === undefined ? [] : [start.rssBytes]));
+  const lines = [
+    `Discord reply overhead (MESSAGE_CREATE dispatched → answer POSTed, instant model, loopback): median ${fmt(median(latencies))} ms, p99 ${fmt(percentile(latencies, 0.99))} ms (${MESSAGES} DMs, 20 a second)`,
+    `hob start → Discord READY: median ${fmt(median(starts.map((start) => start.readyMs)))} ms; → "hob is running on telegram, discord": median ${fmt(median(starts.map((start) => start.runningMs)))} ms (${STARTS} runs)`,
+    ...(rss.length ? [`RSS with Telegram and Discord configured, once running: median ${fmt(median(rss) / 1024 / 1024)} MB`] : []),
+  ];
+  for (const line of lines) console.log(line);
+  return { name: 'discord', summary: lines };
+}
+
+runIfMain(import.meta.url, run);

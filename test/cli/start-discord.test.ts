@@ -1,0 +1,63 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
+import { tempDir } from '../support/engine.js';
+import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+
+const ANN = { id: '100', name: 'Ann' };
+
+let model: FakeAnthropic | undefined;
+let telegram: FakeTelegram | undefined;
+let discord: FakeDiscord | undefined;
+const running: HobProcess[] = [];
+
+afterEach(async () => {
+  for (const hob of running.splice(0)) hob.kill();
+  await telegram?.close();
+  await discord?.close();
+  await model?.close();
+});
+
+async function startBoth(prepare: (fake: FakeDiscord) => void = () => undefined): Promise<HobProcess> {
+  model = await startFakeAnthropic();
+  telegram = await startFakeTelegram({ botUsername: 'hob_bot' });
+  discord = await startFakeDiscord();
+  prepare(discord);
+  const dir = tempDir('hob-discord-');
+  const path = writeConfig(
+    dir,
+    `data_dir: ${dir}/data
+model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
+channels:
+  console: { enabled: false }
+  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
+  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }
+`,
+  );
+  const hob = spawnHob(['--config', path, 'start'], cleanEnv());
+  running.push(hob);
+  return hob;
+}
+
+describe('hob start with Telegram and Discord', () => {
+  it('serves both at once', async () => {
+    const hob = await startBoth();
+    await hob.waitFor('hob is running on telegram as @hob_bot, discord as @hob', 15_000);
+    model?.push({ text: 'Hello on Discord.' }, { text: 'Hello on Telegram.' });
+    discord?.dm(ANN, 'hi');
+    await discord?.waitFor(() => discord?.botMessages(discord.dmChannelOf(ANN)).some((message) => message.content === 'Hello on Discord.'), 15_000, 'the Discord answer');
+    telegram?.sendText({ id: 100, first_name: 'Ann' }, { id: 100, type: 'private' }, 'hi');
+    await telegram?.waitFor(() => telegram?.chat(100).find((message) => message.text === 'Hello on Telegram.'), 15_000, 'the Telegram answer');
+  });
+
+  it('keeps Telegram running when Discord refuses the intents, and says how to fix it', async () => {
+    const hob = await startBoth((fake) => (fake.gateway.closeIdentifyWith = 4014));
+    await hob.waitFor('enable Message Content Intent in the Developer Portal', 15_000);
+    await hob.waitFor('hob is running on', 15_000);
+    model?.push({ text: 'Telegram still answers.' });
+    telegram?.sendText({ id: 100, first_name: 'Ann' }, { id: 100, type: 'private' }, 'hi');
+    await telegram?.waitFor(() => telegram?.chat(100).find((message) => message.text === 'Telegram still answers.'), 15_000, 'the Telegram answer');
+    expect(hob.output().match(/enable Message Content Intent/g)).toHaveLength(1);
+  });
+});

@@ -14,7 +14,9 @@ import { createPermissionAdmin, type PermissionAdmin } from './policy/permission
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
+import type { PersonResolver } from './core/person.js';
 import type { ProviderClient } from './providers/types.js';
+import { createScheduling, type Scheduling } from './scheduler/index.js';
 import { ConversationRepository } from './store/conversations.js';
 import { openDatabase, type Db } from './store/db.js';
 import { PermissionRuleRepository } from './store/permission-rules.js';
@@ -36,6 +38,10 @@ export type AppOptions = {
    * channels up (their first poll), then loads it. Otherwise it loads during start-up.
    */
   deferModelLoad?: boolean;
+  /** Who a platform identity belongs to (the memory work hands in the linked resolver). */
+  people?: PersonResolver;
+  /** A person's own timezone (from their profile); config `timezone` otherwise. */
+  timezoneFor?(personId: string): string | undefined;
 };
 
 /** Everything one hob process shares: the store, the model, tools, policy and logs. */
@@ -47,6 +53,8 @@ export type App = {
   permissions: PermissionChecker;
   /** `/permissions` in chats and the terminal. */
   permissionAdmin: PermissionAdmin;
+  /** Reminders and reports: jobs, their tools, the runner `hob start` runs. */
+  scheduling: Scheduling;
   deps: EngineDeps;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
@@ -91,11 +99,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
     isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
   };
+  const scheduling = createScheduling({
+    db,
+    clock,
+    defaultTimezone: config.timezone,
+    settings: { graceMinutes: config.scheduler.grace_minutes, maxFailures: config.scheduler.max_failures, reportTimeoutSeconds: config.scheduler.report_timeout_seconds },
+    people: options.people,
+    timezoneFor: options.timezoneFor,
+  });
   const tools = new ToolRegistry([
     ...builtinTools({
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
     }),
+    ...scheduling.tools,
     ...(options.extraTools ?? []),
   ]);
   const hooks = createHookRunner(config.hooks, { cwd: config.tools.workspace, logger });
@@ -130,6 +147,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     conversations,
     permissions,
     permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode),
+    scheduling,
     deps,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {

@@ -4,6 +4,8 @@ import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
 import { Gateway } from '../gateway/gateway.js';
+import { drainer, faultFromEnv } from '../scheduler/index.js';
+import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 
@@ -18,9 +20,12 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   keepRunningThroughStrayErrors(app);
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
+  let scheduler: Scheduler | undefined;
   try {
     if (gateway) {
       await gateway.start();
+      app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
@@ -37,6 +42,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       await untilSignal();
     }
   } finally {
+    await scheduler?.stop();
     await gateway?.stop();
     await app.close();
   }

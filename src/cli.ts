@@ -94,6 +94,18 @@ program
     runPairing(config, verb, value, flags.platform);
   });
 
+program
+  .command('jobs')
+  .description('list, pause, resume or delete reminders and reports')
+  .argument('[verb]', 'list | pause | resume | delete', 'list')
+  .argument('[id]', 'the job id (pause, resume, delete)')
+  .action(async (verb: string, id: string | undefined) => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runJobs } = await import('./cli/jobs.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    runJobs(config, verb, id);
+  });
+
 async function loadApp(channel: string) {
   const { loadConfig } = await import('./config/load.js');
   const { createApp } = await import('./app.js');

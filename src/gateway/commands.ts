@@ -18,6 +18,7 @@ export const COMMANDS = [
   { command: 'model', description: 'Show or switch the model (owner)' },
   { command: 'permissions', description: 'Permission mode and your rules: /permissions [mode M | forget N] (owner)' },
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
+  { command: 'jobs', description: 'Your reminders and reports: pause, resume, delete' },
 ] as const;
 
 export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
@@ -33,6 +34,8 @@ export type CommandServices = {
   switchModel(name: string): Promise<string>;
   /** `/permissions [mode M | forget N|all]`, answered in words. */
   permissions(args: string, userId: string): string;
+  /** `/jobs`: sends the person's jobs with buttons (absent when this hob runs no scheduler). */
+  jobs?(): Promise<void>;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -91,6 +94,10 @@ export async function runCommand(name: string, args: string, message: InboundMes
       return true;
     case 'pairing':
       await services.reply(await services.pairing.command(args, message));
+      return true;
+    case 'jobs':
+      if (services.jobs) await services.jobs();
+      else await services.reply('Reminders and reports run only under hob start.');
       return true;
   }
   return false;

@@ -16,6 +16,8 @@ import { COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
+import { handleJobPress, jobsMessage } from './commands/jobs.js';
+import type { JobAccess } from '../scheduler/tools.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
 import { ChatEditClock, oneLine } from './reply.js';
@@ -38,6 +40,8 @@ export type GatewayOptions = {
   pairingTtlSeconds: number;
   model: { current(): string; switch(name: string): Promise<string> };
   permissions: PermissionAdmin;
+  /** Reminders and reports, for `/jobs` and its buttons. */
+  jobs?: JobAccess;
   deliveryRetryBaseMs?: number;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
@@ -249,6 +253,7 @@ export class Gateway implements InboundSink {
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
+        jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId), key)) : undefined,
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
@@ -261,6 +266,7 @@ export class Gateway implements InboundSink {
     if (!adapter) return;
     if (await this.broker.handlePress(press, adapter)) return;
     if (await this.pairing.handlePress(press, adapter)) return;
+    if (this.options.jobs && (await handleJobPress(press, adapter, this.options.jobs))) return;
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (question) {
       // Question ids are random: the conversation asking it is found whoever presses (in a

@@ -143,7 +143,7 @@ export class Scheduler {
     const { jobs, clock } = this.deps;
     const job = jobs.get(run.jobId);
     if (!job) {
-      jobs.close(run.id, run.jobId, clock.now(), 'interrupted', 'the job was deleted', Infinity);
+      jobs.close(run.id, this.runnerId, run.jobId, clock.now(), 'interrupted', 'the job was deleted', Infinity);
       return false;
     }
     if (run.status === 'running') {
@@ -165,7 +165,7 @@ export class Scheduler {
   private startReport(job: Job, run: JobRun): void {
     const { jobs, clock, settings } = this.deps;
     const limitMs = settings.reportTimeoutSeconds * 1000;
-    jobs.markRunning(run.id, clock.now() + limitMs + CLAIM_LEASE_MS);
+    if (!jobs.markRunning(run.id, this.runnerId, clock.now() + limitMs + CLAIM_LEASE_MS)) return;
     const signal = AbortSignal.any([this.controller.signal, AbortSignal.timeout(limitMs)]);
     const runReport = this.deps.runReport ?? (async () => ({ ok: false as const, error: 'reports cannot run in this process' }));
     const task = runReport(job, signal)
@@ -197,14 +197,14 @@ export class Scheduler {
     const now = clock.now();
     if (outcome.status === 'interrupted') {
       jobs.db.transaction(() => {
-        jobs.close(run.id, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures);
-        if (text) this.record(job, text);
+        if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) this.record(job, text);
       })();
       return;
     }
     let note = text ?? '';
     const result = jobs.handOver(
       run.id,
+      this.runnerId,
       job.id,
       now,
       () => {
@@ -222,6 +222,10 @@ export class Scheduler {
       },
       { ok: outcome.status === 'handed', error: outcome.error, pauseAfter: settings.maxFailures },
     );
+    if (!result) {
+      this.deps.logger.warn({ session: `job:${job.id}`, run: run.id }, 'run taken over by another runner; its result is dropped');
+      return;
+    }
     if (result.paused) this.deps.logger.warn({ session: `job:${job.id}`, failures: result.failures }, 'job paused after repeated failures');
     this.deps.fault?.('handed');
   }

@@ -222,16 +222,32 @@ export class JobRepository {
     return takeOver.immediate();
   }
 
-  markRunning(runId: number, leaseUntil: number): void {
-    this.db.prepare("UPDATE job_runs SET status = 'running', lease_until = ? WHERE id = ?").run(leaseUntil, runId);
+  /** Whether `runner` still holds the run (a runner that stalled past its lease may have lost it to another). */
+  private holds(runId: number, runner: string): boolean {
+    const row = this.db.prepare<[number], { runner: string; status: RunStatus }>('SELECT runner, status FROM job_runs WHERE id = ?').get(runId);
+    return row !== undefined && row.runner === runner && (row.status === 'claimed' || row.status === 'running');
+  }
+
+  /** False when the run is no longer this runner's. */
+  markRunning(runId: number, runner: string, leaseUntil: number): boolean {
+    return this.db.prepare("UPDATE job_runs SET status = 'running', lease_until = ? WHERE id = ? AND runner = ? AND status = 'claimed'").run(leaseUntil, runId, runner).changes === 1;
   }
 
   /**
    * The run's output is handed to the delivery outbox: `record` inserts the outbox row in the
    * same transaction that marks the run, so a crash leaves either both or neither.
    */
-  handOver(runId: number, jobId: string, now: number, record: () => number, outcome: { ok: boolean; error?: string; pauseAfter: number }): { paused: boolean; failures: number } {
+  handOver(
+    runId: number,
+    runner: string,
+    jobId: string,
+    now: number,
+    record: () => number,
+    outcome: { ok: boolean; error?: string; pauseAfter: number },
+  ): { paused: boolean; failures: number } | undefined {
     return this.db.transaction(() => {
+      // Fenced: a runner whose lease ran out (and whose run another runner took over) records nothing.
+      if (!this.holds(runId, runner)) return undefined;
       const outboxId = record();
       this.db
         .prepare("UPDATE job_runs SET status = ?, outbox_id = ?, error = ?, finished_at = ? WHERE id = ?")
@@ -241,8 +257,9 @@ export class JobRepository {
   }
 
   /** Closes a run that produced nothing to deliver (interrupted, or failed without a note). */
-  close(runId: number, jobId: string, now: number, status: 'failed' | 'interrupted', error: string, pauseAfter: number): { paused: boolean; failures: number } {
+  close(runId: number, runner: string, jobId: string, now: number, status: 'failed' | 'interrupted', error: string, pauseAfter: number): { paused: boolean; failures: number } | undefined {
     return this.db.transaction(() => {
+      if (!this.holds(runId, runner)) return undefined;
       this.db.prepare('UPDATE job_runs SET status = ?, error = ?, finished_at = ? WHERE id = ?').run(status, error, now, runId);
       return status === 'failed' ? this.finish(jobId, now, { ok: false, error, pauseAfter }) : { paused: false, failures: 0 };
     })();

@@ -96,7 +96,7 @@ export class Scheduler {
     const { jobs, clock } = this.deps;
     let handed = false;
     for (const run of jobs.takeOverOrphans(clock.now(), this.runnerId, CLAIM_LEASE_MS, isGone)) {
-      handed = this.begin(run) || handed;
+      handed = this.safely(run) || handed;
     }
     for (;;) {
       const now = clock.now();
@@ -105,7 +105,7 @@ export class Scheduler {
         handed = true;
       });
       if (claimed.length) this.deps.fault?.('claimed');
-      for (const { run } of claimed) handed = this.begin(run) || handed;
+      for (const { run } of claimed) handed = this.safely(run) || handed;
       if (claimed.length < BATCH) break;
     }
     if (handed) this.deps.kick();
@@ -136,6 +136,16 @@ export class Scheduler {
       }
     }
     return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: occurrence };
+  }
+
+  /** One run's failure (a locked database) leaves it claimed for a later pass; the others go on. */
+  private safely(run: JobRun): boolean {
+    try {
+      return this.begin(run);
+    } catch (error) {
+      this.deps.logger.error({ session: `job:${run.jobId}`, run: run.id, err: errorMessage(error) }, 'could not start a run; it is retried after its lease');
+      return false;
+    }
   }
 
   /** Starts a claimed (or taken-over) run; true when something was recorded for delivery. */
@@ -196,9 +206,11 @@ export class Scheduler {
     const { jobs, clock, settings } = this.deps;
     const now = clock.now();
     if (outcome.status === 'interrupted') {
-      jobs.db.transaction(() => {
-        if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) this.record(job, text);
-      })();
+      jobs.db
+        .transaction(() => {
+          if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) this.record(job, text);
+        })
+        .immediate();
       return;
     }
     let note = text ?? '';

@@ -86,7 +86,11 @@ function toRun(row: RunRowDb): JobRun {
   return { id: row.id, jobId: row.job_id, scheduledFor: row.scheduled_for, late: row.late === 1, status: row.status, runner: row.runner };
 }
 
-/** Jobs and their runs. Every due run is claimed in one write transaction, so it starts once. */
+/**
+ * Jobs and their runs. Every due run is claimed in one write transaction, so it starts once.
+ * Write transactions that read first are IMMEDIATE: in WAL mode a deferred one that read an
+ * older snapshot fails (SQLITE_BUSY_SNAPSHOT) when another process wrote meanwhile.
+ */
 export class JobRepository {
   constructor(readonly db: Db) {}
 
@@ -155,10 +159,12 @@ export class JobRepository {
   }
 
   delete(id: string): boolean {
-    return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM job_runs WHERE job_id = ?').run(id);
-      return this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
-    })();
+    return this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM job_runs WHERE job_id = ?').run(id);
+        return this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
+      })
+      .immediate();
   }
 
   /**
@@ -253,7 +259,7 @@ export class JobRepository {
         .prepare("UPDATE job_runs SET status = ?, outbox_id = ?, error = ?, finished_at = ? WHERE id = ?")
         .run(outcome.ok ? 'handed' : 'failed', outboxId, outcome.error ?? null, now, runId);
       return this.finish(jobId, now, outcome);
-    })();
+    }).immediate();
   }
 
   /** Closes a run that produced nothing to deliver (interrupted, or failed without a note). */
@@ -262,7 +268,7 @@ export class JobRepository {
       if (!this.holds(runId, runner)) return undefined;
       this.db.prepare('UPDATE job_runs SET status = ?, error = ?, finished_at = ? WHERE id = ?').run(status, error, now, runId);
       return status === 'failed' ? this.finish(jobId, now, { ok: false, error, pauseAfter }) : { paused: false, failures: 0 };
-    })();
+    }).immediate();
   }
 
   private finish(jobId: string, now: number, outcome: { ok: boolean; error?: string; pauseAfter: number }): { paused: boolean; failures: number } {

@@ -97,12 +97,20 @@ describe('two hob processes on one database', () => {
     const endAt = base + 10.5 * 60_000;
     const child = () =>
       new Promise<{ claimed: number }>((resolve, reject) => {
-        const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'runner-child.ts'), dbPath, String(base), String(startWall), '300', String(endAt)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'runner-child.ts'), dbPath, String(base), String(startWall), '200', String(endAt)], { stdio: ['ignore', 'pipe', 'inherit'] });
         let out = '';
         proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
         proc.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { claimed: number }) : reject(new Error(`runner exited with ${code}: ${out}`))));
       });
     const [a, b] = await Promise.all([child(), child()]);
+    // A run claimed just before the end whose hand-over stalled past its lease is not lost:
+    // the next runner takes it over. No new runs: the jobs are paused first.
+    db.prepare('UPDATE jobs SET enabled = 0').run();
+    const { Scheduler } = await import('../../src/scheduler/runner.js');
+    const { OutboxRepository } = await import('../../src/store/outbox.js');
+    const { createLogger } = await import('../../src/logger.js');
+    const sweeper = new Scheduler({ jobs, outbox: new OutboxRepository(db), kick: () => undefined, clock: { now: () => endAt + 60_000 }, logger: createLogger({ level: 'silent', destination: 'silent' }), settings: { graceMinutes: 10, maxFailures: 3, reportTimeoutSeconds: 60 }, timezoneFor: () => 'UTC' });
+    await sweeper.tick();
     const perJob = db
       .prepare(`SELECT j.text, (SELECT COUNT(*) FROM job_runs r WHERE r.job_id = j.id) runs, (SELECT COUNT(*) FROM outbox o WHERE o.session_key = 'job:' || j.id) messages FROM jobs j`)
       .all() as { text: string; runs: number; messages: number }[];

@@ -60,15 +60,35 @@ export class Scheduler {
     this.runnerId = deps.runnerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   }
 
+  /**
+   * Ticks at least every `intervalMs`, and right at the next due run when that is sooner
+   * (a reminder is not held until the next whole interval).
+   */
   start(intervalMs = 1000): void {
-    this.timer ??= setInterval(() => void this.tick(), intervalMs);
+    this.intervalMs = intervalMs;
+    this.running = true;
+    void this.loop();
+  }
+
+  private intervalMs = 1000;
+  private running = false;
+  /** After a failed pass the next waits a whole interval (no busy loop on a broken database). */
+  private failed = false;
+
+  private async loop(): Promise<void> {
+    await this.tick();
+    if (!this.running) return;
+    const next = this.deps.jobs.nextDue();
+    const delay = next === undefined || this.failed ? this.intervalMs : Math.max(0, Math.min(this.intervalMs, next - this.deps.clock.now()));
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), delay);
     this.timer.unref();
-    void this.tick();
   }
 
   /** Stops claiming; reports in flight are aborted (their runs end as interrupted) and awaited up to `graceMs`. */
   async stop(graceMs = 5000): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.running = false;
+    clearTimeout(this.timer);
     this.timer = undefined;
     await this.ticking;
     this.controller.abort();
@@ -81,7 +101,13 @@ export class Scheduler {
   tick(): Promise<void> {
     this.ticking ??= Promise.resolve()
       .then(() => this.pass())
-      .catch((error: unknown) => this.deps.logger.error({ err: errorMessage(error) }, 'scheduler pass failed'))
+      .then(() => {
+        this.failed = false;
+      })
+      .catch((error: unknown) => {
+        this.failed = true;
+        this.deps.logger.error({ err: errorMessage(error) }, 'scheduler pass failed');
+      })
       .finally(() => (this.ticking = undefined));
     return this.ticking;
   }
@@ -105,7 +131,12 @@ export class Scheduler {
         handed = true;
       });
       if (claimed.length) this.deps.fault?.('claimed');
-      for (const { run } of claimed) handed = this.safely(run) || handed;
+      // One commit for the batch's hand-overs (each still its own savepoint).
+      jobs.db
+        .transaction(() => {
+          for (const { run } of claimed) handed = this.safely(run) || handed;
+        })
+        .immediate();
       if (claimed.length < BATCH) break;
     }
     if (handed) this.deps.kick();

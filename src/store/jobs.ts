@@ -134,6 +134,11 @@ export class JobRepository {
     return rows.map(toJob);
   }
 
+  /** When the soonest enabled job is due (an index lookup), or undefined when none is. */
+  nextDue(): number | undefined {
+    return this.db.prepare<[], { due: number | null }>('SELECT MIN(next_run_at) due FROM jobs WHERE enabled = 1 AND next_run_at IS NOT NULL').get()?.due ?? undefined;
+  }
+
   /** Replaces what a schedule_update or a pause/resume changed. */
   save(job: Job, now: number): void {
     const schedule = encodeSchedule(job.schedule);

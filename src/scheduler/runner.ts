@@ -122,7 +122,9 @@ export class Scheduler {
     const { jobs, clock } = this.deps;
     let handed = false;
     for (const run of jobs.takeOverOrphans(clock.now(), this.runnerId, CLAIM_LEASE_MS, isGone)) {
-      handed = this.safely(run) || handed;
+      const reports: { job: Job; run: JobRun }[] = [];
+      handed = this.safely(run, reports) || handed;
+      for (const report of reports) this.startReport(report.job, report.run);
     }
     for (;;) {
       const now = clock.now();
@@ -131,12 +133,15 @@ export class Scheduler {
         handed = true;
       });
       if (claimed.length) this.deps.fault?.('claimed');
-      // One commit for the batch's hand-overs (each still its own savepoint).
+      // One commit for the batch's hand-overs (each still its own savepoint); reports start after it.
+      const reports: { job: Job; run: JobRun }[] = [];
       jobs.db
         .transaction(() => {
-          for (const { run } of claimed) handed = this.safely(run) || handed;
+          for (const { run } of claimed) handed = this.safely(run, reports) || handed;
         })
         .immediate();
+      if (handed) this.deps.fault?.('handed');
+      for (const { job, run } of reports) this.startReport(job, run);
       if (claimed.length < BATCH) break;
     }
     if (handed) this.deps.kick();
@@ -170,9 +175,9 @@ export class Scheduler {
   }
 
   /** One run's failure (a locked database) leaves it claimed for a later pass; the others go on. */
-  private safely(run: JobRun): boolean {
+  private safely(run: JobRun, reports: { job: Job; run: JobRun }[]): boolean {
     try {
-      return this.begin(run);
+      return this.begin(run, reports);
     } catch (error) {
       this.deps.logger.error({ session: `job:${run.jobId}`, run: run.id, err: errorMessage(error) }, 'could not start a run; it is retried after its lease');
       return false;
@@ -180,7 +185,7 @@ export class Scheduler {
   }
 
   /** Starts a claimed (or taken-over) run; true when something was recorded for delivery. */
-  private begin(run: JobRun): boolean {
+  private begin(run: JobRun, reports: { job: Job; run: JobRun }[]): boolean {
     const { jobs, clock } = this.deps;
     const job = jobs.get(run.jobId);
     if (!job) {
@@ -198,7 +203,7 @@ export class Scheduler {
         this.handOver(job, run, { status: 'handed' }, reminderText(job, run, this.deps.timezoneFor(job.ownerId)));
         return true;
       case 'report':
-        this.startReport(job, run);
+        reports.push({ job, run });
         return false;
     }
   }
@@ -270,7 +275,6 @@ export class Scheduler {
       return;
     }
     if (result.paused) this.deps.logger.warn({ session: `job:${job.id}`, failures: result.failures }, 'job paused after repeated failures');
-    this.deps.fault?.('handed');
   }
 
   /** One message for the job's target, recorded in the outbox (the delivery worker sends it). */

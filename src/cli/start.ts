@@ -3,7 +3,10 @@ import { loadConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
+import { Delivery } from '../gateway/delivery.js';
 import { Gateway } from '../gateway/gateway.js';
+import { OutboxRepository } from '../store/outbox.js';
+import { consoleOutlet } from './console-outlet.js';
 import { drainer, faultFromEnv } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
@@ -21,6 +24,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
+  let stopDelivery: (() => Promise<void>) | undefined;
   try {
     if (gateway) {
       await gateway.start();
@@ -31,6 +35,14 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
+      // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
+      const delivery = gateway?.delivery ?? new Delivery(new OutboxRepository(app.db), systemClock, app.logger);
+      delivery.register(consoleOutlet());
+      if (!gateway) {
+        delivery.start(1000);
+        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
+        stopDelivery = () => delivery.stop();
+      }
       await runChat({
         engine: app.engine(consoleSessionKey()),
         userId: consoleUserId(),
@@ -43,6 +55,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     }
   } finally {
     await scheduler?.stop();
+    await stopDelivery?.();
     await gateway?.stop();
     await app.close();
   }

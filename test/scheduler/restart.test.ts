@@ -124,3 +124,20 @@ describe('two hob processes on one database', () => {
     expect(b.claimed).toBeGreaterThan(0);
   }, 30_000);
 });
+
+describe('hob start in a terminal', () => {
+  it('a reminder made in the terminal arrives in the terminal', async () => {
+    model = await startFakeAnthropic();
+    const dir = tempDir('hob-sched-console-');
+    const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }\n`);
+    model.push({ toolCalls: [{ name: 'schedule_create', input: { kind: 'reminder', text: 'stretch your legs', in: '1s' } }] }, { text: 'I will remind you in a second.' });
+    const hob = start(path);
+    hob.child.stdin.write('remind me in a second to stretch\n');
+    await hob.waitFor('I will remind you in a second.');
+    await hob.waitFor('⏰ stretch your legs', 10_000);
+    expect(JSON.stringify(model.requests[1]?.body.messages)).toMatch(/Created reminder j[0-9a-f]{8}: once at /);
+    hob.child.stdin.end();
+    expect(await hob.exited).toBe(0);
+    expect(hob.output().split('⏰ stretch your legs')).toHaveLength(2);
+  });
+});

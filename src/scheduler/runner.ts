@@ -163,12 +163,15 @@ export class Scheduler {
       if (following === undefined) return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: undefined };
       occurrence = following;
       if (++walked >= MAX_WALK && occurrence <= now) {
-        // Too many to walk: jump to the present; the newest due one may still be in the grace window.
+        // Too many to walk: jump to the grace window; the newest run in it fires.
         if (skipped) skipped.atLeast = true;
-        occurrence = nextRun(job.schedule, job.timezone, now - graceMs, last) ?? now + 1;
-        if (occurrence <= now) fire = occurrence;
-        occurrence = nextRun(job.schedule, job.timezone, now, occurrence) ?? Number.NaN;
-        return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: Number.isNaN(occurrence) ? undefined : occurrence };
+        fire = undefined;
+        let candidate = nextRun(job.schedule, job.timezone, now - graceMs - 1, last);
+        while (candidate !== undefined && candidate <= now) {
+          fire = candidate;
+          candidate = nextRun(job.schedule, job.timezone, candidate, candidate);
+        }
+        return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: candidate };
       }
     }
     return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: occurrence };

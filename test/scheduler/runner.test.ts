@@ -78,6 +78,19 @@ describe('missed runs', () => {
     expect(h.scheduling.jobs.get(jobIdIn(answer.content))?.nextRunAt).toBe(Date.parse('2026-12-05T08:00:00Z'));
   });
 
+  it('after two days down, a minutely job tells once how many runs were skipped and fires the newest once', async () => {
+    const h = harness();
+    const id = jobIdIn((await h.call('schedule_create', { kind: 'reminder', text: 'drink water', every: '1m' })).content);
+    h.clock.advance(2 * 86_400_000 + 30_000);
+    await h.tick();
+    await h.tick();
+    const seen = h.seen();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toMatch(/^While hob was not running, at least 1000 runs of your reminder "drink water" \(due from Tue 1 Dec 2026 11:01 to .*\) were missed by more than 10 minutes, so I skipped them\.$/);
+    expect(seen[1]).toBe('⏰ drink water'); // the newest run was due 30 s ago: on time
+    expect(h.scheduling.jobs.get(id)?.nextRunAt).toBeGreaterThan(h.clock.now());
+  });
+
   it('a one-shot missed by more than the grace window is not sent; the owner hears it was skipped', async () => {
     const h = harness();
     await h.call('schedule_create', { kind: 'reminder', text: 'leave for the train', in: '30m' });

@@ -247,7 +247,7 @@ export class Scheduler {
     if (outcome.status === 'interrupted') {
       jobs.db
         .transaction(() => {
-          if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) this.record(job, text);
+          if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) jobs.linkOutbox(run.id, this.record(job, text));
         })
         .immediate();
       return;
@@ -302,7 +302,8 @@ function reminderText(job: Job, run: JobRun, timezone: string): string {
 function skippedNote(job: Job, skipped: NonNullable<ClaimPlan['skipped']>, graceMinutes: number, timezone: string): string {
   const count = `${skipped.atLeast ? 'at least ' : ''}${skipped.count} run${skipped.count === 1 && !skipped.atLeast ? '' : 's'}`;
   const when = skipped.count === 1 ? `due ${formatLocal(skipped.first, timezone)}` : `due from ${formatLocal(skipped.first, timezone)} to ${formatLocal(skipped.last, timezone)}`;
-  return `While hob was not running, ${count} of your ${job.kind} "${short(job.text)}" (${when}, ${timezone}) were missed by more than ${graceMinutes} minutes, so I skipped them.`;
+  const one = skipped.count === 1 && !skipped.atLeast;
+  return `While hob was not running, ${count} of your ${job.kind} "${short(job.text)}" (${when}, ${timezone}) ${one ? 'was' : 'were'} missed by more than ${graceMinutes} minutes, so I skipped ${one ? 'it' : 'them'}.`;
 }
 
 function short(text: string): string {

@@ -51,10 +51,12 @@ export function targetOf(sessionKey: string): JobTarget | undefined {
 }
 
 /** One job in a line or three: id, kind, schedule, state and its next run in the person's time. */
-export function describeJob(job: Job, timezone: string): string {
+export function describeJob(job: Job, timezone: string, viewer?: string): string {
   const state = !job.enabled ? 'paused' : job.nextRunAt === undefined ? 'done' : `next ${formatLocal(job.nextRunAt, timezone)}`;
   const last = job.lastStatus ? `; last: ${job.lastStatus}` : '';
-  return `${job.id} · ${job.kind} · ${describeSchedule(job.schedule, job.timezone)} · ${state}${last}\n  "${job.text.length > 80 ? `${job.text.slice(0, 79)}…` : job.text}"`;
+  // An owner of hob sees everyone's jobs: whose each one is.
+  const whose = viewer !== undefined && job.ownerId !== viewer ? ` · of ${job.ownerId}` : '';
+  return `${job.id} · ${job.kind} · ${describeSchedule(job.schedule, job.timezone)} · ${state}${last}${whose}\n  "${job.text.length > 80 ? `${job.text.slice(0, 79)}…` : job.text}"`;
 }
 
 const kind = z.enum(['reminder', 'report']);
@@ -139,7 +141,7 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
       const jobs = visibleJobs(access, asker);
       const zone = personTimezone(access, asker.personId);
       if (!jobs.length) return 'No reminders or reports.';
-      return `Times in ${zone}:\n${jobs.map((job) => describeJob(job, zone)).join('\n')}`;
+      return `Times in ${zone}:\n${jobs.map((job) => describeJob(job, zone, asker.personId)).join('\n')}`;
     },
   });
 

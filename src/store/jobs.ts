@@ -267,6 +267,11 @@ export class JobRepository {
     }).immediate();
   }
 
+  /** Links a note about a run (e.g. "it was cut off") to the run, so its delivery shows with it. */
+  linkOutbox(runId: number, outboxId: number): void {
+    this.db.prepare('UPDATE job_runs SET outbox_id = ? WHERE id = ?').run(outboxId, runId);
+  }
+
   /** Closes a run that produced nothing to deliver (interrupted, or failed without a note). */
   close(runId: number, runner: string, jobId: string, now: number, status: 'failed' | 'interrupted', error: string, pauseAfter: number): { paused: boolean; failures: number } | undefined {
     return this.db.transaction(() => {

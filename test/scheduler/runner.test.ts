@@ -97,7 +97,7 @@ describe('missed runs', () => {
     h.clock.advance(30 * 60_000 + 11 * 60_000);
     await h.tick();
     expect(h.seen()).toEqual([
-      'While hob was not running, 1 run of your reminder "leave for the train" (due Tue 1 Dec 2026 11:30, Europe/Berlin) were missed by more than 10 minutes, so I skipped them.',
+      'While hob was not running, 1 run of your reminder "leave for the train" (due Tue 1 Dec 2026 11:30, Europe/Berlin) was missed by more than 10 minutes, so I skipped it.',
     ]);
   });
 });
@@ -143,6 +143,21 @@ describe('reports', () => {
 });
 
 describe('crashes and two runners', () => {
+  it('a report cut off by a stop is not run again; the next start says it was cut off', async () => {
+    const first = harness({ runReport: (_job, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ ok: false, error: 'aborted' }))) });
+    await first.call('schedule_create', { kind: 'report', text: 'weekly summary', cron: '0 9 * * 1' });
+    first.clock.set('2026-12-07T08:00:00Z');
+    await first.scheduler.tick();
+    await first.scheduler.stop(); // hob stops while the report runs
+    const second = harness({ dir: first.dir, start: '2026-12-07T08:01:00Z' });
+    await second.tick();
+    expect(second.seen()).toEqual([]); // the first runner's lease (time limit + 30 s) still holds
+    second.clock.set('2026-12-07T08:05:00Z');
+    await second.tick();
+    expect(second.seen()).toEqual(['Your report "weekly summary" was cut off: hob stopped while it was running. It runs again Mon 14 Dec 2026 09:00.']);
+    expect(second.scheduling.jobs.runs(second.scheduling.jobs.list()[0]?.id ?? '')).toMatchObject([{ status: 'interrupted', delivery: 'sent' }]);
+  });
+
   it('a run claimed by a runner that died is delivered once by the next one, after its lease', async () => {
     const first = harness();
     await first.call('schedule_create', { kind: 'reminder', text: 'feed the cat', in: '1m' });

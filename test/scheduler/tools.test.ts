@@ -53,7 +53,7 @@ describe('schedule tools', () => {
     }
     expect(h.scheduling.jobs.get(id)).toMatchObject({ enabled: true, text: 'Bob private thing' });
     // An owner of hob (Ann) sees everyone's jobs and may change them.
-    expect((await h.call('schedule_list', {}, ANN)).content).toContain('Bob private thing');
+    expect((await h.call('schedule_list', {}, ANN)).content).toContain(' · of memory:200\n  "Bob private thing"');
     expect((await h.call('schedule_update', { id, enabled: false }, ANN)).content).toContain('paused');
   });
 });

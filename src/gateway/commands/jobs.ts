@@ -17,7 +17,7 @@ export function jobsMessage(access: JobAccess, platform: string, userId: string,
     { label: `Delete ${job.id}`, data: `job:delete:${job.id}` },
   ]);
   const more = jobs.length > 20 ? `\n(${jobs.length - 20} more; hob jobs list shows them all)` : '';
-  return { text: `${head}Your reminders and reports (times in ${zone}):\n${jobs.map((job) => describeJob(job, zone)).join('\n')}${more}`, plain: true, buttons };
+  return { text: `${head}Your reminders and reports (times in ${zone}):\n${jobs.map((job) => describeJob(job, zone, asker.personId)).join('\n')}${more}`, plain: true, buttons };
 }
 
 /** Handles a `job:` button; false when the press is not one. */

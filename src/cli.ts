@@ -103,7 +103,7 @@ program
     const { loadConfig } = await import('./config/load.js');
     const { runJobs } = await import('./cli/jobs.js');
     const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
-    runJobs(config, verb, id);
+    process.exitCode = runJobs(config, verb, id);
   });
 
 async function loadApp(channel: string) {

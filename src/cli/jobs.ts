@@ -12,7 +12,8 @@ import { consoleUserId } from './console-identity.js';
  * works while `hob start` runs (the runner reads each job as it claims it). The terminal's
  * person owns hob and sees everyone's jobs.
  */
-export function runJobs(config: HobConfig, verb: string, id: string | undefined, out: NodeJS.WritableStream = process.stdout): void {
+/** Returns the exit code: 1 when the job was not found. */
+export function runJobs(config: HobConfig, verb: string, id: string | undefined, out: NodeJS.WritableStream = process.stdout): number {
   const db = openDatabase(join(config.data_dir, 'hob.db'));
   try {
     const scheduling = createScheduling({
@@ -26,11 +27,14 @@ export function runJobs(config: HobConfig, verb: string, id: string | undefined,
     switch (verb) {
       case 'list': {
         const jobs = scheduling.jobs.list();
-        if (!jobs.length) return void out.write('No reminders or reports.\n');
+        if (!jobs.length) {
+          out.write('No reminders or reports.\n');
+          return 0;
+        }
         const zone = personTimezone(access, asker.personId);
         out.write(`Times in ${zone}:\n`);
         for (const job of jobs) out.write(`${describeJob(job, zone)}\n  owner ${job.ownerId}, delivers to ${job.target.platform}:${job.target.chatId}${job.target.threadId ? `:${job.target.threadId}` : ''}\n`);
-        return;
+        return 0;
       }
       case 'pause':
       case 'resume':
@@ -38,8 +42,7 @@ export function runJobs(config: HobConfig, verb: string, id: string | undefined,
         if (!id) throw new UserFacingError(`Usage: hob jobs ${verb} ID (hob jobs list shows the ids)`);
         const outcome = changeJob(access, asker, verb, id);
         out.write(`${outcome}\n`);
-        if (outcome.startsWith('No job')) process.exitCode = 1;
-        return;
+        return outcome.startsWith('No job') ? 1 : 0;
       }
       default:
         throw new UserFacingError(`Unknown jobs command "${verb}". Use: hob jobs list | pause ID | resume ID | delete ID`);

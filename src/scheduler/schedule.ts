@@ -11,8 +11,18 @@
  * doubled time runs once, at its first occurrence.
  */
 import { Cron } from 'croner';
-import { validateDetailed } from 'node-cron';
 import { instantOf, wallAt, wallMs, type Wall } from './time.js';
+
+type CronValidator = typeof import('node-cron').validateDetailed;
+let validator: CronValidator | undefined;
+
+/**
+ * Loads node-cron's validator (about 10 ms, so not at start-up: only before the first
+ * schedule is checked). Without it, croner's own parse errors are reported instead.
+ */
+export async function loadCronValidator(): Promise<void> {
+  validator ??= (await import('node-cron')).validateDetailed;
+}
 
 export type Schedule = { kind: 'at'; at: number } | { kind: 'every'; everyMs: number } | { kind: 'cron'; expression: string };
 
@@ -112,7 +122,7 @@ function checkCron(expression: string): void {
       `cron "${expression}" has ${fields.length} field${fields.length === 1 ? '' : 's'}; it needs five: minute hour day-of-month month day-of-week (like "0 8 * * 1-5" for weekdays at 08:00).`,
     );
   }
-  const checked = validateDetailed(expression);
+  const checked = validator?.(expression) ?? { valid: true, errors: [] };
   if (!checked.valid) {
     const problems = checked.errors.map((error) => `${error.field}: ${error.message}`).join('; ');
     throw new ScheduleError(`cron "${expression}" is not valid (${problems}). Fields are minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-7.`);

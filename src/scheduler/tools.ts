@@ -4,7 +4,7 @@ import type { Clock } from '../core/clock.js';
 import { platformOf, type PersonResolver } from '../core/person.js';
 import type { Job, JobRepository, JobTarget } from '../store/jobs.js';
 import { defineTool, type AnyTool, type ToolContext } from '../tools/tool.js';
-import { describeSchedule, nextRun, nextRuns, parseSchedule, ScheduleError, type Schedule } from './schedule.js';
+import { describeSchedule, loadCronValidator, nextRun, nextRuns, parseSchedule, ScheduleError, type Schedule } from './schedule.js';
 import { canonicalTimezone, formatLocal } from './time.js';
 
 export type JobAccess = {
@@ -107,6 +107,7 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
       const target = targetOf(ctx.sessionKey);
       if (!target) return { content: 'This conversation has no chat to deliver to.', isError: true };
       const asker = askerOf(access, ctx.sessionKey, ctx.userId);
+      if (input.cron !== undefined) await loadCronValidator();
       try {
         const now = access.clock.now();
         const timezone = resolveTimezone(access, asker.personId, input.timezone);
@@ -155,6 +156,7 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
       const asker = askerOf(access, ctx.sessionKey, ctx.userId);
       const job = visibleJob(access, asker, input.id);
       if (!job) return { content: `No job ${input.id} found. schedule_list shows the ids.`, isError: true };
+      if (input.cron !== undefined) await loadCronValidator();
       try {
         const now = access.clock.now();
         const timezone = input.timezone !== undefined ? resolveTimezone(access, asker.personId, input.timezone) : job.timezone;

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { nextRuns, parseSchedule, ScheduleError, type Schedule } from '../../src/scheduler/schedule.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCronValidator, nextRuns, parseSchedule, ScheduleError, type Schedule } from '../../src/scheduler/schedule.js';
+
+beforeAll(loadCronValidator);
 
 const iso = (runs: number[]) => runs.map((run) => new Date(run).toISOString().replace(':00.000Z', 'Z'));
 const at = (text: string) => Date.parse(text);

@@ -130,12 +130,24 @@ describe('hob start in a terminal', () => {
     model = await startFakeAnthropic();
     const dir = tempDir('hob-sched-console-');
     const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }\n`);
-    model.push({ toolCalls: [{ name: 'schedule_create', input: { kind: 'reminder', text: 'stretch your legs', in: '1s' } }] }, { text: 'I will remind you in a second.' });
+    model.push(
+      {
+        toolCalls: [
+          { name: 'schedule_create', input: { kind: 'reminder', text: 'stretch your legs', in: '1s' } },
+          { name: 'schedule_create', input: { kind: 'reminder', text: 'daily', cron: '0 9 * * 1-5' } },
+          { name: 'schedule_create', input: { kind: 'reminder', text: 'bad', cron: '0 25 * * *' } },
+        ],
+      },
+      { text: 'I will remind you in a second.' },
+    );
     const hob = start(path);
     hob.child.stdin.write('remind me in a second to stretch\n');
     await hob.waitFor('I will remind you in a second.');
     await hob.waitFor('⏰ stretch your legs', 10_000);
-    expect(JSON.stringify(model.requests[1]?.body.messages)).toMatch(/Created reminder j[0-9a-f]{8}: once at /);
+    const results = JSON.stringify(model.requests[1]?.body.messages);
+    expect(results).toMatch(/Created reminder j[0-9a-f]{8}: once at /);
+    expect(results).toMatch(/Created reminder j[0-9a-f]{8}: cron \\"0 9 \* \* 1-5\\" \(UTC\)/);
+    expect(results).toContain('is not valid (hour: ');
     hob.child.stdin.end();
     expect(await hob.exited).toBe(0);
     expect(hob.output().split('⏰ stretch your legs')).toHaveLength(2);

@@ -33,6 +33,7 @@ function fill(jobs: JobRepository, count: number, firstRun: (n: number) => numbe
       jobs.create({
         id: `j${n.toString(16).padStart(8, '0')}`,
         ownerId: `telegram:${n % 5000}`,
+        createdBy: String(n % 5000),
         originSession: `telegram:${n % 5000}`,
         target: { platform: 'memory', chatId: `dm-${n % 5000}` },
         kind: 'reminder',

@@ -26,7 +26,7 @@ export function reportRunner(engineFor: (sessionKey: string) => QueryEngine): Re
       let answer = '';
       let failed: string | undefined;
       let reason = 'error';
-      for await (const event of engine.submit(job.text, { userId: job.ownerId, interaction, signal, interactive: false })) {
+      for await (const event of engine.submit(job.text, { userId: job.createdBy, interaction, signal, interactive: false })) {
         switch (event.type) {
           case 'assistant_message': {
             const text = textOf(event.message.content);

@@ -115,6 +115,7 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
         const job = access.jobs.create({
           id: newJobId(),
           ownerId: asker.personId,
+          createdBy: ctx.userId,
           originSession: ctx.sessionKey,
           target,
           kind: input.kind,

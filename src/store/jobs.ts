@@ -10,6 +10,8 @@ export type Job = {
   id: string;
   /** The person (see PersonResolver) who owns it. */
   ownerId: string;
+  /** The platform user id that made it: reports run as this user (their "always allow" rules apply). */
+  createdBy: string;
   /** The conversation it was made in. */
   originSession: string;
   target: JobTarget;
@@ -44,6 +46,7 @@ export type ClaimPlan = {
 type JobRowDb = {
   id: string;
   owner_id: string;
+  created_by: string;
   origin_session: string;
   platform: string;
   chat_id: string;
@@ -67,6 +70,7 @@ function toJob(row: JobRowDb): Job {
   return {
     id: row.id,
     ownerId: row.owner_id,
+    createdBy: row.created_by,
     originSession: row.origin_session,
     target: { platform: row.platform, chatId: row.chat_id, ...(row.thread_id ? { threadId: row.thread_id } : {}) },
     kind: row.kind,
@@ -98,12 +102,13 @@ export class JobRepository {
     const schedule = encodeSchedule(job.schedule);
     this.db
       .prepare(
-        `INSERT INTO jobs (id, owner_id, origin_session, platform, chat_id, thread_id, kind, text, schedule_kind, schedule, timezone, enabled, next_run_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
+        `INSERT INTO jobs (id, owner_id, created_by, origin_session, platform, chat_id, thread_id, kind, text, schedule_kind, schedule, timezone, enabled, next_run_at, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
       )
       .run(
         job.id,
         job.ownerId,
+        job.createdBy,
         job.originSession,
         job.target.platform,
         job.target.chatId,

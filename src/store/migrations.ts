@@ -121,6 +121,7 @@ export const migrations: string[] = [
   CREATE TABLE jobs (
     id TEXT PRIMARY KEY,
     owner_id TEXT NOT NULL,
+    created_by TEXT NOT NULL,
     origin_session TEXT NOT NULL,
     platform TEXT NOT NULL,
     chat_id TEXT NOT NULL,

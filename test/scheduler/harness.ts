@@ -61,7 +61,11 @@ export function harness(options: { start?: string; settings?: Partial<SchedulerS
   scheduling.setOwnerCheck((_platform, userId) => userId === '100');
   let runReport = options.runReport;
   if (!runReport && options.model) {
-    const full = { ...engineDeps(options.model, [shellLike], dir), permissions: gate(() => ({ behavior: 'ask', reason: 'shell commands need approval' })) };
+    // Ann (100) has an "always allow" rule for `uptime`; everything else asks.
+    const full = {
+      ...engineDeps(options.model, [shellLike], dir),
+      permissions: gate((query) => (query.userId === '100' && query.command === 'uptime' ? { behavior: 'allow', reason: 'always rule' } : { behavior: 'ask', reason: 'shell commands need approval' })),
+    };
     runReport = reportRunner((key) => new QueryEngine(key, full));
   }
   const scheduler = new Scheduler({

@@ -35,6 +35,7 @@ channels:
   new JobRepository(db).create({
     id: 'j0000dead',
     ownerId: 'telegram:100',
+    createdBy: '100',
     originSession: 'telegram:100',
     target: { platform: 'telegram', chatId: '100' },
     kind: 'reminder',
@@ -91,7 +92,7 @@ describe('two hob processes on one database', () => {
     const base = Date.parse('2026-12-01T10:00:00Z');
     for (let i = 0; i < 200; i++) {
       const everyMs = (1 + (i % 2)) * 60_000;
-      jobs.create({ id: `j${i.toString(16).padStart(8, '0')}`, ownerId: 'telegram:100', originSession: 'telegram:100', target: { platform: 'telegram', chatId: '100' }, kind: 'reminder', text: `r${i}`, schedule: { kind: 'every', everyMs }, timezone: 'UTC', nextRunAt: base + everyMs, createdAt: base });
+      jobs.create({ id: `j${i.toString(16).padStart(8, '0')}`, ownerId: 'telegram:100', createdBy: '100', originSession: 'telegram:100', target: { platform: 'telegram', chatId: '100' }, kind: 'reminder', text: `r${i}`, schedule: { kind: 'every', everyMs }, timezone: 'UTC', nextRunAt: base + everyMs, createdAt: base });
     }
     const startWall = Date.now() + 2000;
     const endAt = base + 10.5 * 60_000;

@@ -115,6 +115,16 @@ describe('reports', () => {
     expect(JSON.stringify(model.requests[0]?.messages)).toContain('report the free disk space');
   });
 
+  it("run as the person who made them: their 'always allow' rules apply", async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'uptime' } }] }, { text: 'Up 3 days.' }]);
+    const h = harness({ model });
+    await h.call('schedule_create', { kind: 'report', text: 'how long has the server been up?', in: '1m' });
+    h.clock.advance(60_000);
+    await h.tick();
+    expect(h.seen()).toEqual(['Up 3 days.']);
+    expect(JSON.stringify(model.requests[1]?.messages)).toContain('ran');
+  });
+
   it('pause after max_failures failures in a row, and the owner is told', async () => {
     const failing = new ProviderError('model endpoint unreachable', { retryable: false });
     const model = new ScriptedModel(Array.from({ length: 5 }, () => ({ error: failing })));

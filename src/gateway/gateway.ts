@@ -253,7 +253,7 @@ export class Gateway implements InboundSink {
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
-        jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId), key)) : undefined,
+        jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm'), key)) : undefined,
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

@@ -140,7 +140,9 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
     readOnly: true,
     run: async (_input, ctx) => {
       const asker = askerOf(access, ctx.sessionKey, ctx.userId);
-      const jobs = visibleJobs(access, asker);
+      // A chat's answer may be read by a whole group: there the list is the person's own.
+      // Owners see everyone's in the terminal, with /jobs in their DM, and with `hob jobs`.
+      const jobs = visibleJobs(access, asker.platform === 'console' ? asker : { ...asker, owner: false });
       const zone = personTimezone(access, asker.personId);
       if (!jobs.length) return 'No reminders or reports.';
       return `Times in ${zone}:\n${jobs.map((job) => describeJob(job, zone, asker.personId)).join('\n')}`;

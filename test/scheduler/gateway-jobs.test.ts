@@ -80,4 +80,20 @@ describe('jobs through the gateway', () => {
     await channel.waitFor(() => list.text.startsWith(`Deleted reminder ${job?.id}`), 5000, 'the deletion');
     expect(scheduling.jobs.list()).toEqual([]);
   });
+
+  it("an owner's /jobs shows everyone's jobs in their DM, and only their own in a group", async () => {
+    const { channel, scheduling } = await start(new ScriptedModel());
+    const { makeContext } = await import('../tools/tool-harness.js');
+    const create = scheduling.tools.find((tool) => tool.name === 'schedule_create');
+    await create?.run({ kind: 'reminder', text: "Bob's secret appointment", in: '2h' }, { ...makeContext('/tmp'), sessionKey: `memory:dm-${FRIEND.id}`, userId: FRIEND.id });
+    await create?.run({ kind: 'reminder', text: "Ann's errand", in: '1h' }, { ...makeContext('/tmp'), sessionKey: `memory:dm-${OWNER.id}`, userId: OWNER.id });
+    channel.say(OWNER, '/jobs');
+    const dm = await channel.waitFor(() => channel.chat(`dm-${OWNER.id}`).find((m) => m.text.startsWith('Your reminders')), 5000, 'the DM list');
+    expect(dm.text).toContain("Bob's secret appointment");
+    expect(dm.text).toContain(' · of memory:200');
+    channel.say(OWNER, '/jobs', { chatId: 'group-1', chatType: 'group', mention: true });
+    const group = await channel.waitFor(() => channel.chat('group-1').find((m) => m.text.startsWith('Your reminders')), 5000, 'the group list');
+    expect(group.text).toContain("Ann's errand");
+    expect(group.text).not.toContain('Bob');
+  });
 });

@@ -160,7 +160,7 @@ export class Scheduler {
       else skipped = { count: (skipped?.count ?? 0) + 1, first: skipped?.first ?? occurrence, last: occurrence, atLeast: false };
       last = occurrence;
       const following = nextRun(job.schedule, job.timezone, occurrence, occurrence);
-      if (following === undefined) return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: undefined };
+      if (following === undefined) return { fire: firing(fire, now), skipped, next: undefined };
       occurrence = following;
       if (++walked >= MAX_WALK && occurrence <= now) {
         // Too many to walk: jump to the grace window; the newest run in it fires.
@@ -171,10 +171,10 @@ export class Scheduler {
           fire = candidate;
           candidate = nextRun(job.schedule, job.timezone, candidate, candidate);
         }
-        return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: candidate };
+        return { fire: firing(fire, now), skipped, next: candidate };
       }
     }
-    return { fire: fire === undefined ? undefined : { scheduledFor: fire, late: now - fire > LATE_MS }, skipped, next: occurrence };
+    return { fire: firing(fire, now), skipped, next: occurrence };
   }
 
   /** One run's failure (a locked database) leaves it claimed for a later pass; the others go on. */
@@ -292,6 +292,11 @@ export class Scheduler {
       now,
     });
   }
+}
+
+/** The run to start, marked late when it starts more than a minute after its time. */
+function firing(scheduledFor: number | undefined, now: number): ClaimPlan['fire'] {
+  return scheduledFor === undefined ? undefined : { scheduledFor, late: now - scheduledFor > LATE_MS };
 }
 
 function reminderText(job: Job, run: JobRun, timezone: string): string {

@@ -94,16 +94,26 @@ describe('two hob processes on one database', () => {
       const everyMs = (1 + (i % 2)) * 60_000;
       jobs.create({ id: `j${i.toString(16).padStart(8, '0')}`, ownerId: 'telegram:100', createdBy: '100', originSession: 'telegram:100', target: { platform: 'telegram', chatId: '100' }, kind: 'reminder', text: `r${i}`, schedule: { kind: 'every', everyMs }, timezone: 'UTC', nextRunAt: base + everyMs, createdAt: base });
     }
-    const startWall = Date.now() + 2000;
     const endAt = base + 10.5 * 60_000;
-    const child = () =>
-      new Promise<{ claimed: number }>((resolve, reject) => {
-        const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'runner-child.ts'), dbPath, String(base), String(startWall), '200', String(endAt)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-        proc.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { claimed: number }) : reject(new Error(`runner exited with ${code}: ${out}`))));
+    const child = () => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'runner-child.ts'), dbPath, String(base), '200', String(endAt)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      let markReady: () => void = () => undefined;
+      const ready = new Promise<void>((resolve) => (markReady = resolve));
+      proc.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.startsWith('ready\n')) markReady();
       });
-    const [a, b] = await Promise.all([child(), child()]);
+      const result = new Promise<{ claimed: number }>((resolve, reject) =>
+        proc.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.slice('ready\n'.length)) as { claimed: number }) : reject(new Error(`runner exited with ${code}: ${out}`)))),
+      );
+      return { proc, ready, result };
+    };
+    const runners = [child(), child()] as const;
+    await Promise.all(runners.map((runner) => runner.ready));
+    const startWall = Date.now() + 100;
+    for (const runner of runners) runner.proc.stdin.write(`${startWall}\n`);
+    const [a, b] = await Promise.all([runners[0].result, runners[1].result]);
     // A run claimed just before the end whose hand-over stalled past its lease is not lost:
     // the next runner takes it over. No new runs: the jobs are paused first.
     db.prepare('UPDATE jobs SET enabled = 0').run();

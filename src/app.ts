@@ -17,7 +17,9 @@ import { createPermissionChecker, type PermissionChecker } from './policy/permis
 import { createSandbox, type Sandbox } from './policy/sandbox.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
+import type { PersonResolver } from './core/person.js';
 import type { ProviderClient } from './providers/types.js';
+import { createScheduling, type Scheduling } from './scheduler/index.js';
 import { ConversationRepository } from './store/conversations.js';
 import { openDatabase, type Db } from './store/db.js';
 import { PermissionRuleRepository } from './store/permission-rules.js';
@@ -41,6 +43,10 @@ export type AppOptions = {
    * channels up (their first poll), then loads it. Otherwise it loads during start-up.
    */
   deferModelLoad?: boolean;
+  /** Who a platform identity belongs to (the memory work hands in the linked resolver). */
+  people?: PersonResolver;
+  /** A person's own timezone (from their profile); config `timezone` otherwise. */
+  timezoneFor?(personId: string): string | undefined;
 };
 
 /** Everything one hob process shares: the store, the model, tools, policy and logs. */
@@ -56,6 +62,8 @@ export type App = {
   permissionAdmin: PermissionAdmin;
   /** People, long-term memory, profiles and persona (issue 8). */
   memory: Memory;
+  /** Reminders and reports: jobs, their tools, the runner `hob start` runs. */
+  scheduling: Scheduling;
   deps: EngineDeps;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
@@ -113,6 +121,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
     isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
   };
+  const scheduling = createScheduling({
+    db,
+    clock,
+    defaultTimezone: config.timezone,
+    settings: { graceMinutes: config.scheduler.grace_minutes, maxFailures: config.scheduler.max_failures, reportTimeoutSeconds: config.scheduler.report_timeout_seconds },
+    // Jobs belong to the linked person and run in their profile's timezone.
+    people: options.people ?? memory.people,
+    timezoneFor: options.timezoneFor ?? ((personId) => memory.timezoneFor(personId)),
+  });
   const tools = new ToolRegistry([
     ...builtinTools({
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
@@ -120,6 +137,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
     }),
     ...memoryTools(memory),
+    ...scheduling.tools,
     ...(options.extraTools ?? []),
   ]);
   logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
@@ -159,6 +177,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     sandbox,
     permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode),
     memory,
+    scheduling,
     deps,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
@@ -195,6 +214,8 @@ function providerSettings(config: HobConfig, configPath: string | undefined): Pr
 }
 
 const PLATFORM_NAMES: Record<string, string> = { telegram: 'Telegram', slack: 'Slack', discord: 'Discord', console: 'a terminal' };
+/* issue 11: a report's own session; its answer is sent to the person's chat when it ends */
+PLATFORM_NAMES.job = 'a scheduled report they set up (nobody reads along; your final answer is sent to them)';
 
 function channelName(sessionKey: string): string | undefined {
   return PLATFORM_NAMES[sessionKey.split(':', 1)[0] ?? ''];

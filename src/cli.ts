@@ -109,6 +109,18 @@ program
     await runMemory(config, verb, value, flags);
   });
 
+program
+  .command('jobs')
+  .description('list, pause, resume or delete reminders and reports')
+  .argument('[verb]', 'list | pause | resume | delete', 'list')
+  .argument('[id]', 'the job id (pause, resume, delete)')
+  .action(async (verb: string, id: string | undefined) => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runJobs } = await import('./cli/jobs.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    process.exitCode = runJobs(config, verb, id);
+  });
+
 async function loadApp(channel: string) {
   const { loadConfig } = await import('./config/load.js');
   const { createApp } = await import('./app.js');

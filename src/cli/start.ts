@@ -3,7 +3,12 @@ import { loadConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
+import { Delivery } from '../gateway/delivery.js';
 import { Gateway } from '../gateway/gateway.js';
+import { OutboxRepository } from '../store/outbox.js';
+import { consoleOutlet } from './console-outlet.js';
+import { drainer, faultFromEnv } from '../scheduler/index.js';
+import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 
@@ -18,14 +23,26 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   keepRunningThroughStrayErrors(app);
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
+  let scheduler: Scheduler | undefined;
+  let stopDelivery: (() => Promise<void>) | undefined;
   try {
     if (gateway) {
       await gateway.start();
+      app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
+      // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
+      const delivery = gateway?.delivery ?? new Delivery(new OutboxRepository(app.db), systemClock, app.logger);
+      delivery.register(consoleOutlet());
+      if (!gateway) {
+        delivery.start(1000);
+        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
+        stopDelivery = () => delivery.stop();
+      }
       await runChat({
         engine: app.engine(consoleSessionKey()),
         userId: consoleUserId(),
@@ -38,6 +55,8 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       await untilSignal();
     }
   } finally {
+    await scheduler?.stop();
+    await stopDelivery?.();
     await gateway?.stop();
     await app.close();
   }
@@ -119,6 +138,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
     permissions: app.permissionAdmin,
     memory: app.memory,
+    jobs: app.scheduling.access,
   });
 }
 

@@ -166,6 +166,17 @@ const memorySchema = z
   })
   .prefault({});
 
+const schedulerSchema = z
+  .strictObject({
+    /** A run missed by less than this fires once, late; older ones are skipped and the owner told. */
+    grace_minutes: nonNegativeInt.default(10),
+    /** After this many failed runs in a row a job pauses and its owner is told. */
+    max_failures: positiveInt.default(3),
+    /** The time limit of one report run. */
+    report_timeout_seconds: positiveInt.default(300),
+  })
+  .prefault({});
+
 export const hobConfigSchema = z
   .strictObject({
     data_dir: nonEmptyString.default('~/.hob'),
@@ -176,6 +187,7 @@ export const hobConfigSchema = z
     hooks: hooksSchema,
     tools: toolsSchema,
     gateway: gatewaySchema,
+    scheduler: schedulerSchema,
     channels: channelsSchema,
     memory: memorySchema,
   })
@@ -194,6 +206,7 @@ export type HookConfig = z.output<typeof hookSchema>;
 export type HooksConfig = HobConfig['hooks'];
 export type ToolsConfig = HobConfig['tools'];
 export type GatewayConfig = HobConfig['gateway'];
+export type SchedulerConfig = HobConfig['scheduler'];
 export type ChannelsConfig = HobConfig['channels'];
 export type MemoryConfig = HobConfig['memory'];
 export type LogLevel = HobConfig['log_level'];

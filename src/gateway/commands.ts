@@ -21,6 +21,7 @@ export const COMMANDS = [
   { command: 'permissions', description: 'Permission mode and your rules: /permissions [mode M | forget N] (owner)' },
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
   ...MEMORY_COMMANDS,
+  { command: 'jobs', description: 'Your reminders and reports: pause, resume, delete' },
 ] as const;
 
 export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
@@ -40,6 +41,8 @@ export type CommandServices = {
   memory?: Memory;
   /** Sends a message with buttons to the chat the command came from. */
   send?(message: OutboundMessage): Promise<void>;
+  /** `/jobs`: sends the person's jobs with buttons (absent when this hob runs no scheduler). */
+  jobs?(): Promise<void>;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -106,6 +109,10 @@ export async function runCommand(name: string, args: string, message: InboundMes
       return true;
     case 'pairing':
       await services.reply(await services.pairing.command(args, message));
+      return true;
+    case 'jobs':
+      if (services.jobs) await services.jobs();
+      else await services.reply('Reminders and reports run only under hob start.');
       return true;
   }
   return false;

@@ -18,6 +18,8 @@ import type { Memory } from '../memory/memory.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
+import { handleJobPress, jobsMessage } from './commands/jobs.js';
+import type { JobAccess } from '../scheduler/tools.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
 import { ChatEditClock, oneLine } from './reply.js';
@@ -42,6 +44,8 @@ export type GatewayOptions = {
   permissions: PermissionAdmin;
   /** Long-term memory: the /memory, /remember, /forget, /settings and /link commands and their buttons. */
   memory?: Memory;
+  /** Reminders and reports, for `/jobs` and its buttons. */
+  jobs?: JobAccess;
   deliveryRetryBaseMs?: number;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
@@ -260,6 +264,7 @@ export class Gateway implements InboundSink {
         permissions: (args, userId) => this.options.permissions.command(args, userId),
         memory: this.options.memory,
         send: async (outbound) => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, outbound)),
+        jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm'), key)) : undefined,
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
@@ -274,6 +279,7 @@ export class Gateway implements InboundSink {
     if (await this.broker.handlePress(press, adapter)) return;
     if (await this.pairing.handlePress(press, adapter)) return;
     if (this.options.memory && (await handleMemoryPress(this.options.memory, press, adapter))) return;
+    if (this.options.jobs && (await handleJobPress(press, adapter, this.options.jobs))) return;
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (question) {
       // Question ids are random: the conversation asking it is found whoever presses (in a

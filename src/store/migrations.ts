@@ -167,4 +167,45 @@ export const migrations: string[] = [
     updated_at INTEGER NOT NULL
   ) STRICT;
   `,
+  /* issue 11: scheduled jobs (reminders, reports) and their runs, each claimed once */ `
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    owner_id TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    origin_session TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    kind TEXT NOT NULL CHECK (kind IN ('reminder', 'report')),
+    text TEXT NOT NULL,
+    schedule_kind TEXT NOT NULL CHECK (schedule_kind IN ('at', 'every', 'cron')),
+    schedule TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    next_run_at INTEGER,
+    last_run_at INTEGER,
+    last_status TEXT,
+    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX jobs_due ON jobs(next_run_at) WHERE enabled = 1 AND next_run_at IS NOT NULL;
+  CREATE INDEX jobs_owner ON jobs(owner_id);
+
+  CREATE TABLE job_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    job_id TEXT NOT NULL,
+    scheduled_for INTEGER NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    runner TEXT NOT NULL,
+    lease_until INTEGER NOT NULL,
+    late INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL CHECK (status IN ('claimed', 'running', 'handed', 'failed', 'interrupted')),
+    outbox_id INTEGER,
+    error TEXT,
+    finished_at INTEGER,
+    UNIQUE (job_id, scheduled_for)
+  ) STRICT;
+  CREATE INDEX job_runs_open ON job_runs(lease_until) WHERE status IN ('claimed', 'running');
+  `,
 ];

@@ -1,0 +1,36 @@
+/**
+ * One scheduler runner in its own process, for the two-processes test: a simulated clock
+ * (`speed` × real time from a start time the parent sends, beginning at `base`) shared with
+ * its twin, ticking as fast as it can until `endAt`. Prints how many runs it claimed.
+ */
+import { createLogger } from '../../src/logger.js';
+import { Scheduler } from '../../src/scheduler/runner.js';
+import { openDatabase } from '../../src/store/db.js';
+import { JobRepository } from '../../src/store/jobs.js';
+import { OutboxRepository } from '../../src/store/outbox.js';
+
+const [dbPath, base, speed, endAt] = process.argv.slice(2) as [string, string, string, string];
+// Ready: the parent answers with the shared start time once both runners are loaded.
+process.stdout.write('ready\n');
+const startWall = await new Promise<string>((resolve) => process.stdin.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+const db = openDatabase(dbPath);
+const clock = { now: () => Math.min(Number(endAt), Number(base) + Math.max(0, Date.now() - Number(startWall)) * Number(speed)) };
+const scheduler = new Scheduler({
+  jobs: new JobRepository(db),
+  outbox: new OutboxRepository(db),
+  kick: () => undefined,
+  clock,
+  logger: createLogger({ level: 'silent', destination: 'silent' }),
+  // A long grace: a runner slowed by a busy machine must not skip runs (this test is about once).
+  settings: { graceMinutes: 1000, maxFailures: 3, reportTimeoutSeconds: 60 },
+  timezoneFor: () => 'UTC',
+});
+while (Date.now() < Number(startWall)) await new Promise((resolve) => setTimeout(resolve, 5));
+while (clock.now() < Number(endAt)) {
+  await scheduler.tick();
+  await new Promise((resolve) => setImmediate(resolve));
+}
+const claimed = db.prepare('SELECT COUNT(*) n FROM job_runs WHERE runner = ?').get(scheduler.runnerId) as { n: number };
+process.stdout.write(`${JSON.stringify({ claimed: claimed.n })}\n`);
+db.close();
+process.stdin.destroy();

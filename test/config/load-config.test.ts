@@ -50,6 +50,7 @@ describe('defaults', () => {
         workspace: join(home, '.hob', 'workspace'),
         bash_timeout_seconds: 120,
         web_fetch: { max_bytes: 2_000_000, timeout_seconds: 20 },
+        web_search: { provider: 'duckduckgo', timeout_seconds: 15, max_results: 8 },
       },
       gateway: {
         busy_mode: 'steer',
@@ -60,6 +61,8 @@ describe('defaults', () => {
         pairing_code_ttl_seconds: 3600,
       },
       channels: { console: { enabled: true } },
+      mcp: { servers: {}, call_timeout_seconds: 60 },
+      plugins: { enabled: [], disabled: [] },
     } satisfies HobConfig);
   });
 

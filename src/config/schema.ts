@@ -106,7 +106,7 @@ const hookSchema = z.discriminatedUnion('type', [
 ]);
 
 const hookList = z.array(hookSchema).default(() => []);
-const hooksSchema = z
+export const hooksSchema = z
   .strictObject({
     session_start: hookList,
     session_end: hookList,

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HobConfig } from './config/schema.js';
-import { defaultConfigPath, requireModelKey } from './config/load.js';
+import { defaultConfigPath, loadConfig, requireModelKey } from './config/load.js';
 import { systemClock, type Clock } from './core/clock.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
@@ -10,6 +10,11 @@ import type { PermissionGate } from './engine/ports.js';
 import { buildSystemPrompt, formatSentAt } from './engine/system-prompt.js';
 import { createLogger, type Logger } from './logger.js';
 import { createHookRunner } from './policy/hooks.js';
+import { createHookJudge } from './engine/hook-judge.js';
+import { loadExtensions, type Extensions } from './extensions.js';
+import { COMMANDS } from './gateway/commands.js';
+import { createReloadingHookRunner, mergeHooks, type ReloadingHookRunner } from './policy/hook-reload.js';
+import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
@@ -31,6 +36,8 @@ export type AppOptions = {
   /** Tests hand in a scripted model. */
   provider?: ProviderClient;
   extraTools?: AnyTool[];
+  /** Tests shorten MCP restart backoff. */
+  mcpConnection?: { backoffMs?: number; maxBackoffMs?: number; startTimeoutMs?: number };
   /**
    * Load the model SDK only when `warmUp()` is called: `hob start` first brings the chat
    * channels up (their first poll), then loads it. Otherwise it loads during start-up.
@@ -48,6 +55,9 @@ export type App = {
   /** `/permissions` in chats and the terminal. */
   permissionAdmin: PermissionAdmin;
   deps: EngineDeps;
+  /** MCP servers, skills, plugins and their commands (issue 12). */
+  extensions: Extensions;
+  hooks: ReloadingHookRunner;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
@@ -96,9 +106,21 @@ export async function createApp(options: AppOptions): Promise<App> {
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
     }),
+    webSearchTool(config.tools.web_search) as unknown as AnyTool,
     ...(options.extraTools ?? []),
   ]);
-  const hooks = createHookRunner(config.hooks, { cwd: config.tools.workspace, logger });
+  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: new Set(COMMANDS.map((entry) => entry.command)), mcpConnection: options.mcpConnection });
+  for (const tool of extensions.tools) tools.register(tool);
+  // Servers connect in the background: start-up never waits for them.
+  void extensions.mcp.start();
+  const judge = createHookJudge({ provider: () => deps.provider, tools: () => tools.list(), workspace: config.tools.workspace });
+  const hooks = createReloadingHookRunner({
+    initial: mergeHooks(config.hooks, extensions.plugins.hooks),
+    configPath: options.configPath,
+    load: () => mergeHooks(loadConfig({ path: options.configPath }).config.hooks, extensions.plugins.hooks),
+    create: (hookConfig) => createHookRunner(hookConfig, { cwd: config.tools.workspace, logger, judge }),
+    logger,
+  });
 
   const deps: EngineDeps = {
     provider,
@@ -115,6 +137,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         toolNames: tools.names(),
         channel: channelName(sessionKey) ?? options.channel,
         interactive,
+        extra: extensions.skillsPrompt,
       }),
     costUsd,
     workspace: config.tools.workspace,
@@ -131,6 +154,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     permissions,
     permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode),
     deps,
+    extensions,
+    hooks,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
       if (options.provider) return 'This hob runs a fixed model.';
@@ -142,6 +167,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     warmUp,
     close: async () => {
+      hooks.close();
+      await extensions.close();
       db.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },

@@ -94,6 +94,28 @@ program
     runPairing(config, verb, value, flags.platform);
   });
 
+const mcp = program.command('mcp').description('MCP servers from the config and plugins');
+mcp
+  .command('list')
+  .description('connect to each MCP server and show its state and tools')
+  .action(async () => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runMcpList } = await import('./cli/extensions.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    await runMcpList(config, (text) => process.stdout.write(text));
+  });
+
+const plugins = program.command('plugins').description('plugins in <data_dir>/plugins');
+plugins
+  .command('list')
+  .description('show each plugin, whether it is on, and what it brings')
+  .action(async () => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runPluginsList } = await import('./cli/extensions.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    runPluginsList(config, (text) => process.stdout.write(text));
+  });
+
 async function loadApp(channel: string) {
   const { loadConfig } = await import('./config/load.js');
   const { createApp } = await import('./app.js');

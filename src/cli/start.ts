@@ -94,6 +94,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     pairingTtlSeconds: config.gateway.pairing_code_ttl_seconds,
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
     permissions: app.permissionAdmin,
+    extensions: app.extensions,
   });
 }
 

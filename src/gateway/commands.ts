@@ -4,6 +4,7 @@ import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
 import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
+import { EXTENSION_COMMANDS, EXTENSION_OWNER_ONLY, extensionCommandReply, type ExtensionCommands } from './commands/skills.js';
 
 /** The commands hob registers with each platform's menu. */
 export const COMMANDS = [
@@ -18,9 +19,10 @@ export const COMMANDS = [
   { command: 'model', description: 'Show or switch the model (owner)' },
   { command: 'permissions', description: 'Permission mode and your rules: /permissions [mode M | forget N] (owner)' },
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
+  ...EXTENSION_COMMANDS,
 ] as const;
 
-export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
+export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ...EXTENSION_OWNER_ONLY]);
 
 export type CommandServices = {
   adapter: ChannelAdapter;
@@ -33,6 +35,8 @@ export type CommandServices = {
   switchModel(name: string): Promise<string>;
   /** `/permissions [mode M | forget N|all]`, answered in words. */
   permissions(args: string, userId: string): string;
+  /** Skills, plugin commands and MCP servers, when loaded. */
+  extensions?: ExtensionCommands;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -91,6 +95,10 @@ export async function runCommand(name: string, args: string, message: InboundMes
       return true;
     case 'pairing':
       await services.reply(await services.pairing.command(args, message));
+      return true;
+    case 'skill':
+    case 'mcp':
+      await services.reply(extensionCommandReply(name, services.extensions));
       return true;
   }
   return false;

@@ -13,6 +13,7 @@ import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
 import { COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
+import type { ExtensionCommands } from './commands/skills.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
@@ -38,6 +39,8 @@ export type GatewayOptions = {
   pairingTtlSeconds: number;
   model: { current(): string; switch(name: string): Promise<string> };
   permissions: PermissionAdmin;
+  /** `/skill`, plugin commands and `/mcp` (issue 12). */
+  extensions?: ExtensionCommands;
   deliveryRetryBaseMs?: number;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
@@ -186,7 +189,17 @@ export class Gateway implements InboundSink {
       return;
     }
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
-    const command = parseCommand(message.text);
+    let command = parseCommand(message.text);
+    // `/skill NAME args` and plugin commands go to the model as the prompt they expand to.
+    const expansion = command && message.editedAfterSeconds === undefined ? this.options.extensions?.expand(command.name, command.args) : undefined;
+    if (expansion?.kind === 'reply') {
+      if (this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) void this.reply(message, expansion.text);
+      return;
+    }
+    if (expansion?.kind === 'prompt') {
+      message = { ...message, text: expansion.text };
+      command = undefined;
+    }
     if (command && COMMANDS.some((entry) => entry.command === command.name)) {
       // Once per update (a redelivery after a restart must not run /new twice); an edited command is not run again.
       if (message.editedAfterSeconds !== undefined || !this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) return;
@@ -249,6 +262,7 @@ export class Gateway implements InboundSink {
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
+        extensions: this.options.extensions,
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

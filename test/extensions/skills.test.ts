@@ -10,7 +10,7 @@ import { ToolRegistry } from '../../src/tools/tool.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, queryParams, tempDir } from '../support/engine.js';
-import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { skillFile, writeTree } from './support.js';
 
 let app: App | undefined;
@@ -120,5 +120,20 @@ describe('skills in a conversation', () => {
     expect(list.text).toContain('plants — Check which plants need water');
     expect(list.text).not.toContain('internal');
     expect(model.requests).toHaveLength(1);
+  });
+
+  it('/mcp shows the owner each MCP server and its state; others are told it is the owner\'s', async () => {
+    const dataDir = tempDir('hob-mcp-chat-');
+    const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
+    const extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
+    await extensions.mcp.start();
+    const channel = new MemoryChannel();
+    hob = await startTestGateway(channel, new ScriptedModel(), { extensions });
+    channel.say(OWNER, '/mcp');
+    const shown = await channel.waitFor(() => channel.chat(`dm-${OWNER.id}`).find((m) => m.text.startsWith('gone')), 5000, 'the server list');
+    expect(shown.text).toMatch(/^gone \(stdio\): failed — /);
+    channel.say(FRIEND, '/mcp');
+    await channel.waitFor(() => channel.chat(`dm-${FRIEND.id}`).find((m) => m.text.includes('only for the owner')), 5000, 'the refusal');
+    await extensions.close();
   });
 });

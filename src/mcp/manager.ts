@@ -7,8 +7,9 @@
  */
 import type { McpServerConfig } from '../config/extensions-schema.js';
 import type { ToolRegistry } from '../tools/tool.js';
-import { McpServerConnection, type ConnectionOptions, type McpLogger, type McpServerState } from './connection.js';
-import { mcpTool, resourceTools } from './tools.js';
+// Types only: the SDK loads on start(), and only when a server is configured.
+import type { ConnectionOptions, McpLogger, McpServerConnection, McpServerState } from './connection.js';
+import type { mcpTool as McpToolFactory } from './tools.js';
 
 export type McpManagerOptions = {
   servers: Record<string, McpServerConfig>;
@@ -29,28 +30,39 @@ export type McpServerStatus = {
 };
 
 export class McpManager {
-  readonly connections: McpServerConnection[];
+  connections: McpServerConnection[] = [];
   private started: Promise<void> | undefined;
+  private makeTool: typeof McpToolFactory | undefined;
+  private readonly configured: [string, McpServerConfig][];
+  private closed = false;
 
   constructor(private readonly options: McpManagerOptions) {
-    const callTimeoutMs = options.callTimeoutSeconds * 1000;
-    this.connections = Object.entries(options.servers)
-      .filter(([, config]) => config.enabled)
-      .map(([name, config]) => {
-        const connection: McpServerConnection = new McpServerConnection(name, config, {
-          ...options.connection,
-          logger: options.logger,
-          onChange: () => this.refresh(connection),
-        });
-        return connection;
-      });
-    if (this.connections.length) options.registry.replaceGroup('mcp:', resourceTools(() => this.connections, callTimeoutMs));
+    this.configured = Object.entries(options.servers).filter(([, config]) => config.enabled);
   }
 
-  /** Starts every server in the background; the promise (also `ready()`) settles when all have answered or failed. */
+  /** Starts every server in the background; the promise (also `ready()`) settles when all have answered or failed. Never rejects. */
   start(): Promise<void> {
-    this.started ??= Promise.all(this.connections.map((connection) => connection.start())).then(() => undefined);
+    this.started ??= this.connectAll().catch((error: unknown) => {
+      this.options.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'MCP could not be loaded');
+    });
     return this.started;
+  }
+
+  private async connectAll(): Promise<void> {
+    if (this.configured.length === 0) return;
+    const [{ McpServerConnection: Connection }, { mcpTool, resourceTools }] = await Promise.all([import('./connection.js'), import('./tools.js')]);
+    if (this.closed) return;
+    this.makeTool = mcpTool;
+    this.connections = this.configured.map(([name, config]) => {
+      const connection: McpServerConnection = new Connection(name, config, {
+        ...this.options.connection,
+        logger: this.options.logger,
+        onChange: () => this.refresh(connection),
+      });
+      return connection;
+    });
+    this.options.registry.replaceGroup('mcp:', resourceTools(() => this.connections, this.options.callTimeoutSeconds * 1000));
+    await Promise.all(this.connections.map((connection) => connection.start()));
   }
 
   /** Settles once every server is ready or failed (for `hob mcp list` and tests). */
@@ -63,6 +75,9 @@ export class McpManager {
   }
 
   status(): McpServerStatus[] {
+    if (this.connections.length === 0) {
+      return this.configured.map(([name, config]) => ({ name, transport: 'command' in config ? 'stdio' : 'http', state: 'starting', tools: [], restarts: 0 }));
+    }
     return this.connections.map((connection) => ({
       name: connection.name,
       transport: connection.transportKind,
@@ -87,6 +102,7 @@ export class McpManager {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all(this.connections.map((connection) => connection.close()));
   }
 
@@ -100,7 +116,9 @@ export class McpManager {
     const signature = JSON.stringify(connection.tools);
     if (this.signatures.get(group) === signature) return;
     this.signatures.set(group, signature);
-    const tools = connection.tools.map((info) => mcpTool(connection, info, this.options.callTimeoutSeconds * 1000));
+    const makeTool = this.makeTool;
+    if (!makeTool) return;
+    const tools = connection.tools.map((info) => makeTool(connection, info, this.options.callTimeoutSeconds * 1000));
     const skipped = this.options.registry.replaceGroup(group, tools);
     if (skipped.length) this.options.logger?.warn({ mcp: connection.name, skipped }, 'MCP tools skipped: their names are taken');
   }

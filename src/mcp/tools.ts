@@ -43,6 +43,8 @@ export function mcpTool(connection: McpServerConnection, info: McpToolInfo, call
     input: input as z.ZodType<unknown>,
     inputJsonSchema: jsonSchema,
     readOnly: () => readOnly,
+    // A `path` argument (filesystem-like servers) meets the same sensitive-path and path rules as read_file.
+    target: (args) => (isRecord(args) && typeof args.path === 'string' ? { path: args.path } : {}),
     async run(args, ctx): Promise<ToolOutput> {
       const reason = connection.unavailableReason();
       if (reason) return { content: `Not run: ${reason}.`, isError: true };

@@ -99,12 +99,25 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
     const events = await collect(runQuery({ ...base, tools: registry, permissions: defaultPermissions(root) }));
     // One question per write, none for the listing.
     expect(interaction.asked).toHaveLength(2);
-    expect(interaction.asked[0]).toContain('mcp__files__write_file');
+    expect(interaction.asked).toEqual([target, target]);
     const results = toolResults(events);
     expect(results[0]).toMatchObject({ isError: false });
     expect(results[1]).toMatchObject({ isError: true, content: expect.stringMatching(/denied/) });
     expect(results[2]).toMatchObject({ isError: false });
     expect(readFileSync(target, 'utf8')).toBe('eggs');
+  });
+
+  it('keeps hob\'s sensitive paths off limits for an MCP tool\'s path argument', async () => {
+    const home = tempDir('hob-mcp-home-');
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+    const { manager, registry } = manage({ files: filesystemServer(home) });
+    await manager.start();
+    const checker = createPermissionChecker({ mode: 'full_auto', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] }, { workspace: home, home, protectedPaths: [] });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__files__read_text_file', input: { path: join(home, '.ssh', 'id_rsa') } }] }, { text: 'ok' }]);
+    const events = await collect(runQuery({ ...queryParams(model, []), tools: registry, permissions: { evaluate: checker.evaluate, rememberAlways: () => undefined } }));
+    expect(ofType(events, 'tool_started')).toHaveLength(0);
+    expect(toolResults(events)).toMatchObject([{ isError: true, content: expect.stringMatching(/^Permission denied/) }]);
   });
 
   it('answers "unavailable" while a killed server restarts, then works again', async () => {

@@ -26,6 +26,7 @@ program
         logger: app.logger,
         approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
         permissions: app.permissionAdmin,
+        extensions: app.extensions,
       });
     } finally {
       await app.close();

@@ -5,6 +5,7 @@ import type { QueryEngine } from '../engine/query-engine.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
 import type { Logger } from '../logger.js';
+import type { ExtensionCommands } from '../gateway/commands/skills.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
 
 export type ChatOptions = {
@@ -14,6 +15,8 @@ export type ChatOptions = {
   approvalTimeoutSeconds: number;
   /** `/permissions`: the person at the terminal is the owner. */
   permissions?: PermissionAdmin;
+  /** `/skill`, plugin commands and `/mcp` (issue 12). */
+  extensions?: ExtensionCommands;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -21,7 +24,7 @@ export type ChatOptions = {
 };
 
 const HELP = [
-  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
+  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
 ].join('\n');
@@ -146,6 +149,13 @@ class ConsoleSession {
     }
     const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
     if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
+    const extension = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
+    if (extension && this.options.extensions) {
+      if (extension[1] === 'mcp') return this.printer.line(this.options.extensions.describeMcp());
+      const expansion = this.options.extensions.expand(extension[1] as string, (extension[2] ?? '').trim());
+      if (expansion?.kind === 'reply') return this.printer.line(expansion.text);
+      if (expansion?.kind === 'prompt') line = expansion.text;
+    }
     if (line.startsWith('/') && !line.includes(' ') && line.length < 20) {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
     }

@@ -32,6 +32,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         logger: app.logger,
         approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
         permissions: app.permissionAdmin,
+        extensions: app.extensions,
       });
     } else if (gateway) {
       await untilSignal();

@@ -4,7 +4,7 @@
  * prompt templates run with `/<name> args`), hooks and MCP servers (in the manifest, in the
  * same shape as config.yaml). Whether one is on: its manifest's `enabled` (default true),
  * overridden by `plugins.enabled` / `plugins.disabled` in the config. A broken plugin is
- * reported with the reason and skipped.
+ * reported with the reason and skipped. `${PLUGIN_DIR}` in the manifest is the plugin's folder.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,12 +115,22 @@ function readManifest(pluginDir: string): z.output<typeof pluginManifestSchema> 
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     return { error: missing ? `${path} is missing` : `${path} is not valid JSON (${errorMessage(error)})` };
   }
-  const parsed = pluginManifestSchema.safeParse(data);
+  const parsed = pluginManifestSchema.safeParse(withPluginDir(data, pluginDir));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue?.path.join('.') || '(manifest)';
   const message = issue?.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
   return { error: `${path}: field "${where}": ${message}` };
+}
+
+/** `${PLUGIN_DIR}` in any string of the manifest (a hook command, a server's command or args) is the plugin's folder. */
+function withPluginDir(value: unknown, pluginDir: string): unknown {
+  if (typeof value === 'string') return value.replaceAll('${PLUGIN_DIR}', pluginDir);
+  if (Array.isArray(value)) return value.map((item) => withPluginDir(item, pluginDir));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withPluginDir(item, pluginDir)]));
+  }
+  return value;
 }
 
 /** `commands/<name>.md`: optional front matter with `description`, then the prompt; `$ARGUMENTS` is replaced. */

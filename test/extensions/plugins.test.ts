@@ -21,11 +21,12 @@ function gardenPlugin(marker: string) {
       name: 'garden',
       version: '1.2.0',
       description: 'Plants and watering',
-      hooks: { pre_tool_use: [{ type: 'command', command: `touch ${marker}; echo "no writing in the garden" >&2; exit 2`, matcher: 'write_file' }] },
+      hooks: { pre_tool_use: [{ type: 'command', command: 'sh ${PLUGIN_DIR}/guard.sh', matcher: 'write_file' }] },
       mcp_servers: { garden: { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-everything'), 'stdio'] } },
     }),
     'skills/plants/SKILL.md': skillFile('plants', 'Check which plants need water', 'Look at plants.md.'),
     'commands/water.md': '---\ndescription: Plan the watering\n---\nMake a watering plan for: $ARGUMENTS\n',
+    'guard.sh': `touch ${marker}; echo "no writing in the garden" >&2; exit 2\n`,
   };
 }
 

@@ -91,6 +91,24 @@ describe('prompt and agent hooks', () => {
   });
 });
 
+describe('compaction events', () => {
+  it('runs pre_compact and post_compact hooks with their payload (the matcher is for tool events only)', async () => {
+    const dir = tempDir('hob-hook-compact-');
+    const hooks = createHookRunner(
+      {
+        pre_compact: [{ type: 'command', command: `cat > ${dir}/pre.json`, ...hookCommon, matcher: 'bash' }],
+        post_compact: [{ type: 'command', command: `printf "%s" "$HOB_HOOK_EVENT" > ${dir}/post.txt`, ...hookCommon }],
+      },
+      { cwd: dir },
+    );
+    expect(hooks.has('pre_compact') && hooks.has('post_compact')).toBe(true);
+    expect(await hooks.run('pre_compact', { session_key: 'telegram:1', messages: 40, trigger: 'auto' })).toMatchObject({ blocked: false });
+    expect(await hooks.run('post_compact', { session_key: 'telegram:1', messages: 6 })).toMatchObject({ blocked: false });
+    expect(JSON.parse(readFileSync(join(dir, 'pre.json'), 'utf8'))).toEqual({ session_key: 'telegram:1', messages: 40, trigger: 'auto' });
+    expect(readFileSync(join(dir, 'post.txt'), 'utf8')).toBe('post_compact');
+  });
+});
+
 describe('hook reload', () => {
   it('picks up hooks added to the config file without a restart, and keeps them when the file breaks', async () => {
     const dir = tempDir('hob-hook-reload-');

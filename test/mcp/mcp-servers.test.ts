@@ -107,6 +107,17 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
     expect(readFileSync(target, 'utf8')).toBe('eggs');
   });
 
+  it('stops waiting for a call after the server\'s time limit and tells the model', async () => {
+    const { manager, registry } = manage({ everything: { ...everythingServer(), timeout_seconds: 1 } });
+    await manager.start();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 20, steps: 2 } }] }, { text: 'ok' }]);
+    const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
+    expect(toolResults(events)).toMatchObject([{ isError: true, content: expect.stringMatching(/did not answer within 1 s/) }]);
+    // The server is still usable afterwards.
+    const again = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'still here' } }] }, { text: 'ok' }]);
+    expect(toolResults(await collect(runQuery({ ...queryParams(again, []), tools: registry })))).toMatchObject([{ content: 'Echo: still here' }]);
+  });
+
   it('keeps hob\'s sensitive paths off limits for an MCP tool\'s path argument', async () => {
     const home = tempDir('hob-mcp-home-');
     mkdirSync(join(home, '.ssh'));

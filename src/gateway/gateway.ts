@@ -191,7 +191,8 @@ export class Gateway implements InboundSink {
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
     let command = parseCommand(message.text);
     // `/skill NAME args` and plugin commands go to the model as the prompt they expand to.
-    const expansion = command && message.editedAfterSeconds === undefined ? this.options.extensions?.expand(command.name, command.args) : undefined;
+    const extensionCommand = command && (command.name === 'skill' || !COMMANDS.some((entry) => entry.command === command?.name));
+    const expansion = command && extensionCommand && message.editedAfterSeconds === undefined ? this.options.extensions?.expand(command.name, command.args) : undefined;
     if (expansion?.kind === 'reply') {
       if (this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) void this.reply(message, expansion.text);
       return;

@@ -43,6 +43,7 @@ program
     const app = await loadApp('a one-off command line question');
     const { runAsk } = await import('./cli/ask.js');
     try {
+      if (app.extensions.mcp.status().length) await (await import('./cli/extensions.js')).waitForMcp(app.extensions.mcp.ready());
       app.conversations.startSession('cli:ask');
       process.exitCode = await runAsk({
         engine: app.engine('cli:ask'),

@@ -22,3 +22,13 @@ export function runPluginsList(config: HobConfig, out: (text: string) => void): 
   out(`\nSkills (${skills.length}): ${skills.map((skill) => `${skill.name} (${skill.origin})`).join(', ') || 'none'}\n`);
   for (const problem of extensions.problems.filter((line) => line.startsWith('skill'))) out(`${problem}\n`);
 }
+
+/**
+ * `hob ask` answers one question and exits, so it gives MCP servers a moment to list their
+ * tools first (`hob start` never waits: its servers join as they come up).
+ */
+export async function waitForMcp(ready: Promise<void>, waitMs = 10_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([ready, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
+}

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
 import { mcpServerScript } from '../support/mcp-servers.js';
+import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { skillFile, writeTree } from '../extensions/support.js';
 
 /** The bundled CLI (dist/, built by the global setup): it must find the repository's skills too. */
@@ -43,5 +44,31 @@ mcp:
     expect(output).toMatch(/^broken: broken — .*not valid JSON/m);
     expect(output).toMatch(/^garden 1\.0\.0: enabled\n {2}Plants\n {2}1 skill; commands \/water$/m);
     expect(output).toMatch(/^Skills \(\d+\): .*plants \(plugin garden\).*research \(bundled\).*summarize \(bundled\)/m);
+  });
+
+  it('hob ask gives MCP servers a moment, so a one-off question can use their tools', async () => {
+    const fake = await startFakeAnthropic({ apiKey: 'test' });
+    try {
+      fake.push({ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'from ask' } }] }, { text: 'It echoed.' });
+      const dir = tempDir('hob-cli-ask-mcp-');
+      const everything = mcpServerScript('@modelcontextprotocol/server-everything');
+      const config = writeConfig(
+        dir,
+        `data_dir: ${dir}/data
+model: { provider: anthropic, api_key: test, base_url: ${fake.baseUrl}, retry: { max_attempts: 1 } }
+mcp:
+  servers:
+    everything: { command: "${process.execPath}", args: ["${everything}", "stdio"] }
+`,
+      );
+      const hob = spawnHob(['--config', config, 'ask', 'echo', 'something'], cleanEnv());
+      hob.child.stdin.end();
+      expect(await hob.exited).toBe(0);
+      expect(hob.output()).toContain('It echoed.');
+      expect(fake.requests[0]?.body.tools?.map((tool) => tool.name)).toContain('mcp__everything__echo');
+      expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain('Echo: from ask');
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HobConfig } from './config/schema.js';
-import { defaultConfigPath, requireModelKey } from './config/load.js';
+import { defaultConfigPath, loadConfig, requireModelKey } from './config/load.js';
 import { systemClock, type Clock } from './core/clock.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
@@ -12,6 +12,11 @@ import { createLogger, flushLog, type Logger } from './logger.js';
 import { Memory } from './memory/memory.js';
 import { memoryTools } from './memory/tools.js';
 import { createHookRunner } from './policy/hooks.js';
+import { createHookJudge } from './engine/hook-judge.js';
+import { loadExtensions, type Extensions } from './extensions.js';
+import { COMMANDS } from './gateway/commands.js';
+import { createReloadingHookRunner, mergeHooks, type ReloadingHookRunner } from './policy/hook-reload.js';
+import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createSandbox, type Sandbox } from './policy/sandbox.js';
@@ -38,6 +43,8 @@ export type AppOptions = {
   extraTools?: AnyTool[];
   /** Tests hand in a fake embeddings function (otherwise memory.embeddings decides). */
   embedder?: import('./memory/embeddings.js').Embedder;
+  /** Tests shorten MCP restart backoff. */
+  mcpConnection?: { backoffMs?: number; maxBackoffMs?: number; startTimeoutMs?: number };
   /**
    * Load the model SDK only when `warmUp()` is called: `hob start` first brings the chat
    * channels up (their first poll), then loads it. Otherwise it loads during start-up.
@@ -65,6 +72,9 @@ export type App = {
   /** Reminders and reports: jobs, their tools, the runner `hob start` runs. */
   scheduling: Scheduling;
   deps: EngineDeps;
+  /** MCP servers, skills, plugins and their commands (issue 12). */
+  extensions: Extensions;
+  hooks: ReloadingHookRunner;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
@@ -138,10 +148,22 @@ export async function createApp(options: AppOptions): Promise<App> {
     }),
     ...memoryTools(memory),
     ...scheduling.tools,
+    webSearchTool(config.tools.web_search) as unknown as AnyTool,
     ...(options.extraTools ?? []),
   ]);
   logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
-  const hooks = createHookRunner(config.hooks, { cwd: config.tools.workspace, logger });
+  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: new Set(COMMANDS.map((entry) => entry.command)), mcpConnection: options.mcpConnection });
+  for (const tool of extensions.tools) tools.register(tool);
+  // Servers connect in the background: start-up never waits for them.
+  void extensions.mcp.start();
+  const judge = createHookJudge({ provider: () => deps.provider, tools: () => tools.list(), workspace: config.tools.workspace });
+  const hooks = createReloadingHookRunner({
+    initial: mergeHooks(config.hooks, extensions.plugins.hooks),
+    configPath: options.configPath,
+    load: () => mergeHooks(loadConfig({ path: options.configPath }).config.hooks, extensions.plugins.hooks),
+    create: (hookConfig) => createHookRunner(hookConfig, { cwd: config.tools.workspace, logger, judge }),
+    logger,
+  });
 
   const deps: EngineDeps = {
     provider,
@@ -155,11 +177,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       buildSystemPrompt({
         now: new Date(clock.now()),
         timezone: memory.timezoneFor(memory.personFor(sessionKey, userId)),
-        extra: memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && config.gateway.group_sessions === 'shared' }),
         workspace: config.tools.workspace,
         toolNames: tools.names(),
         channel: channelName(sessionKey) ?? options.channel,
         interactive,
+        // Skills first (the same for everyone), then this person's memory and profile.
+        extra: [extensions.skillsPrompt, memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && config.gateway.group_sessions === 'shared' })].filter((part) => part).join('\n\n'),
       }),
     costUsd,
     workspace: config.tools.workspace,
@@ -179,6 +202,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     memory,
     scheduling,
     deps,
+    extensions,
+    hooks,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
       if (options.provider) return 'This hob runs a fixed model.';
@@ -191,6 +216,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     warmUp,
     close: async () => {
       memory.close();
+      hooks.close();
+      await extensions.close();
       db.close();
       await flushLog(logger);
     },

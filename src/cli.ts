@@ -27,6 +27,7 @@ program
         approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
         permissions: app.permissionAdmin,
         memory: app.memory,
+        extensions: app.extensions,
       });
     } finally {
       await app.close();
@@ -43,6 +44,7 @@ program
     const app = await loadApp('a one-off command line question');
     const { runAsk } = await import('./cli/ask.js');
     try {
+      if (app.extensions.mcp.status().length) await (await import('./cli/extensions.js')).waitForMcp(app.extensions.mcp.ready());
       app.conversations.startSession('cli:ask');
       process.exitCode = await runAsk({
         engine: app.engine('cli:ask'),
@@ -119,6 +121,28 @@ program
     const { runJobs } = await import('./cli/jobs.js');
     const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
     process.exitCode = runJobs(config, verb, id);
+  });
+
+const mcp = program.command('mcp').description('MCP servers from the config and plugins');
+mcp
+  .command('list')
+  .description('connect to each MCP server and show its state and tools')
+  .action(async () => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runMcpList } = await import('./cli/extensions.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    await runMcpList(config, (text) => process.stdout.write(text));
+  });
+
+const plugins = program.command('plugins').description('plugins in <data_dir>/plugins');
+plugins
+  .command('list')
+  .description('show each plugin, whether it is on, and what it brings')
+  .action(async () => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runPluginsList } = await import('./cli/extensions.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    runPluginsList(config, (text) => process.stdout.write(text));
   });
 
 async function loadApp(channel: string) {

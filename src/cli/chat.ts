@@ -8,6 +8,7 @@ import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js'
 import type { Logger } from '../logger.js';
 import { isMemoryCommand, runMemoryCommand } from '../gateway/commands/memory.js';
 import type { Memory } from '../memory/memory.js';
+import type { ExtensionCommands } from '../gateway/commands/skills.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
 
 export type ChatOptions = {
@@ -19,6 +20,8 @@ export type ChatOptions = {
   permissions?: PermissionAdmin;
   /** /memory, /remember, /forget, /settings, /link for the person at the terminal (the owner). */
   memory?: Memory;
+  /** `/skill`, plugin commands and `/mcp` (issue 12). */
+  extensions?: ExtensionCommands;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -28,6 +31,7 @@ export type ChatOptions = {
 const HELP = [
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
   'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
+  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
 ].join('\n');
@@ -157,6 +161,13 @@ class ConsoleSession {
     if (this.options.memory && isMemoryCommand(commandName)) {
       const sender = { platform: platformOf(this.engine.sessionKey), userId: this.options.userId, private: true, buttons: false };
       return this.printer.line(runMemoryCommand(this.options.memory, commandName, memoryCommand?.[2] ?? '', sender).text);
+    }
+    const extension = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
+    if (extension && this.options.extensions) {
+      if (extension[1] === 'mcp') return this.printer.line(this.options.extensions.describeMcp());
+      const expansion = this.options.extensions.expand(extension[1] as string, (extension[2] ?? '').trim());
+      if (expansion?.kind === 'reply') return this.printer.line(expansion.text);
+      if (expansion?.kind === 'prompt') line = expansion.text;
     }
     if (line.startsWith('/') && !line.includes(' ') && line.length < 20) {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);

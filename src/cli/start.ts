@@ -21,6 +21,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   // With chat channels, their first poll comes before loading the model SDK (warmUp below).
   const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: hasChatChannels(config) });
   keepRunningThroughStrayErrors(app);
+  reportExtensionProblems(app);
   const adapters = await chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
@@ -50,6 +51,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
         permissions: app.permissionAdmin,
         memory: app.memory,
+        extensions: app.extensions,
       });
     } else if (gateway) {
       await untilSignal();
@@ -139,6 +141,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     permissions: app.permissionAdmin,
     memory: app.memory,
     jobs: app.scheduling.access,
+    extensions: app.extensions,
   });
 }
 
@@ -149,6 +152,16 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
 function keepRunningThroughStrayErrors(app: App): void {
   process.on('unhandledRejection', (reason) => app.logger.error({ err: reason }, 'unhandled rejection (hob keeps running)'));
   process.on('uncaughtException', (error) => app.logger.error({ err: error }, 'uncaught exception (hob keeps running)'));
+}
+
+/** Broken plugins and skills now; MCP servers that fail once they have tried (never waited for). */
+function reportExtensionProblems(app: App): void {
+  for (const problem of app.extensions.problems) process.stderr.write(`${problem}\n`);
+  void app.extensions.mcp.ready().then(() => {
+    for (const server of app.extensions.mcp.status()) {
+      if (server.state === 'failed') process.stderr.write(`MCP server ${server.name} failed to start and is skipped: ${server.error ?? 'unknown reason'}\n`);
+    }
+  });
 }
 
 function untilSignal(): Promise<void> {

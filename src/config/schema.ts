@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { channelsSchema } from './channels-schema.js';
+import { mcpSchema, pluginsSchema, webSearchSchema } from './extensions-schema.js';
 import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
 
 export const MODEL_PROVIDERS = ['anthropic', 'openai'] as const;
@@ -112,10 +113,13 @@ const hookSchema = z.discriminatedUnion('type', [
     headers: z.record(z.string(), z.string({ error: 'expected a string' })).default(() => ({})),
     ...hookCommon,
   }),
+  /* issue 12: the model judges the payload (prompt: one answer; agent: may read files first) */
+  z.strictObject({ type: z.literal('prompt'), prompt: nonEmptyString, model: nonEmptyString.optional(), ...hookCommon }),
+  z.strictObject({ type: z.literal('agent'), prompt: nonEmptyString, model: nonEmptyString.optional(), max_turns: positiveInt.default(5), ...hookCommon }),
 ]);
 
 const hookList = z.array(hookSchema).default(() => []);
-const hooksSchema = z
+export const hooksSchema = z
   .strictObject({
     session_start: hookList,
     session_end: hookList,
@@ -137,6 +141,7 @@ const toolsSchema = z
         timeout_seconds: positiveInt.default(20),
       })
       .prefault({}),
+    web_search: webSearchSchema,
   })
   .prefault({});
 
@@ -190,6 +195,8 @@ export const hobConfigSchema = z
     scheduler: schedulerSchema,
     channels: channelsSchema,
     memory: memorySchema,
+    mcp: mcpSchema,
+    plugins: pluginsSchema,
   })
   .transform((config) => ({
     ...config,

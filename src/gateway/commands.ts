@@ -6,6 +6,7 @@ import { isMemoryCommand, MEMORY_COMMANDS, runMemoryCommand } from './commands/m
 import type { Memory } from '../memory/memory.js';
 import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
+import { EXTENSION_COMMANDS, EXTENSION_OWNER_ONLY, extensionCommandReply, type ExtensionCommands } from './commands/skills.js';
 
 /** The commands hob registers with each platform's menu. */
 export const COMMANDS = [
@@ -22,9 +23,10 @@ export const COMMANDS = [
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
   ...MEMORY_COMMANDS,
   { command: 'jobs', description: 'Your reminders and reports: pause, resume, delete' },
+  ...EXTENSION_COMMANDS,
 ] as const;
 
-export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
+export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ...EXTENSION_OWNER_ONLY]);
 
 export type CommandServices = {
   adapter: ChannelAdapter;
@@ -43,6 +45,8 @@ export type CommandServices = {
   send?(message: OutboundMessage): Promise<void>;
   /** `/jobs`: sends the person's jobs with buttons (absent when this hob runs no scheduler). */
   jobs?(): Promise<void>;
+  /** Skills, plugin commands and MCP servers, when loaded. */
+  extensions?: ExtensionCommands;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -113,6 +117,10 @@ export async function runCommand(name: string, args: string, message: InboundMes
     case 'jobs':
       if (services.jobs) await services.jobs();
       else await services.reply('Reminders and reports run only under hob start.');
+      return true;
+    case 'skill':
+    case 'mcp':
+      await services.reply(extensionCommandReply(name, services.extensions));
       return true;
   }
   return false;

@@ -15,6 +15,7 @@ import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage,
 import { COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
 import { handleMemoryPress } from './commands/memory.js';
 import type { Memory } from '../memory/memory.js';
+import type { ExtensionCommands } from './commands/skills.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
 import { Delivery } from './delivery.js';
@@ -46,6 +47,8 @@ export type GatewayOptions = {
   memory?: Memory;
   /** Reminders and reports, for `/jobs` and its buttons. */
   jobs?: JobAccess;
+  /** `/skill`, plugin commands and `/mcp` (issue 12). */
+  extensions?: ExtensionCommands;
   deliveryRetryBaseMs?: number;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
@@ -199,7 +202,18 @@ export class Gateway implements InboundSink {
       return;
     }
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
-    const command = parseCommand(message.text);
+    let command = parseCommand(message.text);
+    // `/skill NAME args` and plugin commands go to the model as the prompt they expand to.
+    const extensionCommand = command && (command.name === 'skill' || !COMMANDS.some((entry) => entry.command === command?.name));
+    const expansion = command && extensionCommand && message.editedAfterSeconds === undefined ? this.options.extensions?.expand(command.name, command.args) : undefined;
+    if (expansion?.kind === 'reply') {
+      if (this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) void this.reply(message, expansion.text);
+      return;
+    }
+    if (expansion?.kind === 'prompt') {
+      message = { ...message, text: expansion.text };
+      command = undefined;
+    }
     if (command && COMMANDS.some((entry) => entry.command === command.name)) {
       // Once per update (a redelivery after a restart must not run /new twice); an edited command is not run again.
       if (message.editedAfterSeconds !== undefined || !this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) return;
@@ -265,6 +279,7 @@ export class Gateway implements InboundSink {
         memory: this.options.memory,
         send: async (outbound) => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, outbound)),
         jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm'), key)) : undefined,
+        extensions: this.options.extensions,
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

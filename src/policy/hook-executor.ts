@@ -15,6 +15,8 @@ export type HookOutcome = {
   exitCode?: number;
   status?: number;
   timedOut?: boolean;
+  /** A prompt or agent hook's judgement; `block` blocks the call, with `output` as the reason. */
+  verdict?: 'ok' | 'block';
 };
 
 /** Enough output to explain a refusal to the model, not enough to flood its context. */

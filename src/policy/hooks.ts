@@ -14,6 +14,9 @@
  *   call whatever `block_on_failure` says; its stderr (or stdout) is the reason.
  * - `matcher` is a glob over the tool name (`payload.tool_name`) for the tool events; it is
  *   ignored for the other events. No matcher = every call.
+ * - `prompt` and `agent` hooks hand the payload to the model (an agent hook may read files
+ *   first) and it answers ok or a reason to block; a "block" verdict blocks whatever
+ *   `block_on_failure` says, a model that cannot be reached counts as a failure.
  * - `run()` never throws.
  */
 import picomatch from 'picomatch';
@@ -38,7 +41,23 @@ export type HttpHook = {
   matcher?: string;
   block_on_failure: boolean;
 };
-export type HookDefinition = CommandHook | HttpHook;
+/** The model reads `prompt` and the event's payload and answers ok or block with a reason. */
+export type PromptHook = {
+  type: 'prompt';
+  prompt: string;
+  /** A different (cheaper) model for the judgement; the conversation's model when unset. */
+  model?: string;
+  timeout_seconds: number;
+  matcher?: string;
+  block_on_failure: boolean;
+};
+/** Like a prompt hook, but the model may use read-only tools (read_file, grep, glob) before it answers. */
+export type AgentHook = Omit<PromptHook, 'type'> & { type: 'agent'; max_turns: number };
+export type ModelHook = PromptHook | AgentHook;
+export type HookDefinition = CommandHook | HttpHook | PromptHook | AgentHook;
+
+/** Runs prompt and agent hooks; lives with the engine (it needs the model). Must not throw. */
+export type HookJudge = (hook: ModelHook, event: HookEvent, payload: Record<string, unknown>, signal?: AbortSignal) => Promise<HookOutcome>;
 export type HooksConfig = Partial<Record<HookEvent, HookDefinition[]>>;
 
 export type HookResult = HookOutcome & {
@@ -68,7 +87,7 @@ const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(['pre_tool_use', 'post_tool_
 
 export function createHookRunner(
   config: HooksConfig,
-  options: { cwd: string; fetch?: typeof fetch; logger?: HookLogger },
+  options: { cwd: string; fetch?: typeof fetch; logger?: HookLogger; judge?: HookJudge },
 ): HookRunner {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   // Compile matchers once: hooks run on every tool call.
@@ -95,7 +114,7 @@ export function createHookRunner(
     const named = { hook: hook.type, target: targetOf(hook) };
     try {
       const outcome = await execute(hook, event, payload, signal);
-      const vetoed = event === 'pre_tool_use' && hook.type === 'command' && outcome.exitCode === 2;
+      const vetoed = (event === 'pre_tool_use' && hook.type === 'command' && outcome.exitCode === 2) || outcome.verdict === 'block';
       return { ...outcome, ...named, blocked: vetoed || (!outcome.ok && hook.block_on_failure) };
     } catch (error) {
       // Defensive: the executors do not throw, but a hook must never take a run down.
@@ -115,6 +134,10 @@ export function createHookRunner(
         return runCommandHook(hook, event, payload, { cwd: options.cwd, signal });
       case 'http':
         return runHttpHook(hook, event, payload, { fetch: fetchImpl, signal });
+      case 'prompt':
+      case 'agent':
+        if (!options.judge) return Promise.resolve({ ok: false, output: '', failure: 'cannot run: no model is available to judge it' });
+        return options.judge(hook, event, payload, signal);
       default: {
         const unknown: never = hook;
         return Promise.resolve({ ok: false, output: '', failure: `has an unknown type ${JSON.stringify(unknown)}` });
@@ -152,7 +175,17 @@ export function createHookRunner(
 }
 
 function targetOf(hook: HookDefinition): string {
-  return hook.type === 'command' ? hook.command : hook.url;
+  switch (hook.type) {
+    case 'command':
+      return hook.command;
+    case 'http':
+      return hook.url;
+    case 'prompt':
+    case 'agent': {
+      const firstLine = hook.prompt.split('\n', 1)[0] ?? '';
+      return `${hook.type} hook "${firstLine.length > 60 ? `${firstLine.slice(0, 60)}…` : firstLine}"`;
+    }
+  }
 }
 
 function blockReason(event: HookEvent, result: HookResult, payload: Record<string, unknown>): string {
@@ -160,7 +193,8 @@ function blockReason(event: HookEvent, result: HookResult, payload: Record<strin
     event === 'pre_tool_use' && typeof payload.tool_name === 'string'
       ? `The ${payload.tool_name} call was blocked by a pre_tool_use hook`
       : `A ${event} hook blocked this`;
-  const who = result.hook === 'command' ? `(${result.target})` : `(${redactUrl(result.target)})`;
+  const who = result.hook === 'http' ? `(${redactUrl(result.target)})` : `(${result.target})`;
+  if (result.verdict === 'block') return `${what} ${who}: ${result.output || 'no reason given'}`;
   const why = result.exitCode === 2 && result.hook === 'command' ? 'it exited with code 2' : `it ${result.failure ?? 'failed'}`;
   return `${what} ${who}: ${why}${result.output ? `:\n${result.output}` : '.'}`;
 }

@@ -30,6 +30,11 @@ export type Tool<Input = unknown> = {
   name: string;
   description: string;
   input: z.ZodType<Input>;
+  /**
+   * The JSON Schema the model sees, when the tool came with one (an MCP server's); otherwise
+   * it is derived from `input`.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** Read-only calls run concurrently and are allowed without asking in default mode. */
   readOnly(input: Input): boolean;
   /** The path and/or command this call touches, for permission rules and approval prompts. */
@@ -89,8 +94,16 @@ export function describeInputError(toolName: string, error: z.ZodError): string 
   );
 }
 
+/**
+ * The tools one hob process offers. Built-ins are fixed at start; extensions (MCP servers)
+ * come and go as named groups. The order the model sees is stable — built-ins in the order
+ * given, then groups by name, tools by name — so a refreshed group that did not change
+ * leaves the cached prompt prefix intact, and one that did invalidates it only once.
+ */
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
+  private readonly groups = new Map<string, AnyTool[]>();
+  private ordered: AnyTool[] | undefined;
 
   constructor(tools: Iterable<AnyTool> = []) {
     for (const tool of tools) this.register(tool);
@@ -99,32 +112,68 @@ export class ToolRegistry {
   register(tool: AnyTool): void {
     if (this.tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
     this.tools.set(tool.name, tool);
-    this.cachedSpecs = undefined;
+    this.changed();
+  }
+
+  /**
+   * Replaces every tool of one group (an empty list removes it). A tool whose name is taken
+   * by a built-in or another group is left out and named in the returned list.
+   */
+  replaceGroup(group: string, tools: AnyTool[]): string[] {
+    const taken = new Set([...this.tools.keys(), ...[...this.groups].filter(([name]) => name !== group).flatMap(([, list]) => list.map((tool) => tool.name))]);
+    const kept: AnyTool[] = [];
+    const skipped: string[] = [];
+    for (const tool of [...tools].sort((a, b) => compare(a.name, b.name))) {
+      if (taken.has(tool.name)) skipped.push(tool.name);
+      else {
+        taken.add(tool.name);
+        kept.push(tool);
+      }
+    }
+    const before = this.groups.get(group) ?? [];
+    if (kept.length) this.groups.set(group, kept);
+    else this.groups.delete(group);
+    if (before.length !== kept.length || before.some((tool, index) => tool !== kept[index])) this.changed();
+    return skipped;
   }
 
   /** Own-entry lookup: names come from the model, so `__proto__` or `toString` find nothing. */
   get(name: string): AnyTool | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name) ?? this.all().find((tool) => tool.name === name);
   }
 
   list(): AnyTool[] {
-    return [...this.tools.values()];
+    return [...this.all()];
   }
 
   names(): string[] {
-    return [...this.tools.keys()];
+    return this.all().map((tool) => tool.name);
   }
 
-  /** Specs for the API, computed once per registry (the list is stable, so prompt caching holds). */
+  /** Specs for the API, computed once per change of the list (so prompt caching holds). */
   specs(): ToolSpec[] {
-    this.cachedSpecs ??= this.list().map((tool) => ({
+    this.cachedSpecs ??= this.all().map((tool) => ({
       name: tool.name,
       description: tool.description,
-      inputSchema: toJsonSchema(tool.input),
+      inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.input),
     }));
     return this.cachedSpecs;
   }
   private cachedSpecs: ToolSpec[] | undefined;
+
+  private all(): AnyTool[] {
+    this.ordered ??= [...this.tools.values(), ...[...this.groups.keys()].sort(compare).flatMap((group) => this.groups.get(group) ?? [])];
+    return this.ordered;
+  }
+
+  private changed(): void {
+    this.ordered = undefined;
+    this.cachedSpecs = undefined;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {

@@ -92,7 +92,7 @@ describe('a broken config file is reported with the file, the key and the fix', 
 
   it('lists the hook types for a hook with an unknown type, with its index', () => {
     const { file, message } = configErrorFor('hooks:\n  pre_tool_use:\n    - type: shell\n      command: ./check.sh\n');
-    expect(message).toBe(`${file}: hooks.pre_tool_use[0].type: expected one of command, http, got "shell"`);
+    expect(message).toBe(`${file}: hooks.pre_tool_use[0].type: expected one of command, http, prompt, agent, got "shell"`);
   });
 
   it('lists every problem at once, in the order they appear in the file', () => {

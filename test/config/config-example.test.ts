@@ -60,7 +60,7 @@ describe('config.example.yaml', () => {
         DISCORD_BOT_TOKEN: 'discord-token',
       },
     }).config;
-    expect(config.hooks.pre_tool_use.map((hook) => hook.type)).toEqual(['command', 'http']);
+    expect(config.hooks.pre_tool_use.map((hook) => hook.type)).toEqual(['command', 'http', 'prompt', 'agent']);
     expect(config.channels.telegram?.webhook?.secret_token).toBe('webhook-secret');
     expect(config.channels.slack?.app_token).toBe('xapp-1');
     expect(config.channels.discord?.allow_from).toEqual(['1234567890']);

@@ -51,6 +51,7 @@ describe('defaults', () => {
         workspace: join(home, '.hob', 'workspace'),
         bash_timeout_seconds: 120,
         web_fetch: { max_bytes: 2_000_000, timeout_seconds: 20 },
+        web_search: { provider: 'duckduckgo', timeout_seconds: 15, max_results: 8 },
       },
       gateway: {
         busy_mode: 'steer',
@@ -63,6 +64,8 @@ describe('defaults', () => {
       scheduler: { grace_minutes: 10, max_failures: 3, report_timeout_seconds: 300 },
       channels: { console: { enabled: true } },
       memory: { snapshot_chars: 2000, extract: 'rules' },
+      mcp: { servers: {}, call_timeout_seconds: 60 },
+      plugins: { enabled: [], disabled: [] },
     } satisfies HobConfig);
   });
 

@@ -1,0 +1,87 @@
+/**
+ * An MCP server over streamable HTTP, built with the real SDK and bound to 127.0.0.1 port 0
+ * (the reference server-everything binds every interface, so tests do not use it for HTTP).
+ * Stateful: one transport per session, so the server can push `tools/list_changed`.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+export type FakeMcpHttp = {
+  url: string;
+  /** Request headers seen, in order (to check configured headers arrive). */
+  headers: Record<string, string | string[] | undefined>[];
+  /** Adds a tool to every session and tells the clients the list changed. */
+  addTool(name: string, reply: string): void;
+  close(): Promise<void>;
+};
+
+export async function startFakeMcpHttp(): Promise<FakeMcpHttp> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const extraTools: { name: string; reply: string }[] = [];
+  const headers: FakeMcpHttp['headers'] = [];
+
+  function newServer(): McpServer {
+    const server = new McpServer({ name: 'fake-http', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    server.registerTool(
+      'add_note',
+      { description: 'Store a note', inputSchema: { text: z.string().min(1), tags: z.array(z.string()).optional() }, annotations: { destructiveHint: false } },
+      async ({ text }) => ({ content: [{ type: 'text', text: `stored: ${text}` }] }),
+    );
+    server.registerTool(
+      'count_notes',
+      { description: 'How many notes there are', inputSchema: {}, annotations: { readOnlyHint: true } },
+      async () => ({ content: [{ type: 'text', text: '3 notes' }] }),
+    );
+    for (const tool of extraTools) register(server, tool);
+    return server;
+  }
+
+  function register(server: McpServer, tool: { name: string; reply: string }): void {
+    server.registerTool(tool.name, { description: `Says ${tool.reply}`, inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({
+      content: [{ type: 'text', text: tool.reply }],
+    }));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    headers.push(req.headers);
+    const id = req.headers['mcp-session-id'];
+    const existing = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (existing) return existing.transport.handleRequest(req, res);
+    if (req.method !== 'POST') {
+      res.writeHead(400).end('no session');
+      return;
+    }
+    const server = newServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server }),
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers,
+    addTool(name, reply) {
+      extraTools.push({ name, reply });
+      for (const { server } of sessions.values()) register(server, { name, reply });
+    },
+    async close() {
+      for (const { server } of sessions.values()) await server.close().catch(() => undefined);
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -1,12 +1,17 @@
 import type { AgentEvent } from '../core/events.js';
 import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
+import { platformOf, unlinkedPeople, type PersonResolver } from '../core/person.js';
+import { Compactor, defaultBuffer, type CompactionResult, type CompactionTrigger } from '../memory/compaction/compactor.js';
+import { contextWindowFor, PromptSizer } from '../memory/compaction/tokens.js';
+import { WorkingMemory } from '../memory/working-memory.js';
+import { cancelledResult } from './tool-execution.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import type { Interaction } from '../policy/types.js';
 import type { ProviderClient } from '../providers/types.js';
 import type { ConversationRepository, SessionRow } from '../store/conversations.js';
 import type { ToolContext, ToolRegistry } from '../tools/tool.js';
 import type { HookGate, PermissionGate } from './ports.js';
-import { runQuery } from './run-query.js';
+import { runQuery, type Compacted } from './run-query.js';
 
 /** What every engine of one hob process shares. */
 export type EngineDeps = {
@@ -24,7 +29,19 @@ export type EngineDeps = {
   maxTurns: number;
   maxTokens: number;
   approvalTimeoutSeconds: number;
+  /** `model.context_window`; without it, the known window of the model in use. */
+  contextWindow?: number;
+  /** Head room kept below the window besides max_tokens; default min(13,000, window / 10). */
+  compactionBufferTokens?: number;
+  /** Who a platform identity belongs to: sessions and their search are the person's. */
+  people?: PersonResolver;
 };
+
+/** The closing note of a run the person stopped; the next message starts a new turn. */
+export const STOPPED_NOTE = '[The person stopped this run before it finished. Do not resume it unless they ask again.]';
+
+/** Text that arrived while the run was busy, framed so the model knows it came mid-run. */
+export const frameSteered = (line: string): string => `[Sent while you were working] ${line}`;
 
 export type SubmitOptions = {
   userId: string;
@@ -59,8 +76,11 @@ export class QueryEngine {
   private requests: number;
   private steering: string[] = [];
   private running = false;
-  /** Working-memory metadata the run may keep (e.g. the files it touched). */
-  readonly metadata = new Map<string, unknown>();
+  private workingMemory: WorkingMemory;
+  private readonly sizer = new PromptSizer();
+  private readonly compactor: Compactor;
+  /** The latest compaction of this conversation (benchmarks and tests read it). */
+  lastCompaction: (CompactionResult & { trigger: CompactionTrigger; ms: number }) | undefined;
 
   constructor(
     readonly sessionKey: string,
@@ -72,6 +92,23 @@ export class QueryEngine {
     this.usage = totals;
     this.cost = totals.costUsd;
     this.requests = totals.requests;
+    this.workingMemory = WorkingMemory.fromJSON(deps.conversations.workingMemory(this.session.id));
+    this.compactor = new Compactor({
+      provider: () => this.deps.provider,
+      hooks: deps.hooks,
+      settings: () => {
+        const contextWindow = contextWindowFor(this.deps.provider.model, this.deps.contextWindow);
+        return { contextWindow, maxTokens: this.deps.maxTokens, bufferTokens: this.deps.compactionBufferTokens ?? defaultBuffer(contextWindow) };
+      },
+    });
+  }
+
+  /**
+   * Working memory: task focus, files in play, recent steps, verified work. Filled after each
+   * tool call, saved with the session, carried across compaction.
+   */
+  get metadata(): WorkingMemory {
+    return this.workingMemory;
   }
 
   get messages(): readonly Message[] {
@@ -87,6 +124,8 @@ export class QueryEngine {
     const given = typeof content === 'string' ? [text(content)] : content;
     const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt()}]`), ...given] : given;
     const firstOfSession = this.history.length === 0;
+    const personId = this.personOf(options.userId);
+    this.workingMemory.rememberGoal(given.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' '));
     const pending = this.pendingWork();
     // The message is stored together with the session's running mark: from here on, a crash resumes this run.
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
@@ -94,9 +133,9 @@ export class QueryEngine {
       // Roles must alternate: fold the new text into the last user message.
       const last = this.history.at(-1) as Message;
       last.content.push(...blocks);
-      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts' });
+      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts', personId });
     } else {
-      this.append({ role: 'user', content: blocks }, { run: 'starts' });
+      this.append({ role: 'user', content: blocks }, { run: 'starts', personId });
     }
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {
@@ -152,7 +191,39 @@ export class QueryEngine {
     this.cost = 0;
     this.requests = 0;
     this.steering = [];
-    this.metadata.clear();
+    this.workingMemory = new WorkingMemory();
+    this.sizer.reset();
+    this.lastCompaction = undefined;
+  }
+
+  /**
+   * Reopens one of the person's earlier sessions (`/resume`): its history from its latest
+   * compaction boundary, its usage and its working memory. False when it is not theirs.
+   */
+  resume(sessionId: string, userId: string): boolean {
+    if (this.running) return false;
+    const row = this.deps.conversations.reopenSession(this.sessionKey, sessionId, this.personOf(userId));
+    if (!row) return false;
+    this.session = row;
+    this.history = this.deps.conversations.loadMessages(row.id);
+    const totals = this.deps.conversations.usageTotals(row.id);
+    this.usage = totals;
+    this.cost = totals.costUsd;
+    this.requests = totals.requests;
+    this.steering = [];
+    this.workingMemory = WorkingMemory.fromJSON(this.deps.conversations.workingMemory(row.id));
+    this.sizer.reset();
+    return true;
+  }
+
+  /** `/compact`: compacts now, as far as it can. Answers in one sentence for the person. */
+  async compactNow(userId: string): Promise<string> {
+    if (this.running) return 'I am busy with a run; /compact again when it has finished.';
+    if (this.history.length < 2) return 'There is nothing to compact yet.';
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true });
+    const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
+    if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';
+    return `Compacted the conversation (level ${compacted.notice.level}): about ${compacted.notice.tokensBefore.toLocaleString('en-US')} → ${compacted.notice.tokensAfter.toLocaleString('en-US')} tokens. The full record stays searchable.`;
   }
 
   status(): EngineStatus {
@@ -176,10 +247,14 @@ export class QueryEngine {
     const session = this.session;
     const history = this.history;
     const interactive = options.interactive ?? true;
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive });
+    const personId = this.personOf(options.userId);
+    /** What the model wrote since its last complete message: kept when the person stops the run. */
+    let partial = '';
     try {
       const events = runQuery({
         provider: this.deps.provider,
-        system: this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive }),
+        system,
         messages: history,
         tools: this.deps.tools,
         permissions: this.deps.permissions,
@@ -187,7 +262,13 @@ export class QueryEngine {
         maxTurns: this.deps.maxTurns,
         maxTokens: this.deps.maxTokens,
         approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
-        drainSteering: () => this.steering.splice(0),
+        drainSteering: () => this.steering.splice(0).map(frameSteered),
+        beforeRequest: async (messages) => {
+          const prompt = { system, messages };
+          if (this.compactor.tripped || !this.compactor.needsCompaction(this.sizer.size({ ...prompt, tools: this.deps.tools.specs() }))) return undefined;
+          return this.compactWith(prompt, 'auto', session, history, options.signal);
+        },
+        onPromptTooLong: (messages) => this.compactWith({ system, messages }, 'reactive', session, history, options.signal),
         context: {
           signal: options.signal,
           isSensitivePath: (path, resolved) => this.deps.permissions.isSensitivePath?.(path, resolved) ?? false,
@@ -199,21 +280,97 @@ export class QueryEngine {
         },
       });
       for await (const event of events) {
+        if (event.type === 'text_delta') partial += event.text;
+        if (event.type === 'assistant_message') partial = '';
         if (event.type === 'assistant_message' && toolUses(event.message).length === 0) {
           // The answer: the run ends with it, so the running mark clears in the same write.
-          this.appendTo(session, history, event.message, { run: 'ends' });
+          this.appendTo(session, history, event.message, { run: 'ends', personId });
           settled = true;
         } else if (event.type === 'assistant_message' || event.type === 'user_message') {
-          this.appendTo(session, history, event.message);
+          if (event.type === 'user_message') this.rememberToolResults(session, history, event.message);
+          this.appendTo(session, history, event.message, { personId });
         }
-        if (event.type === 'usage') this.recordUsage(session, event.model, event.usage);
+        if (event.type === 'usage') {
+          // The request was the history as it stands before the answer is appended.
+          if (session === this.session) this.sizer.observe(event.usage, history);
+          this.recordUsage(session, event.model, event.usage);
+        }
         yield event;
       }
     } finally {
       this.running = false;
+      if (!settled && options.signal.aborted && options.signal.reason !== SHUTDOWN_REASON) {
+        settled = this.closeStopped(session, history, partial, personId);
+      }
       // Stopped for a shutdown: left marked, so the next start picks it up.
       if (!settled && !(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle(session);
     }
+  }
+
+  /**
+   * A run the person stopped is closed in the history: what the model had written is kept as
+   * its answer, with a note that the person stopped it, so the next message is a new turn and
+   * the model does not take the stopped work up again (also after a restart).
+   */
+  private closeStopped(session: SessionRow, history: Message[], partial: string, personId: string): boolean {
+    try {
+      const last = history.at(-1);
+      if (!last) return false;
+      if (last.role === 'assistant') {
+        const calls = toolUses(last);
+        if (calls.length === 0) return false;
+        this.appendTo(session, history, { role: 'user', content: calls.map((call) => cancelledResult(call)) });
+      }
+      const said = partial.trim();
+      this.appendTo(session, history, { role: 'assistant', content: [text(said ? `${said}\n\n${STOPPED_NOTE}` : STOPPED_NOTE)] }, { run: 'ends', personId });
+      return true;
+    } catch {
+      return false; // the store is gone (hob is closing)
+    }
+  }
+
+  /** After tool calls: their files, steps and verified work go into working memory, saved with the session. */
+  private rememberToolResults(session: SessionRow, history: Message[], message: Message): void {
+    const asked = history.at(-1);
+    if (!asked || asked.role !== 'assistant' || session !== this.session) return;
+    const calls = new Map(toolUses(asked).map((call) => [call.id, call]));
+    for (const block of message.content) {
+      const call = block.type === 'tool_result' ? calls.get(block.toolUseId) : undefined;
+      if (call && block.type === 'tool_result') this.workingMemory.recordTool(call.name, call.input, { content: block.content, isError: block.isError });
+    }
+    this.deps.conversations.saveWorkingMemory(session.id, this.workingMemory.toJSON());
+  }
+
+  /**
+   * Compacts the history for the next request and records a boundary; the stored messages
+   * stay as they are. Never throws: a failed compaction leaves the history as it was.
+   */
+  private async compactWith(
+    prompt: { system: string; messages: readonly Message[] },
+    trigger: CompactionTrigger,
+    session: SessionRow,
+    history: Message[],
+    signal?: AbortSignal,
+  ): Promise<Compacted | undefined> {
+    const started = performance.now();
+    try {
+      const result = await this.compactor.compact(
+        { ...prompt, tools: this.deps.tools.specs() },
+        { trigger, carried: this.workingMemory.render(), sessionKey: this.sessionKey, signal },
+      );
+      if (!result) return undefined;
+      this.deps.conversations.saveBoundary(session.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
+      history.splice(0, history.length, ...result.messages);
+      this.sizer.reset();
+      this.lastCompaction = { ...result, trigger, ms: performance.now() - started };
+      return { messages: result.messages, notice: { type: 'compaction', level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter } };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private personOf(userId: string): string {
+    return (this.deps.people ?? unlinkedPeople).personId(platformOf(this.sessionKey), userId);
   }
 
   /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
@@ -225,11 +382,11 @@ export class QueryEngine {
     }
   }
 
-  private append(message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
+  private append(message: Message, options: { run?: 'starts' | 'ends'; personId?: string } = {}): void {
     this.appendTo(this.session, this.history, message, options);
   }
 
-  private appendTo(session: SessionRow, history: Message[], message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
+  private appendTo(session: SessionRow, history: Message[], message: Message, options: { run?: 'starts' | 'ends'; personId?: string } = {}): void {
     history.push(message);
     this.deps.conversations.appendMessage(session.id, message, options);
   }

@@ -54,6 +54,9 @@ function sameBlocks(a: WireBlock[], b: WireBlock[]): boolean {
 
 const ephemeral = { type: 'ephemeral' as const };
 
+/** Thinking must lead its turn; a turn rewritten since (text put before it) is sent without it. */
+const isThinking = (block: Block): boolean => block.type === 'thinking' || block.type === 'redacted_thinking';
+
 export function toParams(
   request: ProviderRequest,
   model: string,
@@ -68,7 +71,7 @@ export function toParams(
       role: message.role,
       content:
         (message.role === 'assistant' && memory.recall(message, model)) ||
-        message.content.filter((block) => index > loopStart || (block.type !== 'thinking' && block.type !== 'redacted_thinking')).flatMap(toWireBlock),
+        message.content.filter((block, at) => !isThinking(block) || (index > loopStart && message.content.slice(0, at).every(isThinking))).flatMap(toWireBlock),
     }))
     .filter((message) => message.content.length > 0);
   const tools = request.tools.map(toTool);

@@ -65,7 +65,8 @@ export class CompactionFailed extends Error {
 export type CompactorDeps = {
   provider(): ProviderClient;
   hooks: HookGate;
-  settings: CompactionSettings;
+  /** Read at each use: `/model` may switch to a model with another window. */
+  settings(): CompactionSettings;
 };
 
 /**
@@ -88,7 +89,7 @@ export class Compactor {
 
   /** Whether a request of this size must compact first. */
   needsCompaction(promptTokens: number): boolean {
-    return promptTokens > autoCompactThreshold(this.deps.settings);
+    return promptTokens > autoCompactThreshold(this.deps.settings());
   }
 
   /**
@@ -97,7 +98,7 @@ export class Compactor {
    */
   async compact(prompt: PromptParts, options: { trigger: CompactionTrigger; carried: string; sessionKey: string; signal?: AbortSignal }): Promise<CompactionResult | undefined> {
     if (options.trigger === 'auto' && this.tripped) return undefined;
-    const target = compactionTarget(this.deps.settings, options.trigger);
+    const target = compactionTarget(this.deps.settings(), options.trigger);
     const tokensBefore = estimatePrompt(prompt);
     await this.deps.hooks.run('pre_compact', { session_key: options.sessionKey, trigger: options.trigger, tokens: tokensBefore }, options.signal);
     try {
@@ -121,7 +122,7 @@ export class Compactor {
     tokensBefore: number,
     options: { trigger: CompactionTrigger; carried: string; signal?: AbortSignal },
   ): Promise<CompactionResult | undefined> {
-    const { keepToolResults = 5, keepRecent = 6 } = this.deps.settings;
+    const { keepToolResults = 5, keepRecent = 6 } = this.deps.settings();
     const newest = newestPersonMessage(prompt.messages);
     const saved: CompactionResult['saved'] = [];
     let messages = [...prompt.messages];
@@ -183,7 +184,7 @@ export class Compactor {
       system: SUMMARY_SYSTEM,
       messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: `${SUMMARY_INSTRUCTIONS}\n\n<transcript>\n${entries.join('\n')}\n</transcript>` }] }],
       tools: [],
-      maxTokens: Math.min(4_096, this.deps.settings.maxTokens),
+      maxTokens: Math.min(4_096, this.deps.settings().maxTokens),
     };
     for await (const event of this.deps.provider().stream(request, signal ?? new AbortController().signal)) {
       if (event.type === 'done') {

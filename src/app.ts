@@ -20,6 +20,9 @@ import { openDatabase, type Db } from './store/db.js';
 import { PermissionRuleRepository } from './store/permission-rules.js';
 import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
+import { unlinkedPeople } from './core/person.js';
+import { sessionSearchTool } from './memory/session-search.js';
+import { SessionArchive } from './store/session-archive.js';
 
 export type AppOptions = {
   config: HobConfig;
@@ -96,6 +99,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
     }),
+    sessionSearchTool(new SessionArchive(db), unlinkedPeople),
     ...(options.extraTools ?? []),
   ]);
   const hooks = createHookRunner(config.hooks, { cwd: config.tools.workspace, logger });
@@ -121,6 +125,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     maxTurns: config.model.max_turns,
     maxTokens: config.model.max_tokens,
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
+    contextWindow: config.model.context_window,
+    people: unlinkedPeople,
   };
 
   return {

@@ -6,6 +6,8 @@ import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
 import type { Logger } from '../logger.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
+import type { SessionArchive } from '../store/session-archive.js';
+import { sessionsText } from '../gateway/commands/sessions.js';
 
 export type ChatOptions = {
   engine: QueryEngine;
@@ -14,6 +16,8 @@ export type ChatOptions = {
   approvalTimeoutSeconds: number;
   /** `/permissions`: the person at the terminal is the owner. */
   permissions?: PermissionAdmin;
+  /** `/sessions` and `/resume N`: the terminal person's own past conversations. */
+  archive?: SessionArchive;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -22,6 +26,7 @@ export type ChatOptions = {
 
 const HELP = [
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
+  'Long conversations: /compact (summarize the older part now), /sessions (your past conversations), /resume N.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
 ].join('\n');
@@ -144,12 +149,23 @@ class ConsoleSession {
       case '/usage':
         return this.printer.line(formatUsage(this.engine.status()));
     }
+    if (line === '/compact') return this.printer.line(await this.engine.compactNow(this.options.userId));
+    const sessionCommand = /^\/(sessions|resume)(?:\s+(\S+))?$/.exec(line);
+    if (sessionCommand && this.options.archive) return this.printer.line(this.sessionCommand(this.options.archive, sessionCommand[1] as string, sessionCommand[2]));
     const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
     if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
     if (line.startsWith('/') && !line.includes(' ') && line.length < 20) {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
     }
     await this.consume((signal) => this.engine.submit(line, this.submitOptions(signal)));
+  }
+
+  private sessionCommand(archive: SessionArchive, name: string, arg: string | undefined): string {
+    const sessions = archive.list(`console:${this.options.userId}`, 20);
+    if (name === 'sessions') return sessionsText(sessions, this.engine.status().sessionId);
+    const chosen = arg && /^\d+$/.test(arg) ? sessions[Number(arg) - 1] : undefined;
+    if (!chosen) return sessions.length ? `Usage: /resume N (1–${sessions.length}, from /sessions).` : 'You have no past conversations yet.';
+    return this.engine.resume(chosen.id, this.options.userId) ? `Resumed “${chosen.title}” (${chosen.messages} messages).` : 'That conversation could not be reopened.';
   }
 
   private async consume(start: (signal: AbortSignal) => AsyncIterable<AgentEvent>): Promise<void> {

@@ -4,6 +4,7 @@ import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
 import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
+import { runSessionCommand, SESSION_COMMANDS, type SessionCommandServices } from './commands/sessions.js';
 
 /** The commands hob registers with each platform's menu. */
 export const COMMANDS = [
@@ -18,6 +19,7 @@ export const COMMANDS = [
   { command: 'model', description: 'Show or switch the model (owner)' },
   { command: 'permissions', description: 'Permission mode and your rules: /permissions [mode M | forget N] (owner)' },
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
+  ...SESSION_COMMANDS,
 ] as const;
 
 export const OWNER_ONLY = new Set(['model', 'permissions', 'pairing']);
@@ -33,6 +35,8 @@ export type CommandServices = {
   switchModel(name: string): Promise<string>;
   /** `/permissions [mode M | forget N|all]`, answered in words. */
   permissions(args: string, userId: string): string;
+  /** `/sessions`, `/resume`, `/compact` (issue 13). */
+  sessions?: Pick<SessionCommandServices, 'archive' | 'people'>;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -49,6 +53,7 @@ export async function runCommand(name: string, args: string, message: InboundMes
     await services.reply(`/${name} is only for the owner of this hob.`);
     return true;
   }
+  if (services.sessions && (await runSessionCommand(name, args, message, { ...services.sessions, conversation: services.conversation, reply: services.reply }))) return true;
   switch (name) {
     case 'start':
     case 'help':

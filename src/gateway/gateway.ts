@@ -20,6 +20,8 @@ import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
 import { ChatEditClock, oneLine } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
+import { unlinkedPeople, type PersonResolver } from '../core/person.js';
+import { SessionArchive } from '../store/session-archive.js';
 
 export type GatewayOptions = {
   db: Db;
@@ -42,6 +44,8 @@ export type GatewayOptions = {
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
+  /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
+  people?: PersonResolver;
 };
 
 /** An edit within this many seconds is a correction hob answers; a later one is left alone. */
@@ -249,6 +253,7 @@ export class Gateway implements InboundSink {
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
+        sessions: { archive: new SessionArchive(this.options.db), people: this.options.people ?? unlinkedPeople },
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

@@ -43,6 +43,8 @@ export type InboundMessage = {
   batchKey?: string;
   /** What the message carried that hob cannot read (`sticker`, `location`, …), when that is all it carried. */
   unsupported?: string;
+  /** The earlier message this one replies to (its text, and whether hob wrote it). */
+  quoted?: { text: string; fromBot: boolean };
 };
 
 /** A reference to a sent message, enough to edit it later. */

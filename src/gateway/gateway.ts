@@ -22,6 +22,7 @@ import { ChatEditClock, oneLine } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
 import { unlinkedPeople, type PersonResolver } from '../core/person.js';
 import { SessionArchive } from '../store/session-archive.js';
+import { framedText } from './framing.js';
 
 export type GatewayOptions = {
   db: Db;
@@ -202,7 +203,7 @@ export class Gateway implements InboundSink {
       void this.reply(message, `I can't read ${describeUnsupported(message.unsupported)} yet. Send me text, a photo, a document or a voice note.`);
       return;
     }
-    if (message.editedAfterSeconds !== undefined) message = { ...message, text: `(edited) ${message.text}` };
+    message = { ...message, text: framedText(message) };
     const stored: StoredInbound = {
       platform: message.platform,
       chatId: message.chatId,

@@ -148,15 +148,12 @@ export class Compactor {
     if (accept(2, collapseLongTexts(messages, keepRecent))) return done();
     const cut = chooseCut(messages, keepRecent);
     if (cut === undefined) return this.under(done(), options.trigger);
-    const head = messages.slice(0, cut);
-    if (accept(3, withSummary(messages, cut, summaryText(3, head.length, outline(head), options.carried)))) return done();
-    const cut4 = chooseCut(messages, keepRecent);
-    if (cut4 !== undefined) {
-      const older = messages.slice(0, cut4);
-      // Level 4 summarizes the original older messages, not the outline, when they are still at hand.
-      const summary = await this.summarize(older, options.signal);
-      if (accept(4, withSummary(messages, cut4, summaryText(4, older.length, summary, options.carried)))) return done();
-    }
+    // Levels 3 and 4 summarize the same older messages; level 4 reads them, not level 3's outline.
+    const unsummarized = messages;
+    const head = unsummarized.slice(0, cut);
+    if (accept(3, withSummary(unsummarized, cut, summaryText(3, head.length, outline(head), options.carried)))) return done();
+    const summary = await this.summarize(head, options.signal);
+    if (accept(4, withSummary(unsummarized, cut, summaryText(4, head.length, summary, options.carried)))) return done();
     return this.under(done(), options.trigger);
   }
 

@@ -17,7 +17,6 @@ export type WorkingMemoryState = {
 
 export const WORKING_MEMORY_LIMITS = { recentGoals: 5, recentFiles: 8, workLog: 10, verifiedWork: 10, lineChars: 200 } as const;
 
-const FILE_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'send_file']);
 const CHANGING_TOOLS = new Set(['write_file', 'edit_file']);
 
 export class WorkingMemory {
@@ -72,7 +71,7 @@ export class WorkingMemory {
     const url = typeof fields.url === 'string' ? fields.url : undefined;
     const command = typeof fields.command === 'string' ? fields.command : undefined;
     const target = path ?? url ?? command ?? '';
-    if (!result.isError && (path || url) && (FILE_TOOLS.has(name) || url)) {
+    if (!result.isError && (path || url)) {
       appendCappedUnique(this.state.recentFiles, (path ?? url) as string, WORKING_MEMORY_LIMITS.recentFiles);
     }
     const outcome = result.isError ? `failed: ${firstLine(result.content)}` : 'ok';

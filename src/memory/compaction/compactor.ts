@@ -98,8 +98,10 @@ export class Compactor {
    */
   async compact(prompt: PromptParts, options: { trigger: CompactionTrigger; carried: string; sessionKey: string; signal?: AbortSignal }): Promise<CompactionResult | undefined> {
     if (options.trigger === 'auto' && this.tripped) return undefined;
-    const target = compactionTarget(this.deps.settings(), options.trigger);
     const tokensBefore = estimatePrompt(prompt);
+    // Reactive: the provider counted more than we did, so aim below what we have. Manual: the
+    // person asked for it, so it frees something even in a conversation far from the window.
+    const target = options.trigger === 'auto' ? compactionTarget(this.deps.settings(), 'auto') : Math.min(compactionTarget(this.deps.settings(), options.trigger), Math.floor(tokensBefore * (options.trigger === 'manual' ? 0.5 : 0.7)));
     await this.deps.hooks.run('pre_compact', { session_key: options.sessionKey, trigger: options.trigger, tokens: tokensBefore }, options.signal);
     try {
       const result = await this.applyLevels(prompt, target, tokensBefore, options);

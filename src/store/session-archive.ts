@@ -105,6 +105,7 @@ export function ftsQuery(question: string): string {
   const words = question
     .toLowerCase()
     .split(/[^\p{L}\p{N}_]+/u)
-    .filter((word) => word.length > 1 && !STOP_WORDS.has(word));
-  return [...new Set(words)].map((word) => `"${word}"*`).join(' OR ');
+    .filter((word) => (word.length > 1 || /\d/.test(word)) && !STOP_WORDS.has(word));
+  // Numbers match exactly ("project 5" is not "project 50"); words also by their prefix.
+  return [...new Set(words)].map((word) => (/^\d+$/.test(word) ? `"${word}"` : `"${word}"*`)).join(' OR ');
 }

@@ -81,6 +81,8 @@ export class QueryEngine {
   private readonly compactor: Compactor;
   /** The latest compaction of this conversation (benchmarks and tests read it). */
   lastCompaction: (CompactionResult & { trigger: CompactionTrigger; ms: number }) | undefined;
+  /** Why the latest compaction attempt failed, if it did. */
+  private lastCompactionError: string | undefined;
 
   constructor(
     readonly sessionKey: string,
@@ -221,7 +223,9 @@ export class QueryEngine {
     if (this.running) return 'I am busy with a run; /compact again when it has finished.';
     if (this.history.length < 2) return 'There is nothing to compact yet.';
     const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true });
+    this.lastCompactionError = undefined;
     const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
+    if (this.lastCompactionError) return `I could not compact the conversation (${this.lastCompactionError}). It is unchanged.`;
     if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';
     return `Compacted the conversation (level ${compacted.notice.level}): about ${compacted.notice.tokensBefore.toLocaleString('en-US')} → ${compacted.notice.tokensAfter.toLocaleString('en-US')} tokens. The full record stays searchable.`;
   }
@@ -364,7 +368,8 @@ export class QueryEngine {
       this.sizer.reset();
       this.lastCompaction = { ...result, trigger, ms: performance.now() - started };
       return { messages: result.messages, notice: { type: 'compaction', level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter } };
-    } catch {
+    } catch (error) {
+      this.lastCompactionError = error instanceof Error ? error.message : String(error);
       return undefined;
     }
   }

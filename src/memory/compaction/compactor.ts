@@ -101,7 +101,9 @@ export class Compactor {
     const tokensBefore = estimatePrompt(prompt);
     // Reactive: the provider counted more than we did, so aim below what we have. Manual: the
     // person asked for it, so it frees something even in a conversation far from the window.
-    const target = options.trigger === 'auto' ? compactionTarget(this.deps.settings(), 'auto') : Math.min(compactionTarget(this.deps.settings(), options.trigger), Math.floor(tokensBefore * (options.trigger === 'manual' ? 0.5 : 0.7)));
+    const fixed = estimatePrompt({ ...prompt, messages: [] });
+    const shrunk = fixed + Math.floor((tokensBefore - fixed) * (options.trigger === 'manual' ? 0.5 : 0.7));
+    const target = options.trigger === 'auto' ? compactionTarget(this.deps.settings(), 'auto') : Math.min(compactionTarget(this.deps.settings(), options.trigger), shrunk);
     await this.deps.hooks.run('pre_compact', { session_key: options.sessionKey, trigger: options.trigger, tokens: tokensBefore }, options.signal);
     try {
       const result = await this.applyLevels(prompt, target, tokensBefore, options);

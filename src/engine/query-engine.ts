@@ -296,7 +296,7 @@ export class QueryEngine {
         }
         if (event.type === 'usage') {
           // The request was the history as it stands before the answer is appended.
-          if (session === this.session) this.sizer.observe(event.usage, history);
+          if (session === this.session) this.sizer.observe(event.usage, history, { system, tools: this.deps.tools.specs() });
           this.recordUsage(session, event.model, event.usage);
         }
         yield event;

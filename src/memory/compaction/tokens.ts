@@ -77,19 +77,24 @@ export function promptTokensOf(usage: Usage): number {
 
 /**
  * Tracks one conversation's prompt size. `observe` is called with the provider's usage of a
- * request and the history it was sent with; `size` then estimates the next request.
+ * request and what it was sent with; `size` then estimates the next request. When the history
+ * no longer extends the one counted (after a compaction), the whole prompt is estimated and
+ * scaled by how far the estimate was from the provider's last count.
  */
 export class PromptSizer {
-  private last: { tokens: number; messages: readonly Message[] } | undefined;
+  private last: { tokens: number; messages: readonly Message[]; parts?: { system: string; tools: readonly ToolSpec[] } } | undefined;
+  /** Provider tokens per estimated token, learnt from the last count. */
+  private ratio = 1;
 
-  observe(usage: Usage, sent: readonly Message[]): void {
+  observe(usage: Usage, sent: readonly Message[], parts?: { system: string; tools: readonly ToolSpec[] }): void {
     const tokens = promptTokensOf(usage);
     // A fake or a proxy that reports nothing tells us nothing: keep estimating.
-    this.last = tokens > 0 ? { tokens, messages: [...sent] } : undefined;
+    this.last = tokens > 0 ? { tokens, messages: [...sent], ...(parts ? { parts } : {}) } : undefined;
   }
 
-  /** Forgets the reported figure (after a compaction the history changed under it). */
+  /** Forgets the reported figure (after a compaction the history changed under it), keeping what it taught. */
   reset(): void {
+    this.calibrate();
     this.last = undefined;
   }
 
@@ -98,7 +103,16 @@ export class PromptSizer {
     if (last && startsWith(prompt.messages, last.messages)) {
       return last.tokens + estimateMessages(prompt.messages.slice(last.messages.length));
     }
-    return estimatePrompt(prompt);
+    this.calibrate();
+    return Math.round(estimatePrompt(prompt) * this.ratio);
+  }
+
+  private calibrate(): void {
+    const last = this.last;
+    if (!last?.parts) return;
+    const estimate = estimatePrompt({ ...last.parts, messages: last.messages });
+    if (estimate > 0) this.ratio = Math.min(2, Math.max(0.5, last.tokens / estimate));
+    this.last = { tokens: last.tokens, messages: last.messages };
   }
 }
 

@@ -177,7 +177,8 @@ export class Conversation {
   private async pump(resumeRun?: StartRun, requester?: Requester): Promise<void> {
     if (this.pumping) {
       await this.pumping;
-      if (!resumeRun) return;
+      // The loop may have ended just before this message was queued (its finally not yet run): take it now.
+      if (!resumeRun) return this.queue.length && !this.pumping ? this.pump() : undefined;
     }
     this.pumping = (async () => {
       if (resumeRun && requester) {

@@ -9,6 +9,8 @@ import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect } from '../support/engine.js';
 import { engineDeps } from '../support/deps.js';
+import { countTokens } from 'gpt-tokenizer';
+import type { ProviderRequest } from '../../src/providers/types.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 const as = (userId: string) => ({ userId, interaction: answering(), signal: new AbortController().signal });
@@ -115,5 +117,26 @@ describe('/sessions, /resume and /compact in a chat', () => {
     await find('Three.');
     expect(messageText(model.requests.at(-1)?.messages[0] as Message)).toMatch(/^\[Earlier conversation compacted[\s\S]*They said first and second\./);
     expect((hob.db.prepare('SELECT COUNT(*) n FROM messages').get() as { n: number }).n).toBe(6);
+  });
+
+  it('tells the person once, in the progress message, when a long conversation was compacted', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ text: 'Got the first.' }, { text: 'Got the second.' }, { text: 'Got the third.' }]);
+    model.countInput = (request: ProviderRequest) => countTokens(request.system) + countTokens(JSON.stringify(request.messages));
+    const deps = { ...engineDeps(model), contextWindow: 3_000, compactionBufferTokens: 300 };
+    hob = await startTestGateway(channel, model, { engine: (key) => new QueryEngine(key, deps) });
+    const dm = channel.chat(`dm-${OWNER.id}`);
+    const find = (text: string) => channel.waitFor(() => dm.find((m) => m.text.includes(text)), 5000, `"${text}"`);
+    const long = (name: string) => `${name}: ${Array.from({ length: 350 }, (_, i) => `item${i}`).join(' ')}`;
+    channel.say(OWNER, long('first'));
+    await find('Got the first.');
+    channel.say(OWNER, long('second'));
+    await find('Got the second.');
+    channel.say(OWNER, long('third'));
+    await find('Got the third.');
+    const notices = dm.filter((m) => m.text.includes('This conversation got long, so I summarized its older part'));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.text).toMatch(/^🗜 /);
+    expect(model.requests[2]?.messages.length).toBeLessThan(5);
   });
 });

@@ -50,6 +50,8 @@ export type SubmitOptions = {
   /** False for headless runs: the prompt then says nobody can approve. */
   interactive?: boolean;
   sendFile?: ToolContext['sendFile'];
+  /** The conversation is a group chat (tools then keep the person's private data out). */
+  inGroup?: boolean;
 };
 
 export type EngineStatus = {
@@ -281,6 +283,7 @@ export class QueryEngine {
           userId: options.userId,
           interaction: options.interaction,
           sendFile: options.sendFile,
+          ...(options.inGroup ? { inGroup: true } : {}),
         },
       });
       for await (const event of events) {

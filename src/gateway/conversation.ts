@@ -157,7 +157,7 @@ export class Conversation {
   /** Resumes a run cut off by a restart. */
   resume(requesterId: string, notStarted: ReadonlySet<string>): void {
     if (!this.engine.hasPendingWork()) return;
-    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal }, notStarted), {
+    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal, inGroup: this.chatType !== 'dm' }, notStarted), {
       userId: requesterId,
       userName: 'the person',
     });
@@ -202,6 +202,7 @@ export class Conversation {
       interaction,
       signal,
       sendFile: (path, caption) => this.sendFile(path, caption),
+      inGroup: this.chatType !== 'dm',
     });
     yield* markTaken(events, () => this.markDone(message.inboxIds));
   }

@@ -11,7 +11,7 @@ export function sessionSearchTool(archive: SessionArchive, people: PersonResolve
   const tool = defineTool({
     name: 'session_search',
     description:
-      "Search the person's own past conversations with you (every session, including older parts that were summarized) by keywords. " +
+      "Search the person's own past conversations with you (every session, including older parts that were summarized; in a group chat only this group's) by keywords. " +
       'Use it when they refer to something said before ("what did we decide about the router", "the address I gave you"). ' +
       'Put the key words in the query and add synonyms and translations of them; results show the session, date and the matching passage.',
     input: z.object({
@@ -21,7 +21,8 @@ export function sessionSearchTool(archive: SessionArchive, people: PersonResolve
     readOnly: true,
     run: async ({ query, limit }, ctx) => {
       const personId = people.personId(platformOf(ctx.sessionKey), ctx.userId);
-      const hits = archive.search(personId, query, limit ?? 5);
+      // In a group everyone reads the answer: only what was said in this conversation.
+      const hits = archive.search(personId, query, limit ?? 5, ctx.inGroup ? ctx.sessionKey : undefined);
       if (hits.length === 0) return `Nothing in the past conversations matches "${query}". Try other words or synonyms.`;
       return hits.map(formatHit).join('\n');
     },

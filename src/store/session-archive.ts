@@ -50,6 +50,12 @@ export class SessionArchive {
          WHERE messages_fts MATCH ? AND f.person_id = ?
          ORDER BY bm25(messages_fts) LIMIT ?`,
       ),
+      searchIn: db.prepare<[string, string, string, number], { session_id: string; title: string | null; role: 'user' | 'assistant'; snippet: string; created_at: number }>(
+        `SELECT f.session_id, s.title, f.role, snippet(messages_fts, 0, '«', '»', '…', 24) snippet, m.created_at
+         FROM messages_fts f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = f.session_id
+         WHERE messages_fts MATCH ? AND f.person_id = ? AND s.session_key = ?
+         ORDER BY bm25(messages_fts) LIMIT ?`,
+      ),
       owner: db.prepare<[string], { person_id: string | null; title: string | null }>('SELECT person_id, title FROM sessions WHERE id = ?'),
       messages: db.prepare<[string], { role: 'user' | 'assistant'; content: string; created_at: number }>(
         'SELECT role, content, created_at FROM messages WHERE session_id = ? ORDER BY id',
@@ -71,11 +77,15 @@ export class SessionArchive {
     }));
   }
 
-  /** Full-text search over the person's own messages, best matches first. */
-  search(personId: string, query: string, limit = 5): SessionHit[] {
+  /**
+   * Full-text search over the person's own messages, best matches first; with `sessionKey`,
+   * only in that conversation's sessions (a group: nothing private from elsewhere).
+   */
+  search(personId: string, query: string, limit = 5, sessionKey?: string): SessionHit[] {
     const match = ftsQuery(query);
     if (!match) return [];
-    return this.statements.search.all(match, personId, limit).map((row) => ({
+    const rows = sessionKey === undefined ? this.statements.search.all(match, personId, limit) : this.statements.searchIn.all(match, personId, sessionKey, limit);
+    return rows.map((row) => ({
       sessionId: row.session_id,
       title: row.title ?? '(untitled)',
       role: row.role,

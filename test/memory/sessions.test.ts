@@ -34,6 +34,7 @@ describe('past sessions belong to their person', () => {
 
     const archive = new SessionArchive(deps.db);
     expect(archive.list('telegram:1').map((s) => s.title)).toEqual(['Plan the garden for spring', 'We decided the router goes in the hallway closet']);
+    const annFirst = archive.list('telegram:1')[1]?.id as string;
     expect(archive.list('telegram:2').map((s) => s.title)).toEqual(['My router password hint is blue-falcon']);
 
     const search = sessionSearchTool(archive, unlinkedPeople);
@@ -43,8 +44,14 @@ describe('past sessions belong to their person', () => {
     const bobFinds = String(await search.run({ query: 'router hallway closet' }, ctx('telegram:2', '2')));
     expect(bobFinds).not.toContain('hallway');
 
+    // In a group, Ann's search covers only what was said in that group (everyone reads the answer).
+    const group = new QueryEngine('telegram:-5:u1', deps);
+    await collect(group.submit('The router in the office is a Fritzbox', as('1')));
+    const inGroup = String(await search.run({ query: 'router' }, { ...ctx('telegram:-5:u1', '1'), inGroup: true }));
+    expect(inGroup).toContain('Fritzbox');
+    expect(inGroup).not.toContain('hallway');
+
     // Bob cannot reopen Ann's session, even knowing its id; Ann can.
-    const annFirst = archive.list('telegram:1')[1]?.id as string;
     expect(bob.resume(annFirst, '2')).toBe(false);
     expect(bob.messages.map(messageText).join(' ')).not.toContain('hallway');
     expect(ann.resume(annFirst, '1')).toBe(true);

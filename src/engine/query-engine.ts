@@ -1,9 +1,9 @@
 import type { AgentEvent } from '../core/events.js';
 import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
 import { platformOf, unlinkedPeople, type PersonResolver } from '../core/person.js';
-import { Compactor, defaultBuffer, type CompactionResult, type CompactionTrigger } from '../memory/compaction/compactor.js';
-import { contextWindowFor, PromptSizer } from '../memory/compaction/tokens.js';
-import { WorkingMemory } from '../memory/working-memory.js';
+import { Compactor, defaultBuffer, type CompactionResult, type CompactionTrigger } from './compaction/compactor.js';
+import { contextWindowFor, PromptSizer } from './compaction/tokens.js';
+import { WorkingMemory } from './working-memory.js';
 import { cancelledResult } from './tool-execution.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import type { Interaction } from '../policy/types.js';

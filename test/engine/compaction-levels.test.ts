@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.js';
-import { invariantProblems, newestPersonMessage } from '../../src/memory/compaction/invariants.js';
-import { chooseCut, clearOldToolResults, collapseLongTexts, outline, summaryText, withSummary } from '../../src/memory/compaction/levels.js';
+import { invariantProblems, newestPersonMessage } from '../../src/engine/compaction/invariants.js';
+import { chooseCut, clearOldToolResults, collapseLongTexts, outline, summaryText, withSummary } from '../../src/engine/compaction/levels.js';
 import { ThinkingMemory, toParams } from '../../src/providers/anthropic-wire.js';
 import { toChatMessages } from '../../src/providers/openai.js';
 

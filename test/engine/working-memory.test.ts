@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { frameSteered, QueryEngine } from '../../src/engine/query-engine.js';
 import { framedText } from '../../src/gateway/framing.js';
 import type { InboundMessage } from '../../src/gateway/channel.js';
-import { WorkingMemory, WORKING_MEMORY_LIMITS } from '../../src/memory/working-memory.js';
+import { WorkingMemory, WORKING_MEMORY_LIMITS } from '../../src/engine/working-memory.js';
 import { messageText } from '../../src/core/messages.js';
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/tool.js';

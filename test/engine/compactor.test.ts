@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { PromptTooLongError, ProviderError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/messages.js';
 import type { HookGate } from '../../src/engine/ports.js';
-import { autoCompactThreshold, compactionTarget, CompactionFailed, Compactor, defaultBuffer, SUMMARY_SYSTEM, type CompactionSettings } from '../../src/memory/compaction/compactor.js';
-import { contextWindowFor, estimatePrompt } from '../../src/memory/compaction/tokens.js';
+import { autoCompactThreshold, compactionTarget, CompactionFailed, Compactor, defaultBuffer, SUMMARY_SYSTEM, type CompactionSettings } from '../../src/engine/compaction/compactor.js';
+import { contextWindowFor, estimatePrompt } from '../../src/engine/compaction/tokens.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 

@@ -6,7 +6,7 @@
 import { PromptTooLongError, errorMessage } from '../../core/errors.js';
 import type { Message } from '../../core/messages.js';
 import { messageText } from '../../core/messages.js';
-import type { HookGate } from '../../engine/ports.js';
+import type { HookGate } from '../ports.js';
 import type { ProviderClient, ToolSpec } from '../../providers/types.js';
 import { invariantProblems, newestPersonMessage } from './invariants.js';
 import { chooseCut, clearOldToolResults, collapseLongTexts, outline, summaryText, transcript, withSummary } from './levels.js';

@@ -1,8 +1,8 @@
 import type { AgentEvent } from '../core/events.js';
 import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
 import { platformOf, unlinkedPeople, type PersonResolver } from '../core/person.js';
-import { Compactor, defaultBuffer, type CompactionResult, type CompactionTrigger } from './compaction/compactor.js';
-import { contextWindowFor, PromptSizer } from './compaction/tokens.js';
+import type { CompactionResult, CompactionTrigger } from './compaction/compactor.js';
+import { ContextKeeper, type Prompt } from './context-keeper.js';
 import { WorkingMemory } from './working-memory.js';
 import { cancelledResult } from './tool-execution.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
@@ -79,12 +79,7 @@ export class QueryEngine {
   private steering: string[] = [];
   private running = false;
   private workingMemory: WorkingMemory;
-  private readonly sizer = new PromptSizer();
-  private readonly compactor: Compactor;
-  /** The latest compaction of this conversation (benchmarks and tests read it). */
-  lastCompaction: (CompactionResult & { trigger: CompactionTrigger; ms: number }) | undefined;
-  /** Why the latest compaction attempt failed, if it did. */
-  private lastCompactionError: string | undefined;
+  private readonly context: ContextKeeper;
 
   constructor(
     readonly sessionKey: string,
@@ -97,13 +92,14 @@ export class QueryEngine {
     this.cost = totals.costUsd;
     this.requests = totals.requests;
     this.workingMemory = WorkingMemory.fromJSON(deps.conversations.workingMemory(this.session.id));
-    this.compactor = new Compactor({
+    this.context = new ContextKeeper({
       provider: () => this.deps.provider,
       hooks: deps.hooks,
-      settings: () => {
-        const contextWindow = contextWindowFor(this.deps.provider.model, this.deps.contextWindow);
-        return { contextWindow, maxTokens: this.deps.maxTokens, bufferTokens: this.deps.compactionBufferTokens ?? defaultBuffer(contextWindow) };
-      },
+      tools: deps.tools,
+      sessionKey,
+      contextWindow: deps.contextWindow,
+      bufferTokens: deps.compactionBufferTokens,
+      maxTokens: deps.maxTokens,
     });
   }
 
@@ -196,8 +192,12 @@ export class QueryEngine {
     this.requests = 0;
     this.steering = [];
     this.workingMemory = new WorkingMemory();
-    this.sizer.reset();
-    this.lastCompaction = undefined;
+    this.context.forget();
+  }
+
+  /** The latest compaction of this conversation (benchmarks and tests read it). */
+  get lastCompaction(): ContextKeeper['last'] {
+    return this.context.last;
   }
 
   /**
@@ -216,7 +216,7 @@ export class QueryEngine {
     this.requests = totals.requests;
     this.steering = [];
     this.workingMemory = WorkingMemory.fromJSON(this.deps.conversations.workingMemory(row.id));
-    this.sizer.reset();
+    this.context.forget();
     return true;
   }
 
@@ -225,9 +225,8 @@ export class QueryEngine {
     if (this.running) return 'I am busy with a run; /compact again when it has finished.';
     if (this.history.length < 2) return 'There is nothing to compact yet.';
     const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true });
-    this.lastCompactionError = undefined;
     const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
-    if (this.lastCompactionError) return `I could not compact the conversation (${this.lastCompactionError}). It is unchanged.`;
+    if (this.context.lastError) return `I could not compact the conversation (${this.context.lastError}). It is unchanged.`;
     if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';
     return `Compacted the conversation (level ${compacted.notice.level}): about ${compacted.notice.tokensBefore.toLocaleString('en-US')} → ${compacted.notice.tokensAfter.toLocaleString('en-US')} tokens. The full record stays searchable.`;
   }
@@ -269,11 +268,7 @@ export class QueryEngine {
         maxTokens: this.deps.maxTokens,
         approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
         drainSteering: () => this.steering.splice(0).map(frameSteered),
-        beforeRequest: async (messages) => {
-          const prompt = { system, messages };
-          if (this.compactor.tripped || !this.compactor.needsCompaction(this.sizer.size({ ...prompt, tools: this.deps.tools.specs() }))) return undefined;
-          return this.compactWith(prompt, 'auto', session, history, options.signal);
-        },
+        beforeRequest: (messages) => this.context.beforeRequest({ system, messages }, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
         onPromptTooLong: (messages) => this.compactWith({ system, messages }, 'reactive', session, history, options.signal),
         context: {
           signal: options.signal,
@@ -299,7 +294,7 @@ export class QueryEngine {
         }
         if (event.type === 'usage') {
           // The request was the history as it stands before the answer is appended.
-          if (session === this.session) this.sizer.observe(event.usage, history, { system, tools: this.deps.tools.specs() });
+          if (session === this.session) this.context.observe(event.usage, history, system);
           this.recordUsage(session, event.model, event.usage);
         }
         yield event;
@@ -348,33 +343,15 @@ export class QueryEngine {
     this.deps.conversations.saveWorkingMemory(session.id, this.workingMemory.toJSON());
   }
 
-  /**
-   * Compacts the history for the next request and records a boundary; the stored messages
-   * stay as they are. Never throws: a failed compaction leaves the history as it was.
-   */
-  private async compactWith(
-    prompt: { system: string; messages: readonly Message[] },
-    trigger: CompactionTrigger,
-    session: SessionRow,
-    history: Message[],
-    signal?: AbortSignal,
-  ): Promise<Compacted | undefined> {
-    const started = performance.now();
-    try {
-      const result = await this.compactor.compact(
-        { ...prompt, tools: this.deps.tools.specs() },
-        { trigger, carried: this.workingMemory.render(), sessionKey: this.sessionKey, signal },
-      );
-      if (!result) return undefined;
-      this.deps.conversations.saveBoundary(session.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
-      history.splice(0, history.length, ...result.messages);
-      this.sizer.reset();
-      this.lastCompaction = { ...result, trigger, ms: performance.now() - started };
-      return { messages: result.messages, notice: { type: 'compaction', level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter } };
-    } catch (error) {
-      this.lastCompactionError = error instanceof Error ? error.message : String(error);
-      return undefined;
-    }
+  /** Compacts now (reactive or manual); the boundary is recorded as it happens. Never throws. */
+  private compactWith(prompt: Prompt, trigger: CompactionTrigger, session: SessionRow, history: Message[], signal?: AbortSignal): Promise<Compacted | undefined> {
+    return this.context.compact(prompt, trigger, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), signal);
+  }
+
+  /** A compaction adds one boundary row (the messages stay as written) and replaces the history the engine holds. */
+  private storeCompaction(session: SessionRow, history: Message[], result: CompactionResult, trigger: CompactionTrigger): void {
+    this.deps.conversations.saveBoundary(session.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
+    history.splice(0, history.length, ...result.messages);
   }
 
   private personOf(userId: string): string {

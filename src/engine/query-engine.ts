@@ -37,6 +37,8 @@ export type EngineDeps = {
   people?: PersonResolver;
 };
 
+type AppendOptions = { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string };
+
 /** The closing note of a run the person stopped; the next message starts a new turn. */
 export const STOPPED_NOTE = '[The person stopped this run before it finished. Do not resume it unless they ask again.]';
 
@@ -133,9 +135,9 @@ export class QueryEngine {
       // Roles must alternate: fold the new text into the last user message.
       const last = this.history.at(-1) as Message;
       last.content.push(...blocks);
-      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts', personId });
+      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
     } else {
-      this.append({ role: 'user', content: blocks }, { run: 'starts', personId });
+      this.append({ role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
     }
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {
@@ -289,8 +291,9 @@ export class QueryEngine {
           this.appendTo(session, history, event.message, { run: 'ends', personId });
           settled = true;
         } else if (event.type === 'assistant_message' || event.type === 'user_message') {
-          if (event.type === 'user_message') this.rememberToolResults(session, history, event.message);
-          this.appendTo(session, history, event.message, { personId });
+          const remembered = event.type === 'user_message' && this.rememberToolResults(session, history, event.message);
+          // Working memory is saved in the same write as the tool results that filled it.
+          this.appendTo(session, history, event.message, { personId, ...(remembered ? { workingMemory: this.workingMemory.toJSON() } : {}) });
         }
         if (event.type === 'usage') {
           // The request was the history as it stands before the answer is appended.
@@ -331,16 +334,16 @@ export class QueryEngine {
     }
   }
 
-  /** After tool calls: their files, steps and verified work go into working memory, saved with the session. */
-  private rememberToolResults(session: SessionRow, history: Message[], message: Message): void {
+  /** After tool calls: their files, steps and verified work go into working memory. True when it changed. */
+  private rememberToolResults(session: SessionRow, history: Message[], message: Message): boolean {
     const asked = history.at(-1);
-    if (!asked || asked.role !== 'assistant' || session !== this.session) return;
+    if (!asked || asked.role !== 'assistant' || session !== this.session) return false;
     const calls = new Map(toolUses(asked).map((call) => [call.id, call]));
     for (const block of message.content) {
       const call = block.type === 'tool_result' ? calls.get(block.toolUseId) : undefined;
       if (call && block.type === 'tool_result') this.workingMemory.recordTool(call.name, call.input, { content: block.content, isError: block.isError });
     }
-    this.deps.conversations.saveWorkingMemory(session.id, this.workingMemory.toJSON());
+    return calls.size > 0;
   }
 
   /** Compacts now (reactive or manual); the boundary is recorded as it happens. Never throws. */
@@ -367,11 +370,11 @@ export class QueryEngine {
     }
   }
 
-  private append(message: Message, options: { run?: 'starts' | 'ends'; personId?: string } = {}): void {
+  private append(message: Message, options: AppendOptions = {}): void {
     this.appendTo(this.session, this.history, message, options);
   }
 
-  private appendTo(session: SessionRow, history: Message[], message: Message, options: { run?: 'starts' | 'ends'; personId?: string } = {}): void {
+  private appendTo(session: SessionRow, history: Message[], message: Message, options: AppendOptions = {}): void {
     history.push(message);
     this.deps.conversations.appendMessage(session.id, message, options);
   }

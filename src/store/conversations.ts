@@ -12,7 +12,7 @@ export type UsageTotals = Usage & { costUsd: number; requests: number };
  */
 export class ConversationRepository {
   private readonly statements;
-  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined) => void;
+  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => void;
 
   constructor(
     private readonly db: Db,
@@ -57,10 +57,11 @@ export class ConversationRepository {
                 COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
       ),
     };
-    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined) => {
+    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => {
       const now = this.clock.now();
       const { lastInsertRowid } = this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
       if (personId !== undefined) this.index(Number(lastInsertRowid), sessionId, message, personId);
+      if (workingMemory !== undefined) this.statements.saveWorkingMemory.run(workingMemory, sessionId);
       this.statements.touch.run(now, sessionId);
       if (running !== undefined) this.statements.setRunning.run(running ? 1 : 0, sessionId);
     });
@@ -88,8 +89,8 @@ export class ConversationRepository {
    * Appends one message (one row, one transaction). `run: 'starts' | 'ends'` also sets the
    * session's running mark in the same transaction: message and mark are stored together.
    */
-  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends'; personId?: string } = {}): void {
-    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts', options.personId);
+  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string } = {}): void {
+    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts', options.personId, options.workingMemory);
   }
 
   /**
@@ -116,10 +117,6 @@ export class ConversationRepository {
 
   workingMemory(sessionId: string): string | null {
     return this.statements.workingMemory.get(sessionId)?.working_memory ?? null;
-  }
-
-  saveWorkingMemory(sessionId: string, json: string): void {
-    this.statements.saveWorkingMemory.run(json, sessionId);
   }
 
   /**

@@ -19,7 +19,7 @@ import { unlinkedPeople } from '../src/core/person.js';
 import { noHooks } from '../src/engine/ports.js';
 import { QueryEngine, type EngineDeps } from '../src/engine/query-engine.js';
 import { Compactor, SUMMARY_SYSTEM, type CompactionLevel } from '../src/engine/compaction/compactor.js';
-import { PromptSizer } from '../src/engine/compaction/tokens.js';
+import { loadTokenizer, PromptSizer } from '../src/engine/compaction/tokens.js';
 import { sessionSearchTool } from '../src/memory/session-search.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest } from '../src/providers/types.js';
 import { ConversationRepository } from '../src/store/conversations.js';
@@ -102,6 +102,7 @@ const readFile = defineTool({
 });
 
 export async function run(): Promise<BenchResult> {
+  await loadTokenizer();
   const dir = tempDir('hob-bench-continuity-');
   const db = openDatabase(join(dir, 'hob.db'));
   try {

@@ -8,7 +8,7 @@ import type { Message, Usage } from '../core/messages.js';
 import type { ProviderClient } from '../providers/types.js';
 import type { ToolRegistry } from '../tools/tool.js';
 import { Compactor, defaultBuffer, type CompactionResult, type CompactionTrigger } from './compaction/compactor.js';
-import { contextWindowFor, PromptSizer } from './compaction/tokens.js';
+import { contextWindowFor, loadTokenizer, PromptSizer, tokenizerLoaded } from './compaction/tokens.js';
 import type { HookGate } from './ports.js';
 import type { Compacted } from './run-query.js';
 
@@ -58,7 +58,16 @@ export class ContextKeeper {
   /** Before a request: compacts when the prompt would not fit (unless the circuit breaker is open). */
   async beforeRequest(prompt: Prompt, carried: string, onCompacted: (result: CompactionResult, trigger: CompactionTrigger) => void, signal?: AbortSignal): Promise<Compacted | undefined> {
     if (this.compactor.tripped) return undefined;
-    if (!this.compactor.needsCompaction(this.sizer.size({ ...prompt, tools: this.deps.tools.specs() }))) return undefined;
+    const full = { ...prompt, tools: this.deps.tools.specs() };
+    if (!tokenizerLoaded()) {
+      // Until it loads the count can only be too high: far from the window, the exact one can wait.
+      if (!this.compactor.needsCompaction(this.sizer.size(full))) {
+        void loadTokenizer().catch(() => undefined);
+        return undefined;
+      }
+      await loadTokenizer();
+    }
+    if (!this.compactor.needsCompaction(this.sizer.size(full))) return undefined;
     return this.compact(prompt, 'auto', carried, onCompacted, signal);
   }
 

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { messageText, type Message } from '../../src/core/messages.js';
 import { QueryEngine, STOPPED_NOTE } from '../../src/engine/query-engine.js';
 import { COMPACTED_MARK } from '../../src/engine/compaction/levels.js';
-import { PromptSizer } from '../../src/engine/compaction/tokens.js';
+import { loadTokenizer, PromptSizer } from '../../src/engine/compaction/tokens.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
 import { ConversationRepository } from '../../src/store/conversations.js';
 import { openDatabase } from '../../src/store/db.js';
@@ -88,6 +88,7 @@ describe('long conversations: compaction inside the engine', () => {
   });
 
   it('estimates the next prompt within 15% of what the provider then reports', async () => {
+    await loadTokenizer();
     const model = stepper(6);
     const deps = { ...engineDeps(model, [writeStep]), maxTurns: 20 };
     await collect(new QueryEngine('k', deps).submit('Write steps 1 to 6.', options()));

@@ -10,7 +10,7 @@ import type { HookGate } from '../ports.js';
 import type { ProviderClient, ToolSpec } from '../../providers/types.js';
 import { invariantProblems, newestPersonMessage } from './invariants.js';
 import { chooseCut, clearOldToolResults, collapseLongTexts, outline, summaryText, transcript, withSummary } from './levels.js';
-import { estimatePrompt } from './tokens.js';
+import { estimatePrompt, loadTokenizer } from './tokens.js';
 
 export type CompactionTrigger = 'auto' | 'reactive' | 'manual';
 export type CompactionLevel = 1 | 2 | 3 | 4;
@@ -98,6 +98,7 @@ export class Compactor {
    */
   async compact(prompt: PromptParts, options: { trigger: CompactionTrigger; carried: string; sessionKey: string; signal?: AbortSignal }): Promise<CompactionResult | undefined> {
     if (options.trigger === 'auto' && this.tripped) return undefined;
+    await loadTokenizer();
     const tokensBefore = estimatePrompt(prompt);
     // Reactive: the provider counted more than we did, so aim below what we have. Manual: the
     // person asked for it, so it frees something even in a conversation far from the window.

@@ -3,9 +3,30 @@
  * estimate (gpt-tokenizer, o200k) of what was added since. Only the added part is estimated,
  * so the figure stays close to the provider's own count however long the conversation is.
  */
-import { countTokens } from 'gpt-tokenizer';
 import type { Block, Message, Usage } from '../../core/messages.js';
 import type { ToolSpec } from '../../providers/types.js';
+
+/**
+ * gpt-tokenizer takes ~180 ms to load, which `hob ask` should not pay before its first byte:
+ * it loads on first need. Until then a character counts as a token, which is never too low
+ * (a token is one or more characters), so a prompt that might be near the window always
+ * waits for the exact count.
+ */
+let exactCount: ((text: string) => number) | undefined;
+let loading: Promise<void> | undefined;
+
+export function loadTokenizer(): Promise<void> {
+  loading ??= import('gpt-tokenizer').then((module) => {
+    exactCount = module.countTokens;
+  });
+  return loading;
+}
+
+export const tokenizerLoaded = (): boolean => exactCount !== undefined;
+
+function countTokens(text: string): number {
+  return exactCount ? exactCount(text) : text.length;
+}
 
 /** Context windows of common models, by name prefix (longest prefix wins). */
 const KNOWN_WINDOWS: Array<[prefix: string, tokens: number]> = [
@@ -109,7 +130,7 @@ export class PromptSizer {
 
   private calibrate(): void {
     const last = this.last;
-    if (!last?.parts) return;
+    if (!last?.parts || !tokenizerLoaded()) return;
     const estimate = estimatePrompt({ ...last.parts, messages: last.messages });
     if (estimate > 0) this.ratio = Math.min(2, Math.max(0.5, last.tokens / estimate));
     this.last = { tokens: last.tokens, messages: last.messages };

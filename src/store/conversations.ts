@@ -44,8 +44,8 @@ export class ConversationRepository {
       claim: db.prepare('UPDATE sessions SET person_id = COALESCE(person_id, ?), title = COALESCE(title, ?) WHERE id = ?'),
       workingMemory: db.prepare<[string], { working_memory: string | null }>('SELECT working_memory FROM sessions WHERE id = ?'),
       saveWorkingMemory: db.prepare('UPDATE sessions SET working_memory = ? WHERE id = ?'),
-      sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null }>(
-        'SELECT id, session_key, created_at, updated_at, person_id FROM sessions WHERE id = ?',
+      sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null; active: number }>(
+        'SELECT id, session_key, created_at, updated_at, person_id, active FROM sessions WHERE id = ?',
       ),
       reopen: db.prepare('UPDATE sessions SET active = 1, session_key = ? WHERE id = ?'),
       insertUsage: db.prepare(
@@ -121,11 +121,13 @@ export class ConversationRepository {
 
   /**
    * Makes an earlier session of this person the conversation's active one again (`/resume`).
-   * Undefined when the session does not exist or is someone else's: the same answer for both.
+   * Undefined when the session does not exist or is someone else's (the same answer for both),
+   * or when it is still the open conversation of another chat (two chats must not write to one).
    */
   reopenSession(sessionKey: string, sessionId: string, personId: string): SessionRow | undefined {
     const row = this.statements.sessionById.get(sessionId);
     if (!row || row.person_id !== personId) return undefined;
+    if (row.active === 1 && row.session_key !== sessionKey) return undefined;
     this.db.transaction(() => {
       this.statements.deactivate.run(sessionKey);
       this.statements.reopen.run(sessionKey, sessionId);

@@ -50,6 +50,8 @@ describe('past sessions belong to their person', () => {
     const inGroup = String(await search.run({ query: 'router' }, { ...ctx('telegram:-5:u1', '1'), inGroup: true }));
     expect(inGroup).toContain('Fritzbox');
     expect(inGroup).not.toContain('hallway');
+    // That group conversation is still open there: it is not pulled into the DM.
+    expect(ann.resume(group.status().sessionId, '1')).toBe(false);
 
     // Bob cannot reopen Ann's session, even knowing its id; Ann can.
     expect(bob.resume(annFirst, '2')).toBe(false);

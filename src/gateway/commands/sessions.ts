@@ -51,7 +51,7 @@ export async function runSessionCommand(name: string, args: string, message: Inb
     return true;
   }
   if (!conversation.engine.resume(chosen.id, message.userId)) {
-    await services.reply('That conversation could not be reopened. See /sessions.');
+    await services.reply('That conversation is still open in another chat; continue it there, or /new there first.');
     return true;
   }
   await services.reply(`Resumed “${chosen.title}” (${chosen.messages} messages). Go on where you left off.`);

@@ -30,6 +30,9 @@ import { openDatabase, type Db } from './store/db.js';
 import { PermissionRuleRepository } from './store/permission-rules.js';
 import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
+import { unlinkedPeople } from './core/person.js';
+import { sessionSearchTool } from './memory/session-search.js';
+import { SessionArchive } from './store/session-archive.js';
 
 export type AppOptions = {
   config: HobConfig;
@@ -149,6 +152,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...memoryTools(memory),
     ...scheduling.tools,
     webSearchTool(config.tools.web_search) as unknown as AnyTool,
+    sessionSearchTool(new SessionArchive(db), memory.people),
     ...(options.extraTools ?? []),
   ]);
   logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
@@ -189,6 +193,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     maxTurns: config.model.max_turns,
     maxTokens: config.model.max_tokens,
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
+    contextWindow: config.model.context_window,
+    people: memory.people,
   };
 
   return {

@@ -28,6 +28,7 @@ program
         permissions: app.permissionAdmin,
         memory: app.memory,
         extensions: app.extensions,
+        archive: new (await import('./store/session-archive.js')).SessionArchive(app.db),
       });
     } finally {
       await app.close();
@@ -143,6 +144,20 @@ plugins
     const { runPluginsList } = await import('./cli/extensions.js');
     const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
     runPluginsList(config, (text) => process.stdout.write(text));
+  });
+
+program
+  .command('sessions')
+  .description('your past conversations: list, show one, export one as Markdown')
+  .argument('<verb>', 'list | show | export')
+  .argument('[which]', 'a number from `hob sessions list`, or a session id')
+  .option('--all', "everyone's sessions, not only the terminal's (the owner's)")
+  .option('-o, --out <file>', 'export: write the Markdown to this file')
+  .action(async (verb: string, which: string | undefined, flags: { all?: boolean; out?: string }) => {
+    const { loadConfig } = await import('./config/load.js');
+    const { runSessions } = await import('./cli/sessions.js');
+    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    runSessions(config, `console:${consoleUserId()}`, verb, which, flags);
   });
 
 async function loadApp(channel: string) {

@@ -60,7 +60,15 @@ export function normalizeMessage(message: Message, updateId: number, bot: BotIde
     // Album ids are unique per chat only.
     ...(message.media_group_id !== undefined ? { batchKey: `${chatId}:${message.media_group_id}` } : {}),
     ...(unsupported !== undefined ? { unsupported } : {}),
+    ...quotedOf(message.reply_to_message, replyToBot),
   };
+}
+
+/** The message replied to, so the model knows what "this" refers to (not forum topics' implicit replies). */
+function quotedOf(reply: Message | undefined, fromBot: boolean): { quoted?: { text: string; fromBot: boolean } } {
+  const text = reply?.text ?? reply?.caption;
+  if (!reply || !text || reply.forum_topic_created) return {};
+  return { quoted: { text: text.slice(0, 500), fromBot } };
 }
 
 /**

@@ -10,6 +10,8 @@ import { isMemoryCommand, runMemoryCommand } from '../gateway/commands/memory.js
 import type { Memory } from '../memory/memory.js';
 import type { ExtensionCommands } from '../gateway/commands/skills.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
+import type { SessionArchive } from '../store/session-archive.js';
+import { sessionsText } from '../gateway/commands/sessions.js';
 
 export type ChatOptions = {
   engine: QueryEngine;
@@ -22,6 +24,8 @@ export type ChatOptions = {
   memory?: Memory;
   /** `/skill`, plugin commands and `/mcp` (issue 12). */
   extensions?: ExtensionCommands;
+  /** `/sessions` and `/resume N`: the terminal person's own past conversations. */
+  archive?: SessionArchive;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -32,6 +36,7 @@ const HELP = [
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
   'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
+  'Long conversations: /compact (summarize the older part now), /sessions (your past conversations), /resume N.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
 ].join('\n');
@@ -154,6 +159,9 @@ class ConsoleSession {
       case '/usage':
         return this.printer.line(formatUsage(this.engine.status()));
     }
+    if (line === '/compact') return this.printer.line(await this.engine.compactNow(this.options.userId));
+    const sessionCommand = /^\/(sessions|resume)(?:\s+(\S+))?$/.exec(line);
+    if (sessionCommand && this.options.archive) return this.printer.line(this.sessionCommand(this.options.archive, sessionCommand[1] as string, sessionCommand[2]));
     const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
     if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
     const memoryCommand = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(line);
@@ -173,6 +181,14 @@ class ConsoleSession {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
     }
     await this.consume((signal) => this.engine.submit(line, this.submitOptions(signal)));
+  }
+
+  private sessionCommand(archive: SessionArchive, name: string, arg: string | undefined): string {
+    const sessions = archive.list(`console:${this.options.userId}`, 20);
+    if (name === 'sessions') return sessionsText(sessions, this.engine.status().sessionId);
+    const chosen = arg && /^\d+$/.test(arg) ? sessions[Number(arg) - 1] : undefined;
+    if (!chosen) return sessions.length ? `Usage: /resume N (1–${sessions.length}, from /sessions).` : 'You have no past conversations yet.';
+    return this.engine.resume(chosen.id, this.options.userId) ? `Resumed “${chosen.title}” (${chosen.messages} messages).` : 'That conversation could not be reopened.';
   }
 
   private async consume(start: (signal: AbortSignal) => AsyncIterable<AgentEvent>): Promise<void> {

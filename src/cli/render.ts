@@ -1,5 +1,6 @@
 import { assertNever, type AgentEvent } from '../core/events.js';
 import type { EngineStatus } from '../engine/query-engine.js';
+import { compactionNotice } from '../gateway/reply.js';
 
 /** Writes agent events to a terminal (with a little colour) or as plain text for scripts. */
 export class EventPrinter {
@@ -35,7 +36,7 @@ export class EventPrinter {
         this.line(this.dim(`(model request failed: ${event.message}; retrying in ${Math.round(event.delayMs / 100) / 10}s)`));
         break;
       case 'compaction':
-        this.line(this.dim(`(compacted the conversation: ${event.tokensBefore} → ${event.tokensAfter} tokens)`));
+        this.line(this.dim(`(${compactionNotice(event.tokensBefore, event.tokensAfter)})`));
         break;
       case 'error':
         this.line(this.red(`Error: ${event.message}`));

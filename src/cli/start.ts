@@ -6,6 +6,7 @@ import type { ChannelAdapter } from '../gateway/channel.js';
 import { Delivery } from '../gateway/delivery.js';
 import { Gateway } from '../gateway/gateway.js';
 import { OutboxRepository } from '../store/outbox.js';
+import { SessionArchive } from '../store/session-archive.js';
 import { consoleOutlet } from './console-outlet.js';
 import { drainer, faultFromEnv } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
@@ -52,6 +53,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         permissions: app.permissionAdmin,
         memory: app.memory,
         extensions: app.extensions,
+        archive: new SessionArchive(app.db),
       });
     } else if (gateway) {
       await untilSignal();
@@ -141,6 +143,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     permissions: app.permissionAdmin,
     memory: app.memory,
     jobs: app.scheduling.access,
+    people: app.memory.people,
     extensions: app.extensions,
   });
 }

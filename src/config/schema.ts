@@ -55,6 +55,8 @@ const modelSchema = z
     api_key: z.string({ error: 'expected a string' }).optional(),
     base_url: httpUrl.optional(),
     max_tokens: positiveInt.default(8192),
+    /** Tokens the model reads at most; default: known for common models, else 128,000 (issue 13). */
+    context_window: positiveInt.optional(),
     max_turns: positiveInt.default(50),
     prompt_caching: z.boolean().default(true),
     fallback: stringList,

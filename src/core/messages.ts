@@ -16,7 +16,15 @@ export type ToolResultBlock = {
   isError: boolean;
 };
 
-export type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock;
+/**
+ * A thinking model's reasoning, stored with its message exactly as received: Anthropic
+ * requires a tool-calling turn's thinking (with its signature) back unmodified, also when the
+ * tool loop resumes after a restart. Other providers never see these blocks.
+ */
+export type ThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
+export type RedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
+
+export type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | ThinkingBlock | RedactedThinkingBlock;
 
 /**
  * One turn of the conversation. Contract: every tool_use block in an assistant message is

@@ -1,12 +1,17 @@
 import type { AgentEvent } from '../core/events.js';
 import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
+import { platformOf, unlinkedPeople, type PersonResolver } from '../core/person.js';
+import type { CompactionResult, CompactionTrigger } from './compaction/compactor.js';
+import { ContextKeeper, type Prompt } from './context-keeper.js';
+import { WorkingMemory } from './working-memory.js';
+import { cancelledResult } from './tool-execution.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import type { Interaction } from '../policy/types.js';
 import type { ProviderClient } from '../providers/types.js';
 import type { ConversationRepository, SessionRow } from '../store/conversations.js';
 import type { ToolContext, ToolRegistry } from '../tools/tool.js';
 import type { HookGate, PermissionGate } from './ports.js';
-import { runQuery } from './run-query.js';
+import { runQuery, type Compacted } from './run-query.js';
 
 /** What every engine of one hob process shares. */
 export type EngineDeps = {
@@ -26,7 +31,21 @@ export type EngineDeps = {
   maxTurns: number;
   maxTokens: number;
   approvalTimeoutSeconds: number;
+  /** `model.context_window`; without it, the known window of the model in use. */
+  contextWindow?: number;
+  /** Head room kept below the window besides max_tokens; default min(13,000, window / 10). */
+  compactionBufferTokens?: number;
+  /** Who a platform identity belongs to: sessions and their search are the person's. */
+  people?: PersonResolver;
 };
+
+type AppendOptions = { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string };
+
+/** The closing note of a run the person stopped; the next message starts a new turn. */
+export const STOPPED_NOTE = '[The person stopped this run before it finished. Do not resume it unless they ask again.]';
+
+/** Text that arrived while the run was busy, framed so the model knows it came mid-run. */
+export const frameSteered = (line: string): string => `[Sent while you were working] ${line}`;
 
 export type SubmitOptions = {
   userId: string;
@@ -37,6 +56,8 @@ export type SubmitOptions = {
   sendFile?: ToolContext['sendFile'];
   /** Where the message came from: a group gets no personal memory snapshot when shared. */
   chatType?: 'dm' | 'group' | 'channel';
+  /** The conversation is a group chat (tools then keep the person's private data out). */
+  inGroup?: boolean;
 };
 
 export type EngineStatus = {
@@ -63,8 +84,8 @@ export class QueryEngine {
   private requests: number;
   private steering: string[] = [];
   private running = false;
-  /** Working-memory metadata the run may keep (e.g. the files it touched). */
-  readonly metadata = new Map<string, unknown>();
+  private workingMemory: WorkingMemory;
+  private readonly context: ContextKeeper;
 
   constructor(
     readonly sessionKey: string,
@@ -76,6 +97,24 @@ export class QueryEngine {
     this.usage = totals;
     this.cost = totals.costUsd;
     this.requests = totals.requests;
+    this.workingMemory = WorkingMemory.fromJSON(deps.conversations.workingMemory(this.session.id));
+    this.context = new ContextKeeper({
+      provider: () => this.deps.provider,
+      hooks: deps.hooks,
+      tools: deps.tools,
+      sessionKey,
+      contextWindow: deps.contextWindow,
+      bufferTokens: deps.compactionBufferTokens,
+      maxTokens: deps.maxTokens,
+    });
+  }
+
+  /**
+   * Working memory: task focus, files in play, recent steps, verified work. Filled after each
+   * tool call, saved with the session, carried across compaction.
+   */
+  get metadata(): WorkingMemory {
+    return this.workingMemory;
   }
 
   get messages(): readonly Message[] {
@@ -92,6 +131,8 @@ export class QueryEngine {
     const who = { sessionKey: this.sessionKey, userId: options.userId };
     const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt(who)}]`), ...given] : given;
     const firstOfSession = this.history.length === 0;
+    const personId = this.personOf(options.userId);
+    this.workingMemory.rememberGoal(given.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' '));
     const pending = this.pendingWork();
     // The message is stored together with the session's running mark: from here on, a crash resumes this run.
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
@@ -99,9 +140,9 @@ export class QueryEngine {
       // Roles must alternate: fold the new text into the last user message.
       const last = this.history.at(-1) as Message;
       last.content.push(...blocks);
-      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts' });
+      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
     } else {
-      this.append({ role: 'user', content: blocks }, { run: 'starts' });
+      this.append({ role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
     }
     this.deps.observe?.(who, given.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n'));
     // After the message is stored (callers count on that happening synchronously).
@@ -158,7 +199,44 @@ export class QueryEngine {
     this.cost = 0;
     this.requests = 0;
     this.steering = [];
-    this.metadata.clear();
+    this.workingMemory = new WorkingMemory();
+    this.context.forget();
+  }
+
+  /** The latest compaction of this conversation (benchmarks and tests read it). */
+  get lastCompaction(): ContextKeeper['last'] {
+    return this.context.last;
+  }
+
+  /**
+   * Reopens one of the person's earlier sessions (`/resume`): its history from its latest
+   * compaction boundary, its usage and its working memory. False when it is not theirs.
+   */
+  resume(sessionId: string, userId: string): boolean {
+    if (this.running) return false;
+    const row = this.deps.conversations.reopenSession(this.sessionKey, sessionId, this.personOf(userId));
+    if (!row) return false;
+    this.session = row;
+    this.history = this.deps.conversations.loadMessages(row.id);
+    const totals = this.deps.conversations.usageTotals(row.id);
+    this.usage = totals;
+    this.cost = totals.costUsd;
+    this.requests = totals.requests;
+    this.steering = [];
+    this.workingMemory = WorkingMemory.fromJSON(this.deps.conversations.workingMemory(row.id));
+    this.context.forget();
+    return true;
+  }
+
+  /** `/compact`: compacts now, as far as it can. Answers in one sentence for the person. */
+  async compactNow(userId: string): Promise<string> {
+    if (this.running) return 'I am busy with a run; /compact again when it has finished.';
+    if (this.history.length < 2) return 'There is nothing to compact yet.';
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: this.session.id });
+    const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
+    if (this.context.lastError) return `I could not compact the conversation (${this.context.lastError}). It is unchanged.`;
+    if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';
+    return `Compacted the conversation (level ${compacted.notice.level}): about ${compacted.notice.tokensBefore.toLocaleString('en-US')} → ${compacted.notice.tokensAfter.toLocaleString('en-US')} tokens. The full record stays searchable.`;
   }
 
   status(): EngineStatus {
@@ -182,10 +260,14 @@ export class QueryEngine {
     const session = this.session;
     const history = this.history;
     const interactive = options.interactive ?? true;
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive, sessionId: session.id, chatType: options.chatType });
+    const personId = this.personOf(options.userId);
+    /** What the model wrote since its last complete message: kept when the person stops the run. */
+    let partial = '';
     try {
       const events = runQuery({
         provider: this.deps.provider,
-        system: this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive, sessionId: session.id, chatType: options.chatType }),
+        system,
         messages: history,
         tools: this.deps.tools,
         permissions: this.deps.permissions,
@@ -193,7 +275,9 @@ export class QueryEngine {
         maxTurns: this.deps.maxTurns,
         maxTokens: this.deps.maxTokens,
         approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
-        drainSteering: () => this.steering.splice(0),
+        drainSteering: () => this.steering.splice(0).map(frameSteered),
+        beforeRequest: (messages) => this.context.beforeRequest({ system, messages }, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
+        onPromptTooLong: (messages) => this.compactWith({ system, messages }, 'reactive', session, history, options.signal),
         context: {
           signal: options.signal,
           isSensitivePath: (path, resolved) => this.deps.permissions.isSensitivePath?.(path, resolved) ?? false,
@@ -202,24 +286,85 @@ export class QueryEngine {
           userId: options.userId,
           interaction: options.interaction,
           sendFile: options.sendFile,
+          ...(options.inGroup ? { inGroup: true } : {}),
         },
       });
       for await (const event of events) {
+        if (event.type === 'text_delta') partial += event.text;
+        if (event.type === 'assistant_message') partial = '';
         if (event.type === 'assistant_message' && toolUses(event.message).length === 0) {
           // The answer: the run ends with it, so the running mark clears in the same write.
-          this.appendTo(session, history, event.message, { run: 'ends' });
+          this.appendTo(session, history, event.message, { run: 'ends', personId });
           settled = true;
         } else if (event.type === 'assistant_message' || event.type === 'user_message') {
-          this.appendTo(session, history, event.message);
+          const remembered = event.type === 'user_message' && this.rememberToolResults(session, history, event.message);
+          // Working memory is saved in the same write as the tool results that filled it.
+          this.appendTo(session, history, event.message, { personId, ...(remembered ? { workingMemory: this.workingMemory.toJSON() } : {}) });
         }
-        if (event.type === 'usage') this.recordUsage(session, event.model, event.usage);
+        if (event.type === 'usage') {
+          // The request was the history as it stands before the answer is appended.
+          if (session === this.session) this.context.observe(event.usage, history, system);
+          this.recordUsage(session, event.model, event.usage);
+        }
         yield event;
       }
     } finally {
       this.running = false;
+      if (!settled && options.signal.aborted && options.signal.reason !== SHUTDOWN_REASON) {
+        settled = this.closeStopped(session, history, partial, personId);
+      }
       // Stopped for a shutdown: left marked, so the next start picks it up.
       if (!settled && !(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle(session);
     }
+  }
+
+  /**
+   * A run the person stopped is closed in the history: what the model had written is kept as
+   * its answer, with a note that the person stopped it, so the next message is a new turn and
+   * the model does not take the stopped work up again (also after a restart).
+   */
+  private closeStopped(session: SessionRow, history: Message[], partial: string, personId: string): boolean {
+    try {
+      const last = history.at(-1);
+      if (!last) return false;
+      if (last.role === 'assistant') {
+        const calls = toolUses(last);
+        if (calls.length === 0) return false;
+        this.appendTo(session, history, { role: 'user', content: calls.map((call) => cancelledResult(call)) });
+      }
+      const said = partial.trim();
+      this.appendTo(session, history, { role: 'assistant', content: [text(said ? `${said}\n\n${STOPPED_NOTE}` : STOPPED_NOTE)] }, { run: 'ends', personId });
+      return true;
+    } catch {
+      return false; // the store is gone (hob is closing)
+    }
+  }
+
+  /** After tool calls: their files, steps and verified work go into working memory. True when it changed. */
+  private rememberToolResults(session: SessionRow, history: Message[], message: Message): boolean {
+    const asked = history.at(-1);
+    if (!asked || asked.role !== 'assistant' || session !== this.session) return false;
+    const calls = new Map(toolUses(asked).map((call) => [call.id, call]));
+    for (const block of message.content) {
+      const call = block.type === 'tool_result' ? calls.get(block.toolUseId) : undefined;
+      if (call && block.type === 'tool_result') this.workingMemory.recordTool(call.name, call.input, { content: block.content, isError: block.isError });
+    }
+    return calls.size > 0;
+  }
+
+  /** Compacts now (reactive or manual); the boundary is recorded as it happens. Never throws. */
+  private compactWith(prompt: Prompt, trigger: CompactionTrigger, session: SessionRow, history: Message[], signal?: AbortSignal): Promise<Compacted | undefined> {
+    return this.context.compact(prompt, trigger, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), signal);
+  }
+
+  /** A compaction adds one boundary row (the messages stay as written) and replaces the history the engine holds. */
+  private storeCompaction(session: SessionRow, history: Message[], result: CompactionResult, trigger: CompactionTrigger): void {
+    this.deps.conversations.saveBoundary(session.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
+    history.splice(0, history.length, ...result.messages);
+  }
+
+  private personOf(userId: string): string {
+    return (this.deps.people ?? unlinkedPeople).personId(platformOf(this.sessionKey), userId);
   }
 
   /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
@@ -231,11 +376,11 @@ export class QueryEngine {
     }
   }
 
-  private append(message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
+  private append(message: Message, options: AppendOptions = {}): void {
     this.appendTo(this.session, this.history, message, options);
   }
 
-  private appendTo(session: SessionRow, history: Message[], message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
+  private appendTo(session: SessionRow, history: Message[], message: Message, options: AppendOptions = {}): void {
     history.push(message);
     this.deps.conversations.appendMessage(session.id, message, options);
   }

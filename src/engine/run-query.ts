@@ -17,8 +17,13 @@ export type QueryParams = ToolRunEnv & {
    * Reactive compaction: called once per turn when the model says the prompt is too long.
    * Returns a shorter history to retry with, or undefined to give up.
    */
-  onPromptTooLong?: (messages: Message[]) => Promise<Message[] | undefined>;
+  onPromptTooLong?: (messages: Message[]) => Promise<Message[] | Compacted | undefined>;
+  /** Automatic compaction before each model request: a shorter history when the prompt would not fit. Must not throw. */
+  beforeRequest?: (messages: Message[]) => Promise<Compacted | undefined>;
 };
+
+/** A compacted history and the notice the person sees about it. */
+export type Compacted = { messages: Message[]; notice?: Extract<AgentEvent, { type: 'compaction' }> };
 
 type TurnOutcome =
   | { kind: 'message'; message: Message; stopReason: StopReason }
@@ -46,12 +51,19 @@ export async function* runQuery(params: QueryParams): AsyncGenerator<AgentEvent,
     }
     turns += 1;
 
+    const compacted = await params.beforeRequest?.(messages);
+    if (compacted) {
+      messages = [...compacted.messages];
+      if (compacted.notice) yield compacted.notice;
+    }
     const outcome = yield* streamTurn(params, messages);
     if (outcome.kind === 'aborted') return yield finish('aborted');
     if (outcome.kind === 'prompt_too_long') {
       const shorter = compactedThisTurn ? undefined : await params.onPromptTooLong?.(messages);
       if (shorter) {
-        messages = shorter;
+        const result = Array.isArray(shorter) ? { messages: shorter } : shorter;
+        messages = [...result.messages];
+        if (result.notice) yield result.notice;
         compactedThisTurn = true;
         turns -= 1;
         continue;

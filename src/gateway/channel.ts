@@ -52,6 +52,8 @@ export type InboundMessage = {
   sharedThread?: boolean;
   /** The server the chat belongs to (a Discord guild): an allow list may name it instead of each chat. */
   spaceId?: string;
+  /** The earlier message this one replies to (its text, and whether hob wrote it). */
+  quoted?: { text: string; fromBot: boolean };
 };
 
 /** A reference to a sent message, enough to edit it later. */

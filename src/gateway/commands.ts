@@ -7,6 +7,7 @@ import type { Memory } from '../memory/memory.js';
 import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
 import { EXTENSION_COMMANDS, EXTENSION_OWNER_ONLY, extensionCommandReply, type ExtensionCommands } from './commands/skills.js';
+import { runSessionCommand, SESSION_COMMANDS, type SessionCommandServices } from './commands/sessions.js';
 
 /** The commands hob registers with each platform's menu. */
 export const COMMANDS = [
@@ -24,6 +25,7 @@ export const COMMANDS = [
   ...MEMORY_COMMANDS,
   { command: 'jobs', description: 'Your reminders and reports: pause, resume, delete' },
   ...EXTENSION_COMMANDS,
+  ...SESSION_COMMANDS,
 ] as const;
 
 export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ...EXTENSION_OWNER_ONLY]);
@@ -47,6 +49,8 @@ export type CommandServices = {
   jobs?(): Promise<void>;
   /** Skills, plugin commands and MCP servers, when loaded. */
   extensions?: ExtensionCommands;
+  /** `/sessions`, `/resume`, `/compact` (issue 13). */
+  sessions?: Pick<SessionCommandServices, 'archive' | 'people'>;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -71,6 +75,7 @@ export async function runCommand(name: string, args: string, message: InboundMes
     await (reply.buttons && services.send ? services.send({ text: reply.text, buttons: reply.buttons, plain: true }) : services.reply(reply.text));
     return true;
   }
+  if (services.sessions && (await runSessionCommand(name, args, message, { ...services.sessions, conversation: services.conversation, reply: services.reply }))) return true;
   switch (name) {
     case 'start':
     case 'help':

@@ -165,7 +165,7 @@ export class Conversation {
   /** Resumes a run cut off by a restart. */
   resume(requesterId: string, notStarted: ReadonlySet<string>): void {
     if (!this.engine.hasPendingWork()) return;
-    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal }, notStarted), {
+    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal, inGroup: this.chatType !== 'dm' }, notStarted), {
       userId: requesterId,
       userName: 'the person',
     });
@@ -185,7 +185,8 @@ export class Conversation {
   private async pump(resumeRun?: StartRun, requester?: Requester): Promise<void> {
     if (this.pumping) {
       await this.pumping;
-      if (!resumeRun) return;
+      // The loop may have ended just before this message was queued (its finally not yet run): take it now.
+      if (!resumeRun) return this.queue.length && !this.pumping ? this.pump() : undefined;
     }
     this.pumping = (async () => {
       if (resumeRun && requester) {
@@ -223,6 +224,7 @@ export class Conversation {
       signal,
       sendFile: (path, caption) => this.sendFile(path, caption),
       chatType: this.chatType,
+      inGroup: this.chatType !== 'dm',
     });
     yield* markTaken(events, () => this.markDone(message.inboxIds));
   }

@@ -25,6 +25,9 @@ import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
 import { ChatEditClock, oneLine } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
+import { unlinkedPeople, type PersonResolver } from '../core/person.js';
+import { SessionArchive } from '../store/session-archive.js';
+import { framedText } from './framing.js';
 
 export type GatewayOptions = {
   db: Db;
@@ -53,6 +56,8 @@ export type GatewayOptions = {
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
+  /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
+  people?: PersonResolver;
 };
 
 /** An edit within this many seconds is a correction hob answers; a later one is left alone. */
@@ -225,7 +230,7 @@ export class Gateway implements InboundSink {
       void this.reply(message, `I can't read ${describeUnsupported(message.unsupported)} yet. Send me text, a photo, a document or a voice note.`);
       return;
     }
-    if (message.editedAfterSeconds !== undefined) message = { ...message, text: `(edited) ${message.text}` };
+    message = { ...message, text: framedText(message) };
     const stored: StoredInbound = {
       platform: message.platform,
       chatId: message.chatId,
@@ -280,6 +285,7 @@ export class Gateway implements InboundSink {
         send: async (outbound) => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, outbound)),
         jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm'), key)) : undefined,
         extensions: this.options.extensions,
+        sessions: { archive: new SessionArchive(this.options.db), people: this.options.people ?? unlinkedPeople },
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

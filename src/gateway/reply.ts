@@ -18,7 +18,7 @@ export class ChatEditClock {
   }
 }
 
-type ToolLine = { id: string; text: string; state: 'running' | 'ok' | 'error' };
+type ToolLine = { id: string; text: string; state: 'running' | 'ok' | 'error' | 'note' };
 
 export type ReplyOptions = {
   adapter: ChannelAdapter;
@@ -93,12 +93,16 @@ export class RunReporter {
       case 'done':
         this.stopped = event.reason === 'aborted';
         break;
+      case 'compaction':
+        // One short notice per compaction, in the progress message.
+        this.lines.push({ id: `compaction:${this.lines.length}`, text: compactionNotice(event.tokensBefore, event.tokensAfter), state: 'note' });
+        this.scheduleProgress();
+        break;
       case 'retry':
       case 'text_delta':
       case 'user_message':
       case 'tool_progress':
       case 'approval_requested':
-      case 'compaction':
       case 'usage':
         break;
       default:
@@ -144,7 +148,7 @@ export class RunReporter {
   }
 
   private progressText(): string {
-    const marks = { running: '⏳', ok: '✅', error: '❌' } as const;
+    const marks = { running: '⏳', ok: '✅', error: '❌', note: '🗜' } as const;
     return this.lines.map((line) => `${marks[line.state]} ${line.text}`).join('\n');
   }
 
@@ -189,6 +193,11 @@ export class RunReporter {
     this.progressSending = undefined;
     if (!final && this.progressText() !== this.lastShown) this.scheduleProgress();
   }
+}
+
+/** What the person reads when the conversation was compacted. */
+export function compactionNotice(before: number, after: number): string {
+  return `This conversation got long, so I summarized its older part (about ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens). Nothing is lost: /sessions and a search still find it.`;
 }
 
 /** A text on one line, cut to `max` characters with "…". */

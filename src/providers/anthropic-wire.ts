@@ -42,7 +42,7 @@ export class ThinkingMemory {
     const turn = this.turns.get(firstToolUse.id);
     if (!turn || turn.model !== model) return undefined;
     const visible = turn.blocks.filter((block) => block.type === 'text' || block.type === 'tool_use');
-    const current = message.content.flatMap(toWireBlock);
+    const current = message.content.filter((block) => block.type === 'text' || block.type === 'tool_use').flatMap(toWireBlock);
     return sameBlocks(visible, current) ? turn.blocks.map((block) => ({ ...block })) : undefined;
   }
 }
@@ -54,16 +54,24 @@ function sameBlocks(a: WireBlock[], b: WireBlock[]): boolean {
 
 const ephemeral = { type: 'ephemeral' as const };
 
+/** Thinking must lead its turn; a turn rewritten since (text put before it) is sent without it. */
+const isThinking = (block: Block): boolean => block.type === 'thinking' || block.type === 'redacted_thinking';
+
 export function toParams(
   request: ProviderRequest,
   model: string,
   caching: boolean,
   memory: ThinkingMemory,
 ): Anthropic.MessageCreateParamsStreaming {
+  // Only the current tool loop's thinking must come back; older turns' thinking is dropped
+  // (the API ignores it anyway, and a signature from another model would be refused).
+  const loopStart = request.messages.findLastIndex((message) => message.role === 'user' && !message.content.some((block) => block.type === 'tool_result'));
   const messages = request.messages
-    .map((message) => ({
+    .map((message, index) => ({
       role: message.role,
-      content: (message.role === 'assistant' && memory.recall(message, model)) || message.content.flatMap(toWireBlock),
+      content:
+        (message.role === 'assistant' && memory.recall(message, model)) ||
+        message.content.filter((block, at) => !isThinking(block) || (index > loopStart && message.content.slice(0, at).every(isThinking))).flatMap(toWireBlock),
     }))
     .filter((message) => message.content.length > 0);
   const tools = request.tools.map(toTool);
@@ -104,6 +112,10 @@ function toWireBlock(block: Block): WireBlock[] {
       return [{ type: 'tool_use', id: block.id, name: block.name, input: asObject(block.input) }];
     case 'tool_result':
       return [{ type: 'tool_result', tool_use_id: block.toolUseId, content: block.content, is_error: block.isError }];
+    case 'thinking':
+      return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+    case 'redacted_thinking':
+      return [{ type: 'redacted_thinking', data: block.data }];
     default: {
       const unknownBlock: never = block;
       return unknownBlock;

@@ -148,10 +148,14 @@ class TurnAccumulator {
         return;
       }
       case 'thinking':
-        this.received.push({ index, wire: { type: 'thinking', thinking: open.thinking, signature: open.signature } });
+        this.received.push({
+          index,
+          wire: { type: 'thinking', thinking: open.thinking, signature: open.signature },
+          block: { type: 'thinking', thinking: open.thinking, signature: open.signature },
+        });
         return;
       case 'redacted_thinking':
-        this.received.push({ index, wire: { type: 'redacted_thinking', data: open.data } });
+        this.received.push({ index, wire: { type: 'redacted_thinking', data: open.data }, block: { type: 'redacted_thinking', data: open.data } });
         return;
       default: {
         const unknownBlock: never = open;

@@ -205,6 +205,9 @@ function toUserMessages(message: Message): ChatMessage[] {
         break;
       case 'tool_use':
         break; // never in a user turn
+      case 'thinking':
+      case 'redacted_thinking':
+        break; // Anthropic's; never in a user turn
       default: {
         const unknownBlock: never = block;
         void unknownBlock;

@@ -12,7 +12,7 @@ export type UsageTotals = Usage & { costUsd: number; requests: number };
  */
 export class ConversationRepository {
   private readonly statements;
-  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined) => void;
+  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => void;
 
   constructor(
     private readonly db: Db,
@@ -29,9 +29,25 @@ export class ConversationRepository {
       setRunning: db.prepare('UPDATE sessions SET running = ? WHERE id = ?'),
       running: db.prepare<[string], { running: number }>('SELECT running FROM sessions WHERE id = ?'),
       insertMessage: db.prepare('INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?)'),
-      messages: db.prepare<[string], { role: 'user' | 'assistant'; content: string }>(
-        'SELECT role, content FROM messages WHERE session_id = ? ORDER BY id',
+      messages: db.prepare<[string, number], { role: 'user' | 'assistant'; content: string }>(
+        'SELECT role, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id',
       ),
+      boundary: db.prepare<[string], { through_message_id: number; messages: string }>(
+        'SELECT through_message_id, messages FROM compactions WHERE session_id = ? ORDER BY id DESC LIMIT 1',
+      ),
+      lastMessageId: db.prepare<[string], { id: number | null }>('SELECT MAX(id) id FROM messages WHERE session_id = ?'),
+      insertBoundary: db.prepare(
+        `INSERT INTO compactions (session_id, through_message_id, messages, trigger, level, tokens_before, tokens_after, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      indexText: db.prepare('INSERT INTO messages_fts (rowid, text, person_id, session_id, role) VALUES (?, ?, ?, ?, ?)'),
+      claim: db.prepare('UPDATE sessions SET person_id = COALESCE(person_id, ?), title = COALESCE(title, ?) WHERE id = ?'),
+      workingMemory: db.prepare<[string], { working_memory: string | null }>('SELECT working_memory FROM sessions WHERE id = ?'),
+      saveWorkingMemory: db.prepare('UPDATE sessions SET working_memory = ? WHERE id = ?'),
+      sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null; active: number }>(
+        'SELECT id, session_key, created_at, updated_at, person_id, active FROM sessions WHERE id = ?',
+      ),
+      reopen: db.prepare('UPDATE sessions SET active = 1, session_key = ? WHERE id = ?'),
       insertUsage: db.prepare(
         `INSERT INTO usage (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -41,9 +57,11 @@ export class ConversationRepository {
                 COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
       ),
     };
-    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined) => {
+    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => {
       const now = this.clock.now();
-      this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
+      const { lastInsertRowid } = this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
+      if (personId !== undefined) this.index(Number(lastInsertRowid), sessionId, message, personId);
+      if (workingMemory !== undefined) this.statements.saveWorkingMemory.run(workingMemory, sessionId);
       this.statements.touch.run(now, sessionId);
       if (running !== undefined) this.statements.setRunning.run(running ? 1 : 0, sessionId);
     });
@@ -71,8 +89,50 @@ export class ConversationRepository {
    * Appends one message (one row, one transaction). `run: 'starts' | 'ends'` also sets the
    * session's running mark in the same transaction: message and mark are stored together.
    */
-  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends' } = {}): void {
-    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts');
+  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string } = {}): void {
+    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts', options.personId, options.workingMemory);
+  }
+
+  /**
+   * Makes a message findable by its person (session_search); the session becomes theirs
+   * (its first person's) and takes its title from their first message.
+   */
+  private index(messageId: number, sessionId: string, message: Message, personId: string): void {
+    const words = message.content
+      .flatMap((block) => (block.type === 'text' && !/^\[[^\]]*\]$/.test(block.text.trim()) ? [block.text] : []))
+      .join('\n')
+      .trim();
+    if (message.role === 'user') this.statements.claim.run(personId, words ? titleOf(words) : null, sessionId);
+    if (words) this.statements.indexText.run(messageId, words, personId, sessionId, message.role);
+  }
+
+  /**
+   * Records a compaction: the compacted history replaces, for the model, every message up to
+   * now. The messages themselves stay as they are; this is one new row.
+   */
+  saveBoundary(sessionId: string, messages: Message[], meta: { trigger: string; level: number; tokensBefore: number; tokensAfter: number }): void {
+    const through = this.statements.lastMessageId.get(sessionId)?.id ?? 0;
+    this.statements.insertBoundary.run(sessionId, through, JSON.stringify(messages), meta.trigger, meta.level, meta.tokensBefore, meta.tokensAfter, this.clock.now());
+  }
+
+  workingMemory(sessionId: string): string | null {
+    return this.statements.workingMemory.get(sessionId)?.working_memory ?? null;
+  }
+
+  /**
+   * Makes an earlier session of this person the conversation's active one again (`/resume`).
+   * Undefined when the session does not exist or is someone else's (the same answer for both),
+   * or when it is still the open conversation of another chat (two chats must not write to one).
+   */
+  reopenSession(sessionKey: string, sessionId: string, personId: string): SessionRow | undefined {
+    const row = this.statements.sessionById.get(sessionId);
+    if (!row || row.person_id !== personId) return undefined;
+    if (row.active === 1 && row.session_key !== sessionKey) return undefined;
+    this.db.transaction(() => {
+      this.statements.deactivate.run(sessionKey);
+      this.statements.reopen.run(sessionKey, sessionId);
+    })();
+    return { id: row.id, sessionKey, createdAt: row.created_at, updatedAt: row.updated_at };
   }
 
 
@@ -89,10 +149,14 @@ export class ConversationRepository {
     return this.statements.running.get(sessionId)?.running === 1;
   }
 
-  /** The session's history; consecutive rows of one role (a message typed after a crash) are merged. */
+  /**
+   * The session's history as the model sees it: the latest compaction's history, then every
+   * message after it. Consecutive rows of one role (a message typed after a crash) are merged.
+   */
   loadMessages(sessionId: string): Message[] {
-    const history: Message[] = [];
-    for (const row of this.statements.messages.all(sessionId)) {
+    const boundary = this.statements.boundary.get(sessionId);
+    const history: Message[] = boundary ? (JSON.parse(boundary.messages) as Message[]) : [];
+    for (const row of this.statements.messages.all(sessionId, boundary?.through_message_id ?? 0)) {
       const content = JSON.parse(row.content) as Message['content'];
       const last = history.at(-1);
       if (last && last.role === row.role) last.content.push(...content);
@@ -119,6 +183,12 @@ export class ConversationRepository {
     return { inputTokens: row.i, outputTokens: row.o, cacheReadTokens: row.cr, cacheWriteTokens: row.cw, costUsd: row.c, requests: row.n };
   }
 
+}
+
+/** A session's title: the start of its first message. */
+function titleOf(words: string): string {
+  const line = words.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
 /**

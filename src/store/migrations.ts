@@ -208,4 +208,23 @@ export const migrations: string[] = [
   ) STRICT;
   CREATE INDEX job_runs_open ON job_runs(lease_until) WHERE status IN ('claimed', 'running');
   `,
+  /* issue 13: sessions belong to a person (title, working memory); compaction boundaries; full-text search of messages */ `
+  ALTER TABLE sessions ADD COLUMN person_id TEXT;
+  ALTER TABLE sessions ADD COLUMN title TEXT;
+  ALTER TABLE sessions ADD COLUMN working_memory TEXT;
+  CREATE INDEX sessions_person ON sessions(person_id, updated_at);
+  CREATE TABLE compactions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    through_message_id INTEGER NOT NULL,
+    messages TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    level INTEGER NOT NULL,
+    tokens_before INTEGER NOT NULL,
+    tokens_after INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX compactions_session ON compactions(session_id, id);
+  CREATE VIRTUAL TABLE messages_fts USING fts5(text, person_id UNINDEXED, session_id UNINDEXED, role UNINDEXED, tokenize = 'porter unicode61');
+  `,
 ];

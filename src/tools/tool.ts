@@ -19,6 +19,8 @@ export type ToolContext = {
    * path a call names; a tool that walks a tree (grep, glob) must skip these on the way.
    */
   isSensitivePath?(path: string, resolved?: boolean): boolean;
+  /** The run answers in a group chat: what a tool returns may be read by everyone there. */
+  inGroup?: boolean;
 };
 
 export type ToolOutput = string | { content: string; isError?: boolean };

@@ -22,6 +22,8 @@ export class ScriptedModel implements ProviderClient {
   readonly provider = 'scripted';
   readonly requests: ProviderRequest[] = [];
   private nextId = 1;
+  /** How many input tokens each request reports (default 10); compaction tests count the prompt. */
+  countInput: (request: ProviderRequest) => number = () => 10;
 
   constructor(
     private readonly script: ScriptedStep[] = [],
@@ -61,7 +63,7 @@ export class ScriptedModel implements ProviderClient {
       content.push({ type: 'tool_use', id, name: call.name, input: call.input });
     }
     const message: Message = { role: 'assistant', content };
-    const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 5 };
+    const usage = { ...emptyUsage(), inputTokens: this.countInput(request), outputTokens: 5 };
     const stopReason = reply.toolCalls?.length ? 'tool_use' : 'end_turn';
     yield { type: 'done', message, stopReason, usage, model: this.model };
   }

@@ -62,7 +62,7 @@ describe('inbound messages the platform splits or changes', () => {
     await answered(channel, 'set for 9');
     channel.say(OWNER, 'remind me at 10', { editedAfterSeconds: 30 });
     await answered(channel, 'moved to 10');
-    expect(messageText(model.requests[1]?.messages.at(-1) ?? { role: 'user', content: [] })).toBe('(edited) remind me at 10');
+    expect(messageText(model.requests[1]?.messages.at(-1) ?? { role: 'user', content: [] })).toBe('[Edited: this replaces what they wrote before; answer the corrected version] remind me at 10');
     channel.say(OWNER, 'remind me at 11', { editedAfterSeconds: 3600 });
     await settle();
     expect(model.requests).toHaveLength(2);

@@ -124,7 +124,11 @@ describe('anthropic provider: thinking models in a tool loop', () => {
   it('sends a tool-calling turn back with its thinking block and signature, in order', async () => {
     fake.push({ thinking: 'The user wants the file; read it.', toolCalls: [{ id: 'toolu_t1', name: 'read_file', input: { path: 'a.md' } }] }, { text: 'It says hi.' });
     const first = doneOf(await collect(provider.stream(request('what does a.md say?', { tools: [readFile] }), signal)));
-    expect(first.message.content).toEqual([{ type: 'tool_use', id: 'toolu_t1', name: 'read_file', input: { path: 'a.md' } }]);
+    // Stored with the message, so a tool loop resumed after a restart still has it.
+    expect(first.message.content).toEqual([
+      { type: 'thinking', thinking: 'The user wants the file; read it.', signature: 'sig_msg_fake_1' },
+      { type: 'tool_use', id: 'toolu_t1', name: 'read_file', input: { path: 'a.md' } },
+    ]);
 
     const messages: Message[] = [
       { role: 'user', content: [{ type: 'text', text: 'what does a.md say?' }] },

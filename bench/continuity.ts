@@ -1,0 +1,199 @@
+/**
+ * Continuity: a scripted 1,000-turn conversation in one session with a 32,000-token window.
+ * Measures that no prompt exceeds the window, that 50 facts planted in the first 100 turns
+ * are still found at the end through session_search, how long each compaction takes and how
+ * many tokens each level saves, and how far the prompt-size estimate is from the provider's
+ * own count. The "provider" is in-process and counts every request as it would go over the
+ * wire (gpt-tokenizer over the serialized system prompt, messages and tools), so the estimate
+ * (usage of the previous request + per-block estimate of what was added) is measured against
+ * an independent count, not against itself. memory_search (long-term memory) comes from
+ * another branch and is not measured here.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { countTokens } from 'gpt-tokenizer';
+import { z } from 'zod';
+import { systemClock } from '../src/core/clock.js';
+import { emptyUsage, messageText, type Message } from '../src/core/messages.js';
+import { unlinkedPeople } from '../src/core/person.js';
+import { noHooks } from '../src/engine/ports.js';
+import { QueryEngine, type EngineDeps } from '../src/engine/query-engine.js';
+import { Compactor, SUMMARY_SYSTEM, type CompactionLevel } from '../src/engine/compaction/compactor.js';
+import { loadTokenizer, PromptSizer } from '../src/engine/compaction/tokens.js';
+import { sessionSearchTool } from '../src/memory/session-search.js';
+import type { ProviderClient, ProviderEvent, ProviderRequest } from '../src/providers/types.js';
+import { ConversationRepository } from '../src/store/conversations.js';
+import { openDatabase } from '../src/store/db.js';
+import { SessionArchive } from '../src/store/session-archive.js';
+import { defineTool, ToolRegistry, type AnyTool } from '../src/tools/tool.js';
+import { tempDir } from '../test/support/engine.js';
+import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
+
+const TURNS = 1_000;
+const WINDOW = 32_000;
+const MAX_TOKENS = 4_096;
+const FACTS = 50;
+const FACT_TURNS = 100;
+
+const NAMES = ['amber', 'basalt', 'cedar', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper'];
+const factValue = (n: number) => `${NAMES[n % NAMES.length]}-${1000 + n * 37}`;
+const factTurn = (n: number) => 1 + n * 2;
+const FILLER = 'We talked about the week, the weather, the build pipeline and what to cook tonight. ';
+
+/** What the provider would count: the request as serialized on the wire. */
+const wireTokens = (request: ProviderRequest) => countTokens(request.system) + countTokens(JSON.stringify(request.messages)) + countTokens(JSON.stringify(request.tools));
+
+/** The scripted model: answers by turn, reads a big file every 7th turn, summarizes when asked. */
+class ContinuityModel implements ProviderClient {
+  readonly provider = 'scripted';
+  readonly model = 'bench-model';
+  readonly sizer = new PromptSizer();
+  readonly errors: number[] = [];
+  /** Errors of requests with no provider count to build on (the first, and the first after a compaction). */
+  readonly unanchored: number[] = [];
+  private previous: readonly Message[] = [];
+  maxPrompt = 0;
+  requests = 0;
+  summaries = 0;
+  private nextId = 1;
+  private readonly tools: ToolRegistry;
+  constructor(tools: ToolRegistry) {
+    this.tools = tools;
+  }
+
+  async *stream(request: ProviderRequest): AsyncIterable<ProviderEvent> {
+    this.requests += 1;
+    const actual = wireTokens(request);
+    if (request.system === SUMMARY_SYSTEM) {
+      this.summaries += 1;
+      const transcript = messageText(request.messages[0] as Message);
+      const kept = transcript.split('\n').filter((line) => line.startsWith('PERSON:')).slice(-12).map((line) => `- ${line.slice(8, 160)}`);
+      yield this.done(`<analysis>Reading the transcript.</analysis>\n<summary>\nThe person chatted about many things. Recent requests:\n${kept.join('\n')}\n</summary>`, actual);
+      return;
+    }
+    const estimate = this.sizer.size({ system: request.system, tools: this.tools.specs(), messages: request.messages });
+    const anchored = this.previous.length > 0 && this.previous.every((message, i) => request.messages[i] === message);
+    (anchored ? this.errors : this.unanchored).push(Math.abs(estimate - actual) / actual);
+    this.previous = request.messages;
+    this.sizer.observe({ ...emptyUsage(), inputTokens: actual }, request.messages, { system: request.system, tools: this.tools.specs() });
+    this.maxPrompt = Math.max(this.maxPrompt, actual + MAX_TOKENS);
+    const last = request.messages.at(-1) as Message;
+    const turn = Number(/Turn (\d+):/.exec(messageText(last))?.[1] ?? 0);
+    if (last.content.some((block) => block.type === 'tool_result') || turn % 7 !== 3) {
+      yield this.done(`Noted for turn ${turn}. ${'Here is a thoughtful answer with a few details. '.repeat(6)}`, actual);
+      return;
+    }
+    const id = `toolu_${this.nextId++}`;
+    const message: Message = { role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_file', input: { path: `notes/day-${turn}.md` } }] };
+    yield { type: 'done', message, stopReason: 'tool_use', usage: { ...emptyUsage(), inputTokens: actual, outputTokens: 20 }, model: this.model };
+  }
+
+  private done(text: string, input: number): ProviderEvent {
+    return { type: 'done', message: { role: 'assistant', content: [{ type: 'text', text }] }, stopReason: 'end_turn', usage: { ...emptyUsage(), inputTokens: input, outputTokens: countTokens(text) }, model: this.model };
+  }
+}
+
+const readFile = defineTool({
+  name: 'read_file',
+  description: 'read a file',
+  input: z.object({ path: z.string() }),
+  readOnly: true,
+  run: async ({ path }) => `# ${path}\n${Array.from({ length: 120 }, (_, i) => `line ${i}: entry ${i * 13} status ok, checked by the nightly job`).join('\n')}`,
+});
+
+export async function run(): Promise<BenchResult> {
+  await loadTokenizer();
+  const dir = tempDir('hob-bench-continuity-');
+  const db = openDatabase(join(dir, 'hob.db'));
+  try {
+    const archive = new SessionArchive(db);
+    const search = sessionSearchTool(archive, unlinkedPeople);
+    const tools = new ToolRegistry([readFile as unknown as AnyTool, search]);
+    const model = new ContinuityModel(tools);
+    const deps: EngineDeps = {
+      provider: model,
+      tools,
+      permissions: { evaluate: () => ({ behavior: 'allow', reason: 'bench' }), rememberAlways: () => undefined },
+      hooks: noHooks,
+      conversations: new ConversationRepository(db, systemClock),
+      systemPrompt: () => 'You are hob, a personal assistant. Be concise.',
+      costUsd: () => 0,
+      workspace: dir,
+      maxTurns: 10,
+      maxTokens: MAX_TOKENS,
+      approvalTimeoutSeconds: 30,
+      contextWindow: WINDOW,
+      people: unlinkedPeople,
+    };
+    const engine = new QueryEngine('bench:ann', deps);
+    const compactions: Array<{ level: CompactionLevel; ms: number; saved: Array<{ level: CompactionLevel; tokens: number }> }> = [];
+    let errors = 0;
+    const started = performance.now();
+    for (let turn = 1; turn <= TURNS; turn += 1) {
+      const fact = Array.from({ length: FACTS }, (_, n) => n).find((n) => factTurn(n) === turn);
+      const text =
+        fact !== undefined
+          ? `Turn ${turn}: remember this — the code name of project ${fact} is ${factValue(fact)}.`
+          : `Turn ${turn}: ${FILLER.repeat(1 + (turn % 3))}`;
+      const before = engine.lastCompaction;
+      for await (const event of engine.submit(text, { userId: 'ann', interaction: { confirm: async () => 'allow_once', choose: async () => '' }, signal: new AbortController().signal })) {
+        if (event.type === 'error') errors += 1;
+      }
+      const after = engine.lastCompaction;
+      if (after && after !== before) compactions.push({ level: after.level, ms: after.ms, saved: after.saved });
+    }
+    const totalSeconds = (performance.now() - started) / 1000;
+
+    // Level 4 on the final history: a window so small that the outline is not enough (the
+    // scripted summary answers at once, so this is hob's own cost, not a model's latency).
+    const forced = new Compactor({ provider: () => model, hooks: noHooks, settings: () => ({ contextWindow: 3_200, maxTokens: 1_000, bufferTokens: 200, keepRecent: 2 }) });
+    const level4Started = performance.now();
+    let level4Line: string;
+    try {
+      const level4 = await forced.compact({ system: 'You are hob.', tools: tools.specs(), messages: engine.messages }, { trigger: 'auto', carried: engine.metadata.render(), sessionKey: 'bench:ann' });
+      const ms = performance.now() - level4Started;
+      level4Line = level4
+        ? `forced on the final history (3,200-token window): ${level4.saved.map((s) => `level ${s.level} −${s.tokens.toLocaleString('en-US')}`).join(', ')}; ${level4.tokensBefore.toLocaleString('en-US')} → ${level4.tokensAfter.toLocaleString('en-US')} tokens in ${fmt(ms)} ms (ended at level ${level4.level})`
+        : 'forced: nothing to compact';
+    } catch (error) {
+      level4Line = `forced: failed (${error instanceof Error ? error.message : String(error)})`;
+    }
+
+    let found = 0;
+    for (let n = 0; n < FACTS; n += 1) {
+      const answer = String(await search.run({ query: `code name of project ${n}` }, { signal: new AbortController().signal, workspace: dir, sessionKey: 'bench:ann', userId: 'ann', interaction: { confirm: async () => 'deny', choose: async () => '' }, progress: () => undefined }));
+      if (answer.includes(factValue(n))) found += 1;
+    }
+
+    const byLevel = new Map<CompactionLevel, number[]>();
+    for (const compaction of compactions) for (const saved of compaction.saved) byLevel.set(saved.level, [...(byLevel.get(saved.level) ?? []), saved.tokens]);
+    const levelCounts = ([1, 2, 3, 4] as const).map((level) => `${level}: ${compactions.filter((c) => c.level === level).length}`).join(', ');
+    const savedLines = ([1, 2, 3, 4] as const).map((level) => {
+      const saved = byLevel.get(level) ?? [];
+      return saved.length ? `level ${level}: applied ${saved.length}×, median ${fmt(median(saved))} tokens saved` : `level ${level}: not reached (the levels before freed enough)`;
+    });
+    const ms = compactions.map((c) => c.ms);
+    const lines = [
+      `${TURNS} turns in ${fmt(totalSeconds)} s (${model.requests} model requests, ${model.summaries} summary requests, ${errors} errors)`,
+      `largest prompt + max_tokens: ${model.maxPrompt.toLocaleString('en-US')} of ${WINDOW.toLocaleString('en-US')} tokens (${model.maxPrompt <= WINDOW ? 'never exceeded' : 'EXCEEDED'})`,
+      `compactions: ${compactions.length} (ending at level ${levelCounts}); time per compaction median ${fmt(median(ms))} ms, p95 ${fmt(percentile(ms, 0.95))} ms, max ${fmt(Math.max(...ms))} ms`,
+      ...savedLines,
+      level4Line,
+      `recall of ${FACTS} facts from the first ${FACT_TURNS} turns via session_search: ${Math.round((found / FACTS) * 100)}% (memory_search: not on this branch)`,
+      `prompt-size estimate vs the provider's count (${model.errors.length} requests after a counted one): median error ${fmt(median(model.errors) * 100)}%, p95 ${fmt(percentile(model.errors, 0.95) * 100)}%, max ${fmt(Math.max(...model.errors) * 100)}%`,
+      `  without a count to build on (${model.unanchored.length} requests: the first, and the first after each compaction): median error ${fmt(median(model.unanchored) * 100)}%, max ${fmt(Math.max(...model.unanchored) * 100)}%`,
+    ];
+    for (const line of lines) console.log(line);
+    return {
+      name: 'continuity',
+      summary: [
+        `continuity: ${TURNS} turns, ${WINDOW.toLocaleString('en-US')}-token window, largest prompt ${model.maxPrompt.toLocaleString('en-US')} (${model.maxPrompt <= WINDOW ? 'never over' : 'OVER'}); ${compactions.length} compactions, median ${fmt(median(ms))} ms; fact recall ${Math.round((found / FACTS) * 100)}%; estimate error median ${fmt(median(model.errors) * 100)}%, max ${fmt(Math.max(...model.errors) * 100)}%`,
+      ],
+    };
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runIfMain(import.meta.url, run);

@@ -215,7 +215,13 @@ export class Scheduler {
     const { jobs, clock, settings } = this.deps;
     const limitMs = settings.reportTimeoutSeconds * 1000;
     if (!jobs.markRunning(run.id, this.runnerId, clock.now() + limitMs + CLAIM_LEASE_MS)) return;
-    const signal = AbortSignal.any([this.controller.signal, AbortSignal.timeout(limitMs)]);
+    // A controller and a timer held until the run ends: a signal made by AbortSignal.any() over
+    // AbortSignal.timeout() may be garbage-collected before it fires, and the limit never comes.
+    const limit = new AbortController();
+    const onStop = () => limit.abort(this.controller.signal.reason);
+    this.controller.signal.addEventListener('abort', onStop, { once: true });
+    const limitTimer = setTimeout(() => limit.abort(new Error('time limit')), limitMs);
+    const signal = limit.signal;
     const runReport = this.deps.runReport ?? (async () => ({ ok: false as const, error: 'reports cannot run in this process' }));
     const task = runReport(job, signal)
       .catch((error: unknown) => ({ ok: false as const, error: errorMessage(error) }))
@@ -233,7 +239,11 @@ export class Scheduler {
         this.deps.kick();
       })
       .catch((error: unknown) => this.deps.logger.error({ session: `job:${job.id}`, err: errorMessage(error) }, 'could not record a report'))
-      .finally(() => this.reports.delete(task));
+      .finally(() => {
+        clearTimeout(limitTimer);
+        this.controller.signal.removeEventListener('abort', onStop);
+        this.reports.delete(task);
+      });
     this.reports.add(task);
   }
 

@@ -88,7 +88,7 @@ describe('discord: where people talk', () => {
     fake.edit(asked, 'capital of Spain?', 3600);
     fake.dm(OWNER, 'thanks');
     await fake.waitFor(() => model.requests.length === 3, 8000, 'the next message');
-    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('(edited) capital of Italy?');
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('[Edited: this replaces what they wrote before; answer the corrected version] capital of Italy?');
     expect(JSON.stringify(model.requests.map((request) => request.messages))).not.toContain('Spain');
   });
 

@@ -96,7 +96,7 @@ describe('slack: where hob answers', () => {
     await fake.waitFor(textIn(dmOf(ann.id), 'ok'), 5000, 'the first answer');
     await fake.edit(ann, dmOf(ann.id), ts, 'where is it', { previous: 'wehre is it' });
     await fake.waitFor(textIn(dmOf(ann.id), 'corrected'), 5000, 'the answer to the edit');
-    expect(requestText(model, 1)).toContain('(edited) where is it');
+    expect(requestText(model, 1)).toContain('[Edited: this replaces what they wrote before; answer the corrected version] where is it');
   });
 });
 

@@ -33,6 +33,11 @@ export type ContractDriver = {
   liveText?(chatId: string): string | undefined;
   /** From now on live answers cannot become the answer (the platform refuses to finish a stream). */
   refuseLiveFinish?(): void;
+  /**
+   * False when the platform streams only inside threads, so a top-level DM (what the contract
+   * drives) gets no live answer (Slack); the adapter's own tests cover its threads.
+   */
+  liveInTopLevelDms?: boolean;
 };
 
 const toolResults = (model: ScriptedModel, index: number): ToolResultBlock[] =>
@@ -191,7 +196,7 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
     });
 
     describe('live answers (when the channel streams)', () => {
-      const streams = (d: ContractDriver) => (d.adapter.capabilities.streaming ?? 'none') !== 'none';
+      const streams = (d: ContractDriver) => (d.adapter.capabilities.streaming ?? 'none') !== 'none' && d.liveInTopLevelDms !== false;
       const showsLive = (d: ContractDriver, chatId: string, text: string) =>
         Boolean(d.liveText?.(chatId)?.includes(text)) || d.seen(chatId).some((message) => message.text.includes(text));
       /** Nothing is left to send and no run is busy: what the person sees now is final. */

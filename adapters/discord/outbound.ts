@@ -58,6 +58,8 @@ export class DiscordOutbound {
       } catch (error) {
         throw index > 0 ? new PartialSendError(index, error) : error;
       }
+      // Recorded as each part lands, so a kill between parts resends only the rest.
+      if (!isLast) options.onPartSent?.(index + 1);
     }
     return refOf(target, last as ApiMessage, Boolean(message.file));
   }

@@ -31,6 +31,8 @@ export class SlackOutbound {
       } catch (error) {
         throw index > 0 ? new PartialSendError(index, error) : error;
       }
+      // Recorded as each part lands, so a kill between parts resends only the rest.
+      if (!isLast) options.onPartSent?.(index + 1);
     }
     return { ...where, messageId: ts };
   }

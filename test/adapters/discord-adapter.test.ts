@@ -292,6 +292,20 @@ describe('discord: output', () => {
   });
 });
 
+describe('discord: split messages', () => {
+  it('reports each part of a split message as it lands, so a kill between parts resends only the rest', async () => {
+    bed = await discordBed();
+    const channel = bed.fake.dmChannelOf(OWNER);
+    const text = Array.from({ length: 120 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(9).trim()}`).join('\n\n');
+    const reported: { parts: number; inChat: number }[] = [];
+    await bed.adapter.send({ chatId: channel }, { text }, { onPartSent: (parts) => reported.push({ parts, inChat: bed?.fake.botMessages(channel).length ?? 0 }) });
+    const total = bed.fake.botMessages(channel).length;
+    expect(total).toBeGreaterThan(2);
+    // Told after every part but the last, each time with that part already in the chat.
+    expect(reported).toEqual(Array.from({ length: total - 1 }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
+  });
+});
+
 describe('discord: the connection', () => {
   it('resumes a connection dropped mid-run: the reply arrives once, and a message sent meanwhile is answered once', async () => {
     let release!: () => void;

@@ -240,6 +240,16 @@ describe('slack: output', () => {
     }
   });
 
+  it('reports each part of a split message as it lands, so a kill between parts resends only the rest', async () => {
+    await start(new ScriptedModel([]));
+    const text = Array.from({ length: 200 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(9).trim()}`).join('\n\n');
+    const reported: { parts: number; inChat: number }[] = [];
+    await adapter.send({ chatId: dmOf(ann.id) }, { text }, { onPartSent: (parts) => reported.push({ parts, inChat: fake.seen(dmOf(ann.id)).length }) });
+    const total = fake.seen(dmOf(ann.id)).length;
+    expect(total).toBeGreaterThan(2);
+    expect(reported).toEqual(Array.from({ length: total - 1 }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
+  });
+
   it('waits out a 429 on chat.postMessage and delivers the answer once', async () => {
     const model = new ScriptedModel([{ text: 'after the rate limit' }]);
     await start(model);

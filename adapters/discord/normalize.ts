@@ -28,7 +28,9 @@ export function normalizeMessage(message: Message, botId: string, download: File
   return {
     platform: 'discord',
     chatId: place.chatId,
-    ...(place.threadId !== undefined ? { threadId: place.threadId } : {}),
+    // A thread is one conversation for everyone in it (`discord:<channel>:<thread>`); each
+    // message reaches the model framed with who wrote it, and approvals stay with the asker.
+    ...(place.threadId !== undefined ? { threadId: place.threadId, sharedThread: true } : {}),
     ...(place.spaceId !== undefined ? { spaceId: place.spaceId } : {}),
     userId: message.author.id,
     userName: message.member?.displayName ?? message.author.globalName ?? message.author.username,

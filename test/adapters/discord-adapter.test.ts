@@ -102,7 +102,7 @@ describe('discord: where people talk', () => {
     expect(model.requests).toHaveLength(1);
   });
 
-  it('keeps each thread its own conversation, answered inside the thread, one per person', async () => {
+  it('keeps each thread one conversation for everyone in it, answered inside the thread, each message framed with who wrote it', async () => {
     const model = new ScriptedModel([{ text: 'thread answer for Bob' }, { text: 'thread answer for Ann' }]);
     const { fake, hob } = await start(model);
     const thread = fake.createThread('planning');
@@ -111,11 +111,11 @@ describe('discord: where people talk', () => {
     fake.say(OWNER, thread, `${mention} and mine`);
     await fake.waitFor(() => texts(fake, thread).includes('thread answer for Ann'), 8000, "Ann's answer in the thread");
     expect(texts(fake, GENERAL_ID)).toEqual([]);
-    expect(hob.gateway.pool.all().map((conversation) => conversation.key).sort()).toEqual([
-      `discord:${GENERAL_ID}:${thread}:u${OWNER.id}`,
-      `discord:${GENERAL_ID}:${thread}:u${FRIEND.id}`,
-    ]);
-    expect(JSON.stringify(model.requests[1]?.messages)).not.toContain('plan the trip');
+    expect(hob.gateway.pool.all().map((conversation) => conversation.key)).toEqual([`discord:${GENERAL_ID}:${thread}`]);
+    // The thread's history is shared, and the model knows who wrote what.
+    const seen = JSON.stringify(model.requests[1]?.messages);
+    expect(seen).toContain('plan the trip');
+    expect(seen).toMatch(/\[[^\]]+\] and mine/);
   });
 
   it('lets everyone in an allowed guild talk to it when they mention it, but not in DMs', async () => {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { createDiscordAdapter } from '../adapters/discord/discord-adapter.js';
 import { startFakeAnthropic } from '../test/fakes/anthropic.js';
 import { startFakeDiscord } from '../test/fakes/discord/index.js';
+import { startFakeSlack } from '../test/fakes/slack/index.js';
 import { startFakeTelegram } from '../test/fakes/telegram/index.js';
 import { tempDir } from '../test/support/engine.js';
 import { startTestGateway } from '../test/support/gateway.js';
@@ -72,11 +73,13 @@ async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void
   clearTimeout(timer);
 }
 
-async function timeStart(): Promise<{ readyMs: number; runningMs: number; rssBytes: number | undefined }> {
+async function timeStart(withSlack = false): Promise<{ readyMs: number; runningMs: number; rssBytes: number | undefined }> {
   const dir = tempDir('hob-bench-discord-');
   const model = await startFakeAnthropic({ apiKey: 'test' });
   const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
   const discord = await startFakeDiscord();
+  const slack = withSlack ? await startFakeSlack({ pingIntervalMs: 5_000 }) : undefined;
+  const slackLine = slack ? `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["UBENCH"] }\n` : '';
   try {
     const config = writeConfig(
       dir,
@@ -86,7 +89,7 @@ channels:
   console: { enabled: false }
   telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
   discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }
-`,
+${slackLine}`,
     );
     let stderr = '';
     let runningMs: number | undefined;
@@ -108,6 +111,7 @@ channels:
     }
   } finally {
     await discord.close();
+    await slack?.close();
     await telegram.close();
     await model.close();
     rmSync(dir, { recursive: true, force: true });
@@ -119,10 +123,16 @@ export async function run(): Promise<BenchResult> {
   const starts: Awaited<ReturnType<typeof timeStart>>[] = [];
   for (let index = 0; index < STARTS; index++) starts.push(await timeStart());
   const rss = starts.flatMap((start) => (start.rssBytes === undefined ? [] : [start.rssBytes]));
+  const allThree: number[] = [];
+  for (let index = 0; index < 3; index++) {
+    const sample = await timeStart(true);
+    if (sample.rssBytes !== undefined) allThree.push(sample.rssBytes);
+  }
   const lines = [
     `Discord reply overhead (MESSAGE_CREATE dispatched → answer POSTed, instant model, loopback): median ${fmt(median(latencies))} ms, p99 ${fmt(percentile(latencies, 0.99))} ms (${MESSAGES} DMs, 20 a second)`,
     `hob start → Discord READY: median ${fmt(median(starts.map((start) => start.readyMs)))} ms; → "hob is running on telegram, discord": median ${fmt(median(starts.map((start) => start.runningMs)))} ms (${STARTS} runs)`,
     ...(rss.length ? [`RSS with Telegram and Discord configured, once running: median ${fmt(median(rss) / 1024 / 1024)} MB`] : []),
+    ...(allThree.length ? [`RSS with Telegram, Slack and Discord configured, once running: median ${fmt(median(allThree) / 1024 / 1024)} MB (${allThree.length} runs)`] : []),
   ];
   for (const line of lines) console.log(line);
   return { name: 'discord', summary: lines };

@@ -86,6 +86,10 @@ class SlackChannel implements SlackAdapter {
   private commandNames = new Set<string>();
   /** `channel:thread_ts` of channel threads hob is part of: follow-ups there need no mention. */
   private readonly threads = new Set<string>();
+  /** `channel:thread_ts` of channel threads Slack said hob has not posted in (asked once each). */
+  private readonly notInThreads = new Set<string>();
+  /** Per conversation (`channel:thread_ts`, or the DM): the tail of its inbound queue. */
+  private readonly queues = new Map<string, Promise<void>>();
   /** Assistant threads that got their title (from the first message). */
   private readonly titledThreads = new Set<string>();
   private readonly names = new Map<string, Promise<string>>();
@@ -175,7 +179,7 @@ class SlackChannel implements SlackAdapter {
 
   async send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
     const ref = await this.outbound.send(target, message, options);
-    if (ref.threadId !== undefined && !ref.chatId.startsWith('D')) remember(this.threads, `${ref.chatId}:${ref.threadId}`);
+    if (ref.threadId !== undefined && !ref.chatId.startsWith('D')) this.joinThread(`${ref.chatId}:${ref.threadId}`);
     void this.busy.sent(target, message);
     return ref;
   }
@@ -264,20 +268,30 @@ class SlackChannel implements SlackAdapter {
           const first = !this.titledThreads.has(key);
           this.busy.assistantThread(event.channel, event.thread_ts ?? event.ts);
           remember(this.titledThreads, key);
-          await this.onMessage(event, eventIdOf(body), 'dm');
-          if (first && event.thread_ts !== undefined && event.text) {
-            void this.client.assistant.threads
-              .setTitle({ channel_id: event.channel, thread_ts: event.thread_ts, title: event.text.slice(0, 60) })
-              .catch((error: unknown) => this.logger.warn({ method: 'assistant.threads.setTitle', ...describeError(error) }, 'slack title failed'));
-          }
+          const eventId = eventIdOf(body);
+          this.enqueue(conversationOf(event), async () => {
+            await this.onMessage(event, eventId, 'dm');
+            if (first && event.thread_ts !== undefined && event.text) {
+              void this.client.assistant.threads
+                .setTitle({ channel_id: event.channel, thread_ts: event.thread_ts, title: event.text.slice(0, 60) })
+                .catch((error: unknown) => this.logger.warn({ method: 'assistant.threads.setTitle', ...describeError(error) }, 'slack title failed'));
+            }
+          });
         },
       }),
     );
+    // Handlers only enqueue (Bolt has acked the envelope already): each conversation's
+    // messages reach the sink in the order they came, whatever one of them waits for.
     app.event('app_mention', async ({ event, body }) => {
-      await this.onMessage(event as SlackMessageEvent, eventIdOf(body), 'mention');
+      const mention = event as SlackMessageEvent;
+      const eventId = eventIdOf(body);
+      this.enqueue(conversationOf(mention), () => this.onMessage(mention, eventId, 'mention'));
     });
     app.message(async ({ message, body }) => {
-      await this.onChannelOrDm(message as SlackMessageEvent & { message?: SlackMessageEvent; previous_message?: { text?: string }; event_ts?: string }, eventIdOf(body));
+      const event = message as ChangeableEvent;
+      const eventId = eventIdOf(body);
+      const whole = event.subtype === 'message_changed' && event.message ? { ...event.message, channel: event.channel, ...(event.channel_type !== undefined ? { channel_type: event.channel_type } : {}) } : event;
+      this.enqueue(conversationOf(whole), () => this.onChannelOrDm(event, eventId));
     });
     app.action(new RegExp(`^${ACTION_PREFIX}`), async ({ ack, body }) => {
       await ack();
@@ -299,32 +313,91 @@ class SlackChannel implements SlackAdapter {
     });
   }
 
-  private async onChannelOrDm(event: SlackMessageEvent & { message?: SlackMessageEvent; previous_message?: { text?: string }; event_ts?: string }, eventId: string): Promise<void> {
+  /** Runs `task` after every earlier task of the same conversation. Never rejects: failures are logged. */
+  private enqueue(conversation: string, task: () => Promise<void>): void {
+    const previous = this.queues.get(conversation) ?? Promise.resolve();
+    const next = previous.then(task).catch((error: unknown) => this.logger.error({ session: `slack:${conversation.replace(/:$/, '')}`, ...describeError(error) }, 'slack handler failed'));
+    this.queues.set(conversation, next);
+    void next.then(() => {
+      if (this.queues.get(conversation) === next) this.queues.delete(conversation);
+    });
+  }
+
+  private async onChannelOrDm(event: ChangeableEvent, eventId: string): Promise<void> {
     const identity = this.identity;
     if (!identity) return;
     if (event.subtype === 'message_changed') {
       const edited = event.message;
       if (!edited || !isPersonMessage(edited, identity) || edited.text === event.previous_message?.text) return;
       const whole: SlackMessageEvent = { ...edited, channel: event.channel, ...(event.channel_type !== undefined ? { channel_type: event.channel_type } : {}) };
-      const via = this.addressing(whole, true);
+      const via = await this.addressing(whole, true);
       if (!via) return;
       const editedAfterSeconds = Math.max(0, Math.round(Number(event.event_ts ?? event.ts) - Number(edited.ts)));
       await this.onMessage(whole, eventId, via, editedAfterSeconds);
       return;
     }
-    const via = this.addressing(event, false);
+    const via = await this.addressing(event, false);
     if (via) await this.onMessage(event, eventId, via);
   }
 
   /** How a message event is addressed to hob, or undefined when it is not. */
-  private addressing(event: SlackMessageEvent, isEdit: boolean): Addressing['via'] | undefined {
+  private async addressing(event: SlackMessageEvent, isEdit: boolean): Promise<Addressing['via'] | undefined> {
     const identity = this.identity;
     if (!identity) return undefined;
     if (chatTypeOf(event.channel_type, event.channel) === 'dm') return 'dm';
     // A new mention arrives again as app_mention (that one is handled); an edit does not.
     if (mentions(event.text, identity.userId)) return isEdit ? 'mention' : undefined;
-    if (event.thread_ts !== undefined && this.threads.has(`${event.channel}:${event.thread_ts}`)) return 'follow_up';
-    return undefined;
+    // Only a person's message in a thread can be a follow-up: nothing to ask Slack otherwise.
+    if (event.thread_ts === undefined || !isPersonMessage(event, identity)) return undefined;
+    return (await this.partOfThread(event.channel, event.thread_ts, identity)) ? 'follow_up' : undefined;
+  }
+
+  private joinThread(key: string): void {
+    remember(this.threads, key);
+    this.notInThreads.delete(key);
+  }
+
+  /**
+   * Whether hob is part of a channel thread: known here (it was addressed or posted there
+   * since start), else Slack is asked once whether hob has posted in it (so a restart forgets
+   * nothing). Both answers are kept, bounded.
+   */
+  private async partOfThread(channel: string, threadTs: string, identity: SlackIdentity): Promise<boolean> {
+    const key = `${channel}:${threadTs}`;
+    if (this.threads.has(key)) return true;
+    if (this.notInThreads.has(key)) return false;
+    const posted = await this.hasPostedIn(channel, threadTs, identity);
+    // hob may have posted there while Slack was being asked.
+    if (this.threads.has(key)) return true;
+    if (posted === 'yes') this.joinThread(key);
+    else if (posted === 'no') remember(this.notInThreads, key);
+    return posted === 'yes';
+  }
+
+  /** conversations.replies: whether one of the thread's messages is hob's own ('unknown' when Slack could not say; asked again next time). */
+  private async hasPostedIn(channel: string, threadTs: string, identity: SlackIdentity): Promise<'yes' | 'no' | 'unknown'> {
+    const own = (message: { user?: string; bot_id?: string }) => message.user === identity.userId || (identity.botId !== undefined && message.bot_id === identity.botId);
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < REPLIES_PAGES; page += 1) {
+        const result = await this.client.conversations.replies({ channel, ts: threadTs, limit: REPLIES_PAGE_SIZE, ...(cursor !== undefined ? { cursor } : {}) });
+        if ((result.messages ?? []).some(own)) return 'yes';
+        cursor = result.response_metadata?.next_cursor || undefined;
+        if (!result.has_more || cursor === undefined) return 'no';
+      }
+      return 'no';
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (code === 'thread_not_found') return 'no';
+      const session = `slack:${channel}:${threadTs}`;
+      if (code === 'missing_scope') {
+        this.logger.warn({ session, method: 'conversations.replies', slackError: code }, 'slack cannot read threads, so follow-ups without a mention after a restart are missed; add the channels:history and groups:history scopes (adapters/slack/manifest.yaml) and reinstall the app');
+      } else {
+        this.logger.warn({ session, method: 'conversations.replies', ...describeError(error) }, 'slack could not tell whether hob is part of the thread; the message is taken as not addressed to hob');
+      }
+      // A refusal from Slack stands for this thread; a failed connection is asked again.
+      return code === undefined ? 'unknown' : 'no';
+    }
   }
 
   private async onMessage(event: SlackMessageEvent, eventId: string, via: Addressing['via'], editedAfterSeconds?: number): Promise<void> {
@@ -334,7 +407,9 @@ class SlackChannel implements SlackAdapter {
     const inbound = normalizeSlackMessage(event, { eventId, via, userName, ...(editedAfterSeconds !== undefined ? { editedAfterSeconds } : {}) }, identity, (file) =>
       attachmentOf(file, file.url_private_download || file.url_private ? () => this.fetchFile((file.url_private_download ?? file.url_private) as string) : this.download),
     );
-    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') remember(this.threads, `${inbound.chatId}:${inbound.threadId}`);
+    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') this.joinThread(`${inbound.chatId}:${inbound.threadId}`);
+    // Nothing reaches the sink once the adapter stopped (a lookup may finish after that).
+    if (this.state !== 'running') return;
     if (editedAfterSeconds === undefined) this.busy.received(inbound, inbound.messageId);
     this.sink?.message(inbound);
   }
@@ -387,6 +462,19 @@ class SlackChannel implements SlackAdapter {
     }
     return name;
   }
+}
+
+/** conversations.replies: a page of at most this many messages, at most this many pages per thread. */
+const REPLIES_PAGE_SIZE = 200;
+const REPLIES_PAGES = 5;
+
+/** A message event, or a message_changed event carrying the edited message. */
+type ChangeableEvent = SlackMessageEvent & { message?: SlackMessageEvent; previous_message?: { text?: string }; event_ts?: string };
+
+/** The conversation a message belongs to: its channel thread (a top-level mention opens one), or the DM or DM thread. */
+function conversationOf(event: SlackMessageEvent): string {
+  const threadTs = event.thread_ts ?? (chatTypeOf(event.channel_type, event.channel) === 'dm' ? '' : event.ts);
+  return `${event.channel}:${threadTs}`;
 }
 
 function errorText(error: unknown): string {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
+import type { InboundMessage } from '../../src/gateway/channel.js';
 import type { GatewayOptions } from '../../src/gateway/gateway.js';
 import { BOT, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
@@ -97,6 +98,68 @@ describe('slack: where hob answers', () => {
     await fake.edit(ann, dmOf(ann.id), ts, 'where is it', { previous: 'wehre is it' });
     await fake.waitFor(textIn(dmOf(ann.id), 'corrected'), 5000, 'the answer to the edit');
     expect(requestText(model, 1)).toContain('[Edited: this replaces what they wrote before; answer the corrected version] where is it');
+  });
+});
+
+describe('slack: threads after a restart', () => {
+  it('takes a follow-up without a mention in a thread hob answered before the restart, and still ignores threads it never posted in', async () => {
+    const before = new ScriptedModel([{ text: 'Deploys are green.' }]);
+    const first = await start(before);
+    const thread = await fake.mention(bob, CHANNEL, 'deploy status?');
+    await fake.waitFor(textIn(CHANNEL, 'Deploys are green.'), 5000, 'the answer before the restart');
+    const lunch = await fake.channelMessage(bob, CHANNEL, 'lunch?');
+    await first.close();
+    hob = undefined;
+
+    // hob restarts: a new adapter that remembers nothing, over the same data directory.
+    const after = new ScriptedModel([{ text: 'Staging is green too.' }, { text: 'Pizza.' }]);
+    adapter = slackAdapter(fake);
+    hob = await startTestGateway(adapter, after, { dir: first.dir });
+    await fake.channelMessage(ann, CHANNEL, 'anyone hungry?', { threadTs: lunch });
+    await fake.channelMessage(ann, CHANNEL, 'and staging?', { threadTs: thread });
+    const answer = await fake.waitFor(textIn(CHANNEL, 'Staging is green too.'), 5000, 'the follow-up answer');
+    expect(answer.threadTs).toBe(thread);
+    expect(requestText(after, 0)).toContain('[Ann] and staging?');
+
+    // In the lunch thread (hob never posted there) only a mention reaches hob.
+    await fake.channelMessage(ann, CHANNEL, 'still hungry', { threadTs: lunch });
+    await fake.mention(ann, CHANNEL, 'what should we order?', { threadTs: lunch });
+    const pizza = await fake.waitFor(textIn(CHANNEL, 'Pizza.'), 5000, 'the answer in the lunch thread');
+    expect(pizza.threadTs).toBe(lunch);
+    expect(after.requests).toHaveLength(2);
+    expect(requestText(after, 1)).toContain('what should we order?');
+    expect(JSON.stringify(after.requests)).not.toContain('hungry');
+    // Slack was asked once per thread, the "no" for the lunch thread included.
+    expect(fake.web.callsOf('conversations.replies').map((call) => call.params.ts).sort()).toEqual([lunch, thread].sort());
+  });
+
+  it('keeps a thread\'s order while Slack is asked about it', async () => {
+    fake = await startFakeSlack();
+    for (const person of [ann, bob]) fake.person(person);
+    const received: InboundMessage[] = [];
+    const sink = { message: (message: InboundMessage) => void received.push(message), button: () => undefined };
+    const earlier = slackAdapter(fake);
+    await earlier.start(sink);
+    const parent = await fake.channelMessage(bob, CHANNEL, 'the plan');
+    await earlier.send({ chatId: CHANNEL, threadId: parent }, { text: 'Noted.' });
+    await earlier.stop();
+
+    const later = slackAdapter(fake);
+    await later.start(sink);
+    try {
+      // Slack makes hob wait for the answer about the thread; the mention after it needs no answer.
+      fake.web.failNext('conversations.replies', { status: 429, retryAfterSeconds: 1 });
+      await fake.channelMessage(ann, CHANNEL, 'first without a mention', { threadTs: parent });
+      await fake.mention(bob, CHANNEL, 'second with one', { threadTs: parent });
+      await fake.waitFor(() => received.length === 2, 8000, 'both messages');
+      expect(received.map((message) => [message.text, message.replyToBot, message.mentionsBot])).toEqual([
+        ['first without a mention', true, false],
+        ['second with one', false, true],
+      ]);
+      expect(fake.web.callsOf('conversations.replies')).toHaveLength(2);
+    } finally {
+      await later.stop();
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { WebClient } from '@slack/web-api';
+import { BOT, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 
 let fake: FakeSlack | undefined;
 afterEach(async () => {
@@ -29,5 +30,26 @@ describe('the fake Slack itself', () => {
     const response = await fetch(`${fake.apiUrl}auth.test`, { method: 'POST', headers: { authorization: 'Bearer xoxb-wrong' } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: false, error: 'invalid_auth' });
+  });
+
+  it('answers conversations.replies with the thread\'s messages, people\'s and the bot\'s, in pages', async () => {
+    fake = await startFakeSlack();
+    const client = new WebClient(fake.botToken, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
+    const parent = fake.web.nextTs();
+    fake.web.recordEvent(fake.messageEvent({ id: '200', name: 'Bob' }, 'C1', 'the plan', parent));
+    await client.chat.postMessage({ channel: 'C1', thread_ts: parent, text: 'Noted.' });
+    fake.web.recordEvent(fake.messageEvent({ id: '100', name: 'Ann' }, 'C1', 'and then?', fake.web.nextTs(), { threadTs: parent }));
+    const first = await client.conversations.replies({ channel: 'C1', ts: parent, limit: 2 });
+    expect(first.messages?.map((message) => [message.text, message.user, message.bot_id])).toEqual([
+      ['the plan', '200', undefined],
+      ['Noted.', BOT.userId, BOT.botId],
+    ]);
+    expect(first.has_more).toBe(true);
+    const rest = await client.conversations.replies({ channel: 'C1', ts: parent, limit: 2, cursor: first.response_metadata?.next_cursor ?? '' });
+    expect(rest.messages?.map((message) => message.text)).toEqual(['and then?']);
+    expect(rest.has_more).toBe(false);
+    await expect(client.conversations.replies({ channel: 'C1', ts: '1.000001' })).rejects.toMatchObject({ data: { error: 'thread_not_found' } });
+    fake.web.scopes = fake.web.scopes.filter((scope) => scope !== 'channels:history');
+    await expect(client.conversations.replies({ channel: 'C1', ts: parent })).rejects.toMatchObject({ data: { error: 'missing_scope' } });
   });
 });

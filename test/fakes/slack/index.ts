@@ -77,6 +77,7 @@ export class FakeSlack {
     const id = eventId ?? this.nextEventId();
     const body = this.envelopeBody(event, id);
     this.sentEvents.set(id, body);
+    this.web.recordEvent(event);
     await this.socket.send('events_api', body);
     return id;
   }

@@ -22,6 +22,9 @@ export type FakeMessage = {
   files?: { id: string; name: string; bytes: Buffer }[];
 };
 
+/** A message people (or other bots) wrote, as its event carried it: conversations.replies reads these too. */
+export type EventMessage = { ts: string; channel: string; threadTs?: string; user?: string; botId?: string; text: string };
+
 export type Ephemeral = { channel: string; user: string; text: string; threadTs?: string; via: 'chat.postEphemeral' | 'response_url' };
 
 /** A scripted failure for the next call of a method: a Slack error, or HTTP 429 with Retry-After. */
@@ -39,6 +42,8 @@ export class FakeWebApi {
   /** Called on every recorded call, as it arrives (benchmarks time replies with it). */
   onCall: ((call: ApiCall) => void) | undefined;
   readonly messages: FakeMessage[] = [];
+  /** Messages that reached the workspace as events (people's, other bots'), for conversations.replies. */
+  readonly eventMessages: EventMessage[] = [];
   readonly ephemerals: Ephemeral[] = [];
   readonly reactions: { channel: string; ts: string; name: string; removed: boolean }[] = [];
   readonly statuses: { channel: string; threadTs: string; status: string }[] = [];
@@ -87,6 +92,45 @@ export class FakeWebApi {
   /** Every call of `method` fails with this Slack error (a workspace without the feature). */
   refuse(method: string, error: string): void {
     this.refusals.set(method, error);
+  }
+
+  /** An event sent to the bot: a message event is a message in the workspace from then on (an edit changes its text). */
+  recordEvent(event: Record<string, unknown>): void {
+    if (event.type !== 'message' || typeof event.channel !== 'string') return;
+    const channel = event.channel;
+    if (event.subtype === 'message_changed') {
+      const edited = event.message as { ts?: string; text?: string } | undefined;
+      const known = this.eventMessages.find((message) => message.channel === channel && message.ts === edited?.ts);
+      if (known && typeof edited?.text === 'string') known.text = edited.text;
+      return;
+    }
+    if (typeof event.ts !== 'string' || this.eventMessages.some((message) => message.channel === channel && message.ts === event.ts)) return;
+    this.eventMessages.push({
+      ts: event.ts,
+      channel,
+      text: typeof event.text === 'string' ? event.text : '',
+      ...(typeof event.thread_ts === 'string' ? { threadTs: event.thread_ts } : {}),
+      ...(typeof event.user === 'string' ? { user: event.user } : {}),
+      ...(typeof event.bot_id === 'string' ? { botId: event.bot_id } : {}),
+    });
+  }
+
+  /** A thread as conversations.replies returns it: the parent, then the replies, oldest first (bot posts and event messages). */
+  thread(channel: string, threadTs: string): { type: 'message'; ts: string; user?: string; bot_id?: string; text: string; thread_ts?: string }[] {
+    const bots = this.messages
+      .filter((message) => message.channel === channel && !message.deleted && (message.ts === threadTs || message.threadTs === threadTs))
+      .map((message) => ({ ts: message.ts, threadTs: message.threadTs, user: message.user, botId: this.bot.botId, text: message.text }));
+    const others = this.eventMessages.filter((message) => message.channel === channel && (message.ts === threadTs || message.threadTs === threadTs));
+    const all = [...bots, ...others].sort((a, b) => Number(a.ts) - Number(b.ts));
+    const hasReplies = all.some((message) => message.ts !== threadTs);
+    return all.map((message) => ({
+      type: 'message' as const,
+      ts: message.ts,
+      text: message.text,
+      ...(message.user !== undefined ? { user: message.user } : {}),
+      ...(message.botId !== undefined ? { bot_id: message.botId } : {}),
+      ...(message.threadTs !== undefined ? { thread_ts: message.threadTs } : message.ts === threadTs && hasReplies ? { thread_ts: threadTs } : {}),
+    }));
   }
 
   callsOf(method: string): ApiCall[] {
@@ -220,6 +264,25 @@ export class FakeWebApi {
       return {};
     },
     'conversations.open': (params) => ({ channel: { id: dmOf(String(params.users)) } }),
+    'conversations.replies': (params) => {
+      const channel = String(params.channel ?? '');
+      if (typeof params.ts !== 'string' || channel === '') throw new Error('invalid_arguments');
+      const needed = channel.startsWith('D') ? 'im:history' : channel.startsWith('G') ? 'groups:history' : 'channels:history';
+      if (!this.scopes.includes(needed)) throw new Error('missing_scope');
+      const thread = this.thread(channel, params.ts);
+      if (thread.length === 0) throw new Error('thread_not_found');
+      // Pages as Slack's: `limit` messages (default 1000), then a cursor naming the next message.
+      const limit = Number(params.limit ?? 1000) || 1000;
+      const from = typeof params.cursor === 'string' && params.cursor !== '' ? Buffer.from(params.cursor, 'base64').toString().replace(/^next_ts:/, '') : undefined;
+      const start = from === undefined ? 0 : Math.max(0, thread.findIndex((message) => message.ts === from));
+      const page = thread.slice(start, start + limit);
+      const next = thread[start + limit];
+      return {
+        messages: page,
+        has_more: next !== undefined,
+        ...(next !== undefined ? { response_metadata: { next_cursor: Buffer.from(`next_ts:${next.ts}`).toString('base64') } } : {}),
+      };
+    },
     'users.info': (params) => {
       const id = String(params.user);
       const name = this.people.get(id);

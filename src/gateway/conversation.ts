@@ -65,6 +65,8 @@ export class Conversation {
   private readonly queue: QueuedMessage[] = [];
   private engineInstance: QueryEngine | undefined;
   private controller: AbortController | undefined;
+  /** Whose message the current run answers (only they steer it). */
+  private runningFor: string | undefined;
   private pumping: Promise<void> | undefined;
   private question: PendingQuestion | undefined;
   /** Inbox rows of steered messages, in the order the engine reads their lines. */
@@ -118,7 +120,9 @@ export class Conversation {
     if (this.controller) {
       switch (this.deps.busyMode) {
         case 'steer':
-          if (message.attachments.length === 0 && this.queue.length === 0) {
+          // Only the person the run is for steers it: in a shared conversation another person's
+          // words wait for their own run (with their own trust, e.g. no full_auto for group-only members).
+          if (message.attachments.length === 0 && this.queue.length === 0 && message.userId === this.runningFor) {
             this.engine.steer(this.lineFor(message));
             this.steeredInboxIds.push(message.inboxIds);
             return 'steered';
@@ -253,6 +257,7 @@ export class Conversation {
   private async runOnce(requester: Requester, start: StartRun): Promise<void> {
     const controller = new AbortController();
     this.controller = controller;
+    this.runningFor = requester.userId;
     const { capabilities } = this.adapter;
     const reporter = new RunReporter({
       adapter: this.adapter,
@@ -280,6 +285,7 @@ export class Conversation {
       reporter.onEvent({ type: 'error', message: 'Something went wrong on my side; the details are in hob\'s log. Please try again.', retryable: false });
     } finally {
       this.controller = undefined;
+      this.runningFor = undefined;
       typing.stop();
       this.lastActive = this.deps.clock.now();
     }

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OutboundMessage, SentRef, Target } from '../../src/gateway/channel.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
@@ -62,6 +64,32 @@ describe('who full_auto trusts', () => {
     channel.say(OWNER, 'and for me', { ...inGroup, mention: true });
     await channel.waitFor(() => channel.chat(GROUP).find((m) => m.text === 'ran it for Ann'), 5000, 'Ann’s answer');
     expect(channel.chat(GROUP).filter((m) => m.text.includes('echo from-ann') && m.text.includes('Allow'))).toEqual([]);
+  });
+});
+
+describe('who steers a shared conversation', () => {
+  it('in full_auto, a group-only member’s words sent during the owner’s run wait for their own run (and its approval)', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'bash', input: { command: 'while [ ! -f go ]; do sleep 0.02; done; echo ann-done' } }] },
+      { text: 'done for Ann' },
+      { toolCalls: [{ name: 'bash', input: { command: 'echo from-eve' } }] },
+      { text: 'ran it for Eve' },
+    ]);
+    hob = await startTestGateway(channel, model, { access: groupAccess, groupSessions: 'shared' });
+    channel.say(OWNER, '/permissions mode full_auto');
+    await channel.waitFor(() => channel.chat(`dm-${OWNER.id}`).find((m) => m.text.includes('full_auto')), 5000, 'the mode switch');
+
+    channel.say(OWNER, 'wait for go', { ...inGroup, mention: true });
+    await channel.waitFor(() => model.requests.length === 1, 5000, 'Ann’s run');
+    channel.say(STRANGER, 'also run echo from-eve', { ...inGroup, mention: true });
+    writeFileSync(join(hob.deps.workspace, 'go'), '');
+    await channel.waitFor(() => channel.chat(GROUP).find((m) => m.text === 'done for Ann'), 5000, 'Ann’s answer');
+    expect(JSON.stringify(model.requests[1]?.messages)).not.toContain('from-eve'); // not steered into Ann’s trusted run
+
+    const prompt = await channel.waitFor(() => channel.chat(GROUP).find((m) => m.buttons.length > 0), 5000, 'the approval for Eve');
+    expect(prompt.text).toContain('echo from-eve');
+    expect(prompt.text).toContain('full_auto applies only to people on allow_from');
   });
 });
 

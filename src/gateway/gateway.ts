@@ -135,8 +135,10 @@ export class Gateway implements InboundSink {
     for (const adapter of this.adapters.values()) {
       await adapter.start(this);
       // Everyone's menu leaves out the owner's commands; the owners' DMs show them all.
-      const everyone = COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry }));
-      const owners = { userIds: this.access.owners(adapter.platform), commands: COMMANDS.map((entry) => ({ ...entry })) };
+      // Plugin commands join both, so they are in the menus and Slack's `/hob` knows them.
+      const plugins = this.options.extensions?.menu() ?? [];
+      const everyone = [...COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry })), ...plugins];
+      const owners = { userIds: this.access.owners(adapter.platform), commands: [...COMMANDS.map((entry) => ({ ...entry })), ...plugins] };
       await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) =>
         this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
       );

@@ -72,6 +72,9 @@ export class PeopleStore implements PersonResolver {
         .run(platform, userId, row.person_id, now);
       // What this identity knew as its own person goes with it.
       this.moveEntries(current, row.person_id);
+      // So do its past conversations: /sessions, /resume and session_search find them under the person.
+      this.db.prepare('UPDATE sessions SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
+      this.db.prepare('UPDATE messages_fts SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
       this.db.prepare('UPDATE person_links SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
       const profile = this.db.prepare('SELECT 1 FROM profiles WHERE person_id = ?').get(row.person_id);
       if (!profile) this.db.prepare('UPDATE profiles SET person_id = ? WHERE person_id = ?').run(row.person_id, current);

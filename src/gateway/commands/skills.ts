@@ -9,6 +9,8 @@ import type { CommandExpansion } from '../../extensions.js';
 export type ExtensionCommands = {
   expand(name: string, args: string): CommandExpansion | undefined;
   describeMcp(): string;
+  /** Plugin commands, for the platforms' menus (Slack: the `/hob` subcommands). */
+  menu(): { command: string; description: string }[];
 };
 
 export const EXTENSION_COMMANDS = [

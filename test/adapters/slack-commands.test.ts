@@ -1,0 +1,100 @@
+import '../support/env.js';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { parseConfig } from '../../src/config/load.js';
+import { loadExtensions, type Extensions } from '../../src/extensions.js';
+import { createScheduling } from '../../src/scheduler/index.js';
+import { openDatabase } from '../../src/store/db.js';
+import { ToolRegistry } from '../../src/tools/tool.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { dmOf } from '../fakes/slack/web-api.js';
+import { ScriptedModel } from '../fakes/scripted-model.js';
+import { skillFile, writeTree } from '../extensions/support.js';
+import { testMemory } from '../memory/fixture.js';
+import { SETTINGS } from '../scheduler/harness.js';
+import { tempDir } from '../support/engine.js';
+import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { slackAdapter } from '../support/slack-testbed.js';
+
+/**
+ * The later features' commands through Slack's one slash command: `/hob skill`, a plugin's
+ * command, `/hob mcp`, `/hob jobs`, `/hob memory`, `/hob compact` reach the gateway and answer.
+ */
+const ann = { ...OWNER };
+const bob = { ...FRIEND };
+
+let fake: FakeSlack;
+let hob: TestGateway | undefined;
+let extensions: Extensions | undefined;
+
+afterEach(async () => {
+  await hob?.close();
+  hob = undefined;
+  await extensions?.close();
+  extensions = undefined;
+  await fake.close();
+});
+
+async function start(model: ScriptedModel): Promise<void> {
+  const dir = tempDir('hob-slack-cmd-');
+  writeTree(join(dir, 'skills'), { 'plants/SKILL.md': skillFile('plants', 'Check which plants need water', 'Look at plants.md and list the dry ones.') });
+  writeTree(join(dir, 'plugins', 'garden'), {
+    'plugin.json': JSON.stringify({ name: 'garden', version: '1.0.0', description: 'Plants and watering' }),
+    'commands/water.md': '---\ndescription: Plan the watering\n---\nMake a watering plan for: $ARGUMENTS\n',
+  });
+  const config = parseConfig(`data_dir: ${dir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
+  extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
+  await extensions.mcp.start();
+  const scheduling = createScheduling({ db: openDatabase(join(dir, 'hob.db')), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+  scheduling.setOwnerCheck((_platform, userId) => userId === OWNER.id);
+  const { memory } = testMemory({ dir: tempDir('hob-slack-mem-') });
+  fake = await startFakeSlack();
+  for (const person of [ann, bob]) fake.person(person);
+  hob = await startTestGateway(slackAdapter(fake), model, { dir, extensions, jobs: scheduling.access, memory });
+}
+
+const ephemeral = (person: typeof ann, includes: string) => () => fake.ephemeralsFor(person).find((text) => text.includes(includes));
+
+describe('slack: the later features\' /hob subcommands', () => {
+  it('/hob skill NAME args and a plugin command go to the model; the answer lands in the DM', async () => {
+    const model = new ScriptedModel([{ text: 'The fern is dry.' }, { text: 'Water the roses on Monday.' }]);
+    await start(model);
+    await fake.slash(ann, dmOf(ann.id), 'skill plants only the balcony');
+    await fake.waitFor(() => fake.seen(dmOf(ann.id)).find((message) => message.text.includes('The fern is dry.')), 5000, 'the skill answer');
+    const skillRequest = JSON.stringify(model.requests[0]?.messages.at(-1));
+    expect(skillRequest).toContain('Look at plants.md and list the dry ones.');
+    expect(skillRequest).toContain("The person's request: only the balcony");
+
+    await fake.slash(bob, dmOf(bob.id), 'water the roses');
+    await fake.waitFor(() => fake.seen(dmOf(bob.id)).find((message) => message.text.includes('Water the roses')), 5000, 'the plugin command answer');
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('Make a watering plan for: the roses');
+
+    // Bare `/hob skill` lists the skills to the person alone; the unknown-subcommand help names the plugin's command.
+    await fake.slash(ann, dmOf(ann.id), 'skill');
+    expect(await fake.waitFor(ephemeral(ann, 'Skills'), 5000, 'the skill list')).toContain('plants — Check which plants need water');
+    await fake.slash(ann, dmOf(ann.id), 'frobnicate');
+    expect(await fake.waitFor(ephemeral(ann, 'frobnicate'), 5000, 'the help')).toContain('/hob water');
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('/hob mcp (owner), /hob jobs, /hob memory and /hob compact answer', async () => {
+    await start(new ScriptedModel([]));
+    await fake.slash(ann, dmOf(ann.id), 'mcp');
+    expect(await fake.waitFor(ephemeral(ann, 'gone'), 5000, 'the MCP servers')).toMatch(/gone \(stdio\): failed/);
+    await fake.slash(bob, dmOf(bob.id), 'mcp');
+    await fake.waitFor(ephemeral(bob, 'only for the owner'), 5000, 'the refusal');
+
+    await fake.slash(bob, dmOf(bob.id), 'jobs');
+    await fake.waitFor(() => fake.seen(dmOf(bob.id)).find((message) => message.text.startsWith('No reminders or reports')), 5000, 'the jobs');
+
+    await fake.slash(bob, dmOf(bob.id), 'remember I water the fern on Sundays');
+    await fake.waitFor(ephemeral(bob, 'I will remember that'), 5000, 'the remember confirmation');
+    await fake.slash(bob, dmOf(bob.id), 'memory');
+    const shown = await fake.waitFor(() => fake.seen(dmOf(bob.id)).find((message) => message.text.includes('I water the fern on Sundays')), 5000, 'the memory list');
+    expect(shown.buttons.some((button) => /forget/i.test(button.label))).toBe(true);
+
+    await fake.slash(bob, dmOf(bob.id), 'compact');
+    await fake.waitFor(() => fake.ephemeralsFor(bob).find((text) => text === 'There is nothing to compact yet.'), 5000, 'the compaction answer');
+  });
+});

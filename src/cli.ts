@@ -157,7 +157,7 @@ program
     const { loadConfig } = await import('./config/load.js');
     const { runSessions } = await import('./cli/sessions.js');
     const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
-    runSessions(config, `console:${consoleUserId()}`, verb, which, flags);
+    runSessions(config, consoleUserId(), verb, which, flags);
   });
 
 async function loadApp(channel: string) {

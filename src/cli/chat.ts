@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import { errorMessage } from '../core/errors.js';
-import { platformOf } from '../core/person.js';
+import { platformOf, unlinkedPeople } from '../core/person.js';
 import type { AgentEvent } from '../core/events.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
@@ -33,9 +33,8 @@ export type ChatOptions = {
 };
 
 const HELP = [
-  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /help, /exit.',
-  'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
+  'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
   'Long conversations: /compact (summarize the older part now), /sessions (your past conversations), /resume N.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
@@ -184,11 +183,13 @@ class ConsoleSession {
   }
 
   private sessionCommand(archive: SessionArchive, name: string, arg: string | undefined): string {
-    const sessions = archive.list(`console:${this.options.userId}`, 20);
+    // The linked person's sessions (Telegram, Slack, Discord and the terminal together), not only this identity's.
+    const people = this.options.memory?.people ?? unlinkedPeople;
+    const sessions = archive.list(people.personId(platformOf(this.engine.sessionKey), this.options.userId), 20);
     if (name === 'sessions') return sessionsText(sessions, this.engine.status().sessionId);
     const chosen = arg && /^\d+$/.test(arg) ? sessions[Number(arg) - 1] : undefined;
     if (!chosen) return sessions.length ? `Usage: /resume N (1–${sessions.length}, from /sessions).` : 'You have no past conversations yet.';
-    return this.engine.resume(chosen.id, this.options.userId) ? `Resumed “${chosen.title}” (${chosen.messages} messages).` : 'That conversation could not be reopened.';
+    return this.engine.resume(chosen.id, this.options.userId) ? `Resumed “${chosen.title}” (${chosen.messages} messages).` : 'That conversation is still open in another chat; continue it there, or /new there first.';
   }
 
   private async consume(start: (signal: AbortSignal) => AsyncIterable<AgentEvent>): Promise<void> {

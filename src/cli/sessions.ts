@@ -9,15 +9,20 @@ import type { HobConfig } from '../config/schema.js';
 import { UserFacingError } from '../core/errors.js';
 import type { Block } from '../core/messages.js';
 import { formatDate, sizeOf } from '../gateway/commands/sessions.js';
+import { systemClock } from '../core/clock.js';
+import { PeopleStore } from '../memory/people.js';
 import { openDatabase } from '../store/db.js';
 import { SessionArchive, type SessionSummary, type StoredMessage } from '../store/session-archive.js';
 
 export type SessionsFlags = { all?: boolean; out?: string };
 
-export function runSessions(config: HobConfig, personId: string, verb: string, which: string | undefined, flags: SessionsFlags, out: NodeJS.WritableStream = process.stdout): void {
+/** `consoleUserId`: the terminal's identity; its sessions are those of the person it is linked to. */
+export function runSessions(config: HobConfig, consoleUserId: string, verb: string, which: string | undefined, flags: SessionsFlags, out: NodeJS.WritableStream = process.stdout): void {
   const db = openDatabase(join(config.data_dir, 'hob.db'));
   try {
     const archive = new SessionArchive(db);
+    // Only the lookup is used: nothing is linked or moved here.
+    const personId = new PeopleStore(db, systemClock, () => undefined).personId('console', consoleUserId);
     const owner = flags.all ? null : personId;
     const sessions = archive.list(owner, 200);
     switch (verb) {

@@ -53,6 +53,9 @@ const stderrLogger: DiscordLogger = {
   error: (fields, message) => console.error(`[discord] ${message}`, fields),
 };
 
+/** Discord's limit of chat-input commands per application (and per guild). */
+const MAX_COMMANDS = 100;
+
 /** Interactions remembered to handle each once (a replayed dispatch must not press twice). */
 const SEEN_INTERACTIONS = 500;
 
@@ -190,7 +193,12 @@ class DiscordChannel implements DiscordAdapter {
   async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
     const applicationId = this.client.application?.id;
     if (!applicationId || this.failure !== undefined) return;
-    const commands = owners?.commands ?? everyone;
+    const all = owners?.commands ?? everyone;
+    // Discord refuses a whole overwrite past 100 commands: hob's own come first, plugins' after.
+    const commands = all.slice(0, MAX_COMMANDS);
+    if (all.length > MAX_COMMANDS) {
+      this.logger.warn({ left: all.slice(MAX_COMMANDS).map((entry) => entry.command) }, `discord takes at most ${MAX_COMMANDS} commands; the rest are not in the / menu (they still work typed to hob)`);
+    }
     for (const scope of commandScopes(this.options.allowedGuilds ?? [])) {
       const route = scope.guildId ? Routes.applicationGuildCommands(applicationId, scope.guildId) : Routes.applicationCommands(applicationId);
       try {

@@ -187,6 +187,17 @@ describe('discord: application commands', () => {
     expect(fake.commands.get(GUILD_ID)?.[0]?.contexts).toEqual([0]);
   });
 
+  it('registers at most the 100 commands Discord takes, hob’s own first, when plugins bring more', async () => {
+    const { fake, bed } = await start(new ScriptedModel([]));
+    await fake.waitFor(() => fake.commands.has('global'), 8000, 'the first registration');
+    const plugins = Array.from({ length: 90 }, (_, index) => ({ command: `plugin_${index}`, description: `Plugin command ${index}` }));
+    await bed.adapter.setCommands?.([...COMMANDS, ...plugins]);
+    const names = (fake.commands.get('global') ?? []).map((command) => command.name);
+    expect(names).toHaveLength(100);
+    expect(names.slice(0, COMMANDS.length)).toEqual(COMMANDS.map((entry) => entry.command));
+    expect(fake.calls.filter((call) => call.status === 400)).toEqual([]);
+  });
+
   it('answers a command privately to whoever used it, and refuses owner-only commands privately', async () => {
     const { fake } = await start(new ScriptedModel([]));
     const status = fake.slash(FRIEND, GENERAL_ID, 'status');

@@ -79,6 +79,8 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
   }
   if ((m = route(/^PUT \/applications\/(\d+)\/(?:guilds\/(\d+)\/)?commands$/))) {
     const list = (Array.isArray(body) ? body : Object.values(body)) as Json[];
+    const invalid = invalidCommands(list);
+    if (invalid) return answer(400, { message: 'Invalid Form Body', code: 50035, errors: invalid });
     fake.commands.set(m[1] ? (m[1] as string) : 'global', list);
     return answer(200, list.map((command) => ({ ...command, id: snowflake(), application_id: APP_ID, version: '1' })));
   }
@@ -188,4 +190,20 @@ function invalidMessage(body: Json, fileCount: number): Json | undefined {
     return buttons.length > 5 || buttons.some((button) => String(button.custom_id ?? '').length > 100 || String(button.label ?? '').length > 80);
   });
   return tooBig ? { message: 'Invalid Form Body', code: 50035 } : undefined;
+}
+
+/** Discord's checks on a bulk overwrite of chat-input commands: at most 100, names 1–32 lowercase and unique, descriptions 1–100. */
+function invalidCommands(list: Json[]): string | undefined {
+  if (list.length > 100) return `${list.length} commands: at most 100`;
+  const names = new Set<string>();
+  for (const command of list) {
+    const name = String(command.name);
+    if (!/^[-_\p{L}\p{N}]{1,32}$/u.test(name) || name !== name.toLowerCase()) return `name "${name}": 1–32 lowercase letters, digits, - or _`;
+    if (names.has(name)) return `name "${name}" used twice`;
+    names.add(name);
+    const descriptions = [command.description, ...((command.options as Json[] | undefined) ?? []).map((option) => option.description)];
+    const bad = descriptions.find((description) => typeof description !== 'string' || description.length < 1 || description.length > 100);
+    if (bad !== undefined) return `command "${name}": a description is 1–100 characters`;
+  }
+  return undefined;
 }

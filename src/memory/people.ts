@@ -15,8 +15,8 @@ export type LinkOutcome = { ok: true; personId: string } | { ok: false; reason: 
 /**
  * People and their linked identities. A person is `platform:userId` until linked; `/link` on
  * one platform shows a short-lived code, `/link CODE` on another joins that identity to the
- * person who asked for the code. Memory and profile are keyed by the person id, so what the
- * identity owned before is moved to the person it joins.
+ * person who asked for the code. Memory, profile and jobs are keyed by the person id, so what
+ * the identity owned before is moved to the person it joins.
  */
 export class PeopleStore implements PersonResolver {
   /** Recent wrong codes per identity (in memory: a restart forgives, a guesser still gets a handful). */
@@ -75,6 +75,8 @@ export class PeopleStore implements PersonResolver {
       // So do its past conversations: /sessions, /resume and session_search find them under the person.
       this.db.prepare('UPDATE sessions SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
       this.db.prepare('UPDATE messages_fts SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
+      // So do its reminders and reports (issue 11): /jobs on any linked identity shows them.
+      this.db.prepare('UPDATE jobs SET owner_id = ? WHERE owner_id = ?').run(row.person_id, current);
       this.db.prepare('UPDATE person_links SET person_id = ? WHERE person_id = ?').run(row.person_id, current);
       const profile = this.db.prepare('SELECT 1 FROM profiles WHERE person_id = ?').get(row.person_id);
       if (!profile) this.db.prepare('UPDATE profiles SET person_id = ? WHERE person_id = ?').run(row.person_id, current);

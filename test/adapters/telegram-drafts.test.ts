@@ -1,5 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { messageText } from '../../src/core/messages.js';
+import { STOPPED_NOTE } from '../../src/engine/query-engine.js';
 import { OutboxRepository } from '../../src/store/outbox.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
@@ -76,6 +78,12 @@ describe('Telegram drafts', () => {
     // The same draft's stop arriving again later (or late) must not stop the next run.
     fake.sendText(ann, annDm, 'and now?');
     await fake.waitFor(() => sentTexts(ann.id).includes('A second answer.'), 5000, 'the second answer');
+    // The stopped run is closed in the history: the model sees what it had written, the note, then the new turn.
+    expect(model.requests[1]?.messages.map((m) => `${m.role}: ${messageText(m)}`)).toEqual([
+      'user: think hard',
+      `assistant: Let me think about this for a long while\n\n${STOPPED_NOTE}`,
+      'user: and now?',
+    ]);
     const before = sentTexts(ann.id).length;
     fake.pushUpdate({ stopped_message_generation: { chat: { id: ann.id, type: 'private', first_name: ann.first_name }, draft_id: draftId } });
     await fake.waitFor(() => logs.find((entry) => entry.message.includes('no longer written')), 5000, 'the ignored stop');

@@ -52,6 +52,9 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
 });
 
 // stopped_message_generation: the person pressed stop on a draft.
+/** The most commands one Telegram menu takes (setMyCommands). */
+const MAX_COMMANDS = 100;
+
 const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', 'stopped_message_generation'] as const;
 
 /** Telegram wants command names without the slash, lower case. */
@@ -182,9 +185,14 @@ class TelegramChannel implements TelegramAdapter {
    * who never opened a DM with the bot gets "chat not found", which must not cost the others.
    */
   async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
-    await this.bot.api.setMyCommands(everyone.map(telegramCommand));
+    // Telegram refuses a whole menu past 100 commands: hob's own come first, plugins' after.
+    const all = owners?.commands ?? everyone;
+    if (all.length > MAX_COMMANDS) {
+      this.logger.warn({ left: all.slice(MAX_COMMANDS).map((entry) => entry.command) }, `telegram takes at most ${MAX_COMMANDS} commands; the rest are not in the / menu (they still work typed to hob)`);
+    }
+    await this.bot.api.setMyCommands(everyone.slice(0, MAX_COMMANDS).map(telegramCommand));
     if (!owners) return;
-    const ownerCommands = owners.commands.map(telegramCommand);
+    const ownerCommands = owners.commands.slice(0, MAX_COMMANDS).map(telegramCommand);
     for (const userId of owners.userIds) {
       // An owner's DM chat id is their user id.
       const chatId = Number(userId);

@@ -50,6 +50,7 @@ export const botApiMethods: Record<string, Method> = {
   setmycommands: ({ world, params }) => {
     const commands = params.json('commands');
     if (!Array.isArray(commands)) throw badRequest('parameter "commands" is required');
+    if (commands.length > 100) throw badRequest('BOT_COMMANDS_TOO_MUCH');
     for (const command of commands as Json[]) {
       if (typeof command.command !== 'string' || !/^[a-z0-9_]{1,32}$/.test(command.command)) throw badRequest('BOT_COMMAND_INVALID');
       if (typeof command.description !== 'string' || command.description.length < 1 || command.description.length > 256) {

@@ -31,7 +31,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
@@ -53,6 +53,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         permissions: app.permissionAdmin,
         memory: app.memory,
         extensions: app.extensions,
+        jobs: app.scheduling.access,
         archive: new SessionArchive(app.db),
       });
     } else if (gateway) {

@@ -28,7 +28,15 @@ export type Scheduling = {
   /** The gateway knows who owns hob; until it says, only the terminal's person does. */
   setOwnerCheck(isOwner: (platform: string, userId: string) => boolean): void;
   /** Starts the runner: `kick` asks the delivery worker to send what the runner recorded. */
-  startRunner(options: { kick(): void; engine(sessionKey: string): QueryEngine; logger: Logger; intervalMs?: number; fault?(point: FaultPoint): void }): Scheduler;
+  startRunner(options: {
+    kick(): void;
+    engine(sessionKey: string): QueryEngine;
+    logger: Logger;
+    intervalMs?: number;
+    fault?(point: FaultPoint): void;
+    /** Whether a job's maker is on allow_from, so `full_auto` applies to their reports (default: the terminal's person only). */
+    isTrusted?(platform: string, userId: string): boolean;
+  }): Scheduler;
 };
 
 export function createScheduling(options: SchedulingOptions): Scheduling {
@@ -55,7 +63,7 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
         clock: options.clock,
         logger: runner.logger,
         settings: options.settings,
-        runReport: reportRunner(runner.engine),
+        runReport: reportRunner(runner.engine, runner.isTrusted),
         timezoneFor: (personId) => personTimezone(access, personId),
         fault: runner.fault,
       });

@@ -1,4 +1,5 @@
 import { errorMessage } from '../core/errors.js';
+import { platformOf } from '../core/person.js';
 import type { Block } from '../core/messages.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Interaction } from '../policy/types.js';
@@ -9,11 +10,14 @@ import type { ReportRunner } from './runner.js';
  * Reports run as headless agent turns in the job's own session (`job:<id>`, fresh each run):
  * nobody is asked anything. A call that would need an approval is denied, and the report
  * says what was not done and why. The time limit is the signal the runner passes in.
+ * `full_auto` applies only when whoever made the job is on allow_from (`isTrusted`; by
+ * default only the terminal's person), as in a chat.
  */
-export function reportRunner(engineFor: (sessionKey: string) => QueryEngine): ReportRunner {
+export function reportRunner(engineFor: (sessionKey: string) => QueryEngine, isTrusted: (platform: string, userId: string) => boolean = (platform) => platform === 'console'): ReportRunner {
   return async (job: Job, signal: AbortSignal) => {
     const denied: string[] = [];
     const interaction: Interaction = {
+      trusted: isTrusted(platformOf(job.originSession), job.createdBy),
       confirm: async (request) => {
         denied.push(request.summary);
         return 'deny';

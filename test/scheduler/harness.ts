@@ -49,7 +49,7 @@ export type Harness = {
  * A scheduler over a real SQLite file, the real delivery outbox and an in-memory chat
  * platform; time moves only when the test says. Ann (100) owns hob; Bob (200) does not.
  */
-export function harness(options: { start?: string; settings?: Partial<SchedulerSettings>; runReport?: ReportRunner; model?: ProviderClient; timezoneFor?(person: string): string | undefined; people?: PersonResolver; dir?: string } = {}): Harness {
+export function harness(options: { fullAuto?: boolean; start?: string; settings?: Partial<SchedulerSettings>; runReport?: ReportRunner; model?: ProviderClient; timezoneFor?(person: string): string | undefined; people?: PersonResolver; dir?: string } = {}): Harness {
   const dir = options.dir ?? tempDir('hob-sched-');
   const db = openDatabase(join(dir, 'hob.db'));
   const clock = testClock(options.start ?? '2026-12-01T10:00:00Z');
@@ -62,11 +62,16 @@ export function harness(options: { start?: string; settings?: Partial<SchedulerS
   let runReport = options.runReport;
   if (!runReport && options.model) {
     // Ann (100) has an "always allow" rule for `uptime`; everything else asks.
+    // In full_auto, everything runs for people on allow_from (only Ann here), as permissions.ts decides.
     const full = {
       ...engineDeps(options.model, [shellLike], dir),
-      permissions: gate((query) => (query.userId === '100' && query.command === 'uptime' ? { behavior: 'allow', reason: 'always rule' } : { behavior: 'ask', reason: 'shell commands need approval' })),
+      permissions: gate((query) =>
+        options.fullAuto && query.trusted !== false
+          ? { behavior: 'allow', reason: 'full_auto' }
+          : query.userId === '100' && query.command === 'uptime' ? { behavior: 'allow', reason: 'always rule' } : { behavior: 'ask', reason: 'shell commands need approval' },
+      ),
     };
-    runReport = reportRunner((key) => new QueryEngine(key, full));
+    runReport = reportRunner((key) => new QueryEngine(key, full), (_platform, userId) => userId === '100');
   }
   const scheduler = new Scheduler({
     jobs: scheduling.jobs,

@@ -125,6 +125,24 @@ describe('reports', () => {
     expect(JSON.stringify(model.requests[1]?.messages)).toContain('ran');
   });
 
+  it('in full_auto run without asking only for people on allow_from: a group-only member’s report is still refused', async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'bash', input: { command: 'cat notes.txt' } }] },
+      { text: 'Bob’s report: not allowed.' },
+      { toolCalls: [{ name: 'bash', input: { command: 'df -h' } }] },
+      { text: 'Ann’s report: disks fine.' },
+    ]);
+    const h = harness({ model, fullAuto: true });
+    await h.call('schedule_create', { kind: 'report', text: 'Bob’s report', in: '1m' }, { userId: '200', chatId: 'group-1' });
+    h.clock.advance(60_000);
+    await h.tick();
+    expect(h.seen('group-1')).toEqual(['Bob’s report: not allowed.\n\n(Not done: "cat notes.txt" needed an approval, and nobody is asked during a scheduled report. An "always allow" rule lets reports use it.)']);
+    await h.call('schedule_create', { kind: 'report', text: 'Ann’s report', in: '1m' });
+    h.clock.advance(60_000);
+    await h.tick();
+    expect(h.seen()).toEqual(['Ann’s report: disks fine.']);
+  });
+
   it('pause after max_failures failures in a row, and the owner is told', async () => {
     const failing = new ProviderError('model endpoint unreachable', { retryable: false });
     const model = new ScriptedModel(Array.from({ length: 5 }, () => ({ error: failing })));

@@ -28,6 +28,7 @@ program
         permissions: app.permissionAdmin,
         memory: app.memory,
         extensions: app.extensions,
+        jobs: app.scheduling.access,
         archive: new (await import('./store/session-archive.js')).SessionArchive(app.db),
       });
     } finally {

@@ -12,6 +12,8 @@ import type { ExtensionCommands } from '../gateway/commands/skills.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
 import type { SessionArchive } from '../store/session-archive.js';
 import { sessionsText } from '../gateway/commands/sessions.js';
+import { jobsMessage } from '../gateway/commands/jobs.js';
+import { askerOf, changeJob, type JobAccess } from '../scheduler/tools.js';
 
 export type ChatOptions = {
   engine: QueryEngine;
@@ -26,6 +28,8 @@ export type ChatOptions = {
   extensions?: ExtensionCommands;
   /** `/sessions` and `/resume N`: the terminal person's own past conversations. */
   archive?: SessionArchive;
+  /** `/jobs [pause|resume|delete ID]`: reminders and reports (issue 11). */
+  jobs?: JobAccess;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
@@ -35,6 +39,7 @@ export type ChatOptions = {
 const HELP = [
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
   'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
+  'Reminders and reports: /jobs, /jobs pause | resume | delete ID.',
   'Long conversations: /compact (summarize the older part now), /sessions (your past conversations), /resume N.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
@@ -161,6 +166,8 @@ class ConsoleSession {
     if (line === '/compact') return this.printer.line(await this.engine.compactNow(this.options.userId));
     const sessionCommand = /^\/(sessions|resume)(?:\s+(\S+))?$/.exec(line);
     if (sessionCommand && this.options.archive) return this.printer.line(this.sessionCommand(this.options.archive, sessionCommand[1] as string, sessionCommand[2]));
+    const jobs = /^\/jobs(?:\s+(\S+))?(?:\s+(\S+))?$/.exec(line);
+    if (jobs && this.options.jobs) return this.printer.line(this.jobsCommand(this.options.jobs, jobs[1], jobs[2]));
     const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
     if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
     const memoryCommand = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(line);
@@ -180,6 +187,14 @@ class ConsoleSession {
       return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
     }
     await this.consume((signal) => this.engine.submit(line, this.submitOptions(signal)));
+  }
+
+  /** `/jobs` lists (the terminal's person owns hob: everyone's jobs); `/jobs pause ID` and so on change one. */
+  private jobsCommand(access: JobAccess, verb: string | undefined, id: string | undefined): string {
+    const platform = platformOf(this.engine.sessionKey);
+    if (verb === undefined) return `${jobsMessage(access, platform, this.options.userId, undefined, false).text}\nChange one with /jobs pause | resume | delete ID.`;
+    if ((verb === 'pause' || verb === 'resume' || verb === 'delete') && id) return changeJob(access, askerOf(access, platform, this.options.userId), verb, id);
+    return 'Usage: /jobs (list), /jobs pause ID, /jobs resume ID, /jobs delete ID.';
   }
 
   private sessionCommand(archive: SessionArchive, name: string, arg: string | undefined): string {

@@ -15,6 +15,10 @@ import { dmOf } from '../fakes/slack/web-api.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
 import { recordingLogger, slackAdapter } from '../support/slack-testbed.js';
+import { PassThrough } from 'node:stream';
+import { runChat } from '../../src/cli/chat.js';
+import { QueryEngine } from '../../src/engine/query-engine.js';
+import { engineDeps } from '../support/deps.js';
 import { createScheduling } from '../../src/scheduler/index.js';
 import { jobsMessage } from '../../src/gateway/commands/jobs.js';
 import { makeContext } from '../tools/tool-harness.js';
@@ -160,6 +164,36 @@ describe('linking and jobs', () => {
     expect(jobsMessage(scheduling.access, 'telegram', '100', undefined, false).text).toContain(id);
     expect(jobsMessage(scheduling.access, 'slack', 'UANN', undefined, false).text).toContain(id);
     expect(jobsMessage(scheduling.access, 'slack', 'UBOB', undefined, false).text).not.toContain(id);
+    memory.close();
+    db.close();
+  });
+});
+
+describe('/jobs in the terminal', () => {
+  it('lists the linked person\'s jobs in their profile timezone, and pauses, resumes and deletes them by id, without asking the model', async () => {
+    const { memory, db } = testMemory();
+    const scheduling = createScheduling({ db, clock: { now: () => Date.now() }, defaultTimezone: 'UTC', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
+    memory.profiles.set('telegram:100', 'timezone', 'Asia/Tokyo');
+    const create = scheduling.tools.find((tool) => tool.name === 'schedule_create');
+    const made = await create?.run({ kind: 'report', text: 'summarize my inbox', cron: '30 7 * * 1-5' }, { ...makeContext('/tmp'), sessionKey: 'telegram:100', userId: '100' });
+    const id = jobIdIn(typeof made === 'string' ? made : (made?.content ?? ''));
+    expect(memory.people.redeem(memory.people.createLinkCode('telegram:100'), 'console', 'ann')).toMatchObject({ ok: true });
+
+    const model = new ScriptedModel([]);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = '';
+    output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+    const chat = runChat({ engine: new QueryEngine('console:ann', engineDeps(model)), userId: 'ann', logger: silent, approvalTimeoutSeconds: 30, jobs: scheduling.access, input, output, interactive: false });
+    input.end(`/jobs\n/jobs pause ${id}\n/jobs resume ${id}\n/jobs delete ${id}\n/jobs\n/jobs stop it\n`);
+    await chat;
+    expect(shown).toContain(`Your reminders and reports (times in Asia/Tokyo):\n${id} · report · cron "30 7 * * 1-5" (Asia/Tokyo) · next `);
+    expect(shown).toContain(`Paused ${id}. It will not run until resumed.`);
+    expect(shown).toMatch(new RegExp(`Resumed ${id}\\. Next runs \\(Asia/Tokyo\\): \\w{3} \\d+ \\w{3} \\d{4} 07:30`));
+    expect(shown).toContain(`Deleted report ${id} ("summarize my inbox").`);
+    expect(shown).toContain('No reminders or reports.');
+    expect(shown).toContain('Usage: /jobs (list), /jobs pause ID, /jobs resume ID, /jobs delete ID.');
+    expect(model.requests).toHaveLength(0);
     memory.close();
     db.close();
   });

@@ -5,6 +5,8 @@ import { UserFacingError } from '../core/errors.js';
 import { createScheduling } from '../scheduler/index.js';
 import { changeJob, describeJob, personTimezone, type Asker } from '../scheduler/tools.js';
 import { openDatabase } from '../store/db.js';
+import { PeopleStore } from '../memory/people.js';
+import { ProfileStore } from '../memory/profile.js';
 import { consoleUserId } from './console-identity.js';
 
 /**
@@ -16,14 +18,19 @@ import { consoleUserId } from './console-identity.js';
 export function runJobs(config: HobConfig, verb: string, id: string | undefined, out: NodeJS.WritableStream = process.stdout): number {
   const db = openDatabase(join(config.data_dir, 'hob.db'));
   try {
+    // The terminal's person may be linked to a chat identity: times in that person's profile timezone.
+    const people = new PeopleStore(db, systemClock, () => undefined);
+    const profiles = new ProfileStore(db, systemClock);
     const scheduling = createScheduling({
       db,
       clock: systemClock,
       defaultTimezone: config.timezone,
       settings: { graceMinutes: config.scheduler.grace_minutes, maxFailures: config.scheduler.max_failures, reportTimeoutSeconds: config.scheduler.report_timeout_seconds },
+      people,
+      timezoneFor: (personId) => profiles.get(personId).timezone,
     });
     const { access } = scheduling;
-    const asker: Asker = { personId: `console:${consoleUserId()}`, owner: true, platform: 'console', userId: consoleUserId() };
+    const asker: Asker = { personId: people.personId('console', consoleUserId()), owner: true, platform: 'console', userId: consoleUserId() };
     switch (verb) {
       case 'list': {
         const jobs = scheduling.jobs.list();

@@ -17,6 +17,8 @@ import { tempDir } from '../support/engine.js';
 import { recordingLogger, slackAdapter } from '../support/slack-testbed.js';
 import { PassThrough } from 'node:stream';
 import { runChat } from '../../src/cli/chat.js';
+import { runJobs } from '../../src/cli/jobs.js';
+import { consoleUserId } from '../../src/cli/console-identity.js';
 import { QueryEngine } from '../../src/engine/query-engine.js';
 import { engineDeps } from '../support/deps.js';
 import { createScheduling } from '../../src/scheduler/index.js';
@@ -196,5 +198,25 @@ describe('/jobs in the terminal', () => {
     expect(model.requests).toHaveLength(0);
     memory.close();
     db.close();
+  });
+});
+
+describe('hob jobs', () => {
+  it("shows times in the timezone of the terminal's linked person", async () => {
+    const dir = tempDir('hob-cli-jobs-tz-');
+    const { config } = loadConfig({ text: `data_dir: ${dir}\ntimezone: Europe/Berlin\n`, env: { HOME: dir } });
+    const { memory, db } = testMemory({ dir });
+    memory.profiles.set('telegram:100', 'timezone', 'Asia/Tokyo');
+    expect(memory.people.redeem(memory.people.createLinkCode('telegram:100'), 'console', consoleUserId())).toMatchObject({ ok: true });
+    const scheduling = createScheduling({ db, clock: { now: () => Date.now() }, defaultTimezone: 'Europe/Berlin', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
+    await scheduling.tools.find((tool) => tool.name === 'schedule_create')?.run({ kind: 'reminder', text: 'stretch', cron: '0 9 * * *', timezone: 'UTC' }, { ...makeContext('/tmp'), sessionKey: 'telegram:100', userId: '100' });
+    memory.close();
+    db.close();
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    expect(runJobs(config, 'list', undefined, out)).toBe(0);
+    // 09:00 UTC is 18:00 in Tokyo.
+    expect(text).toMatch(/^Times in Asia\/Tokyo:\nj[0-9a-f]{8} · reminder · cron "0 9 \* \* \*" \(UTC\) · next \w{3} \d+ \w{3} \d{4} 18:00\n/);
   });
 });

@@ -79,7 +79,7 @@ export async function runCommand(name: string, args: string, message: InboundMes
   switch (name) {
     case 'start':
     case 'help':
-      await services.reply(helpText());
+      await services.reply(helpText(services.extensions?.menu() ?? []));
       return true;
     case 'new': {
       const conversation = services.conversation();
@@ -131,12 +131,12 @@ export async function runCommand(name: string, args: string, message: InboundMes
   return false;
 }
 
-function helpText(): string {
+function helpText(plugins: { command: string; description: string }[]): string {
   return [
     "Hi, I'm hob. Talk to me in plain words; I can run commands, read and edit files in my workspace, and fetch web pages.",
     'Before I do anything risky I ask you with buttons: Allow once, Always allow (this exact command or path), or Deny.',
     '',
-    ...COMMANDS.filter((entry) => entry.command !== 'start').map((entry) => `/${entry.command} — ${entry.description}`),
+    ...[...COMMANDS.filter((entry) => entry.command !== 'start'), ...plugins].map((entry) => `/${entry.command} — ${entry.description}`),
   ].join('\n');
 }
 

@@ -75,6 +75,8 @@ describe('slack: the later features\' /hob subcommands', () => {
     expect(await fake.waitFor(ephemeral(ann, 'Skills'), 5000, 'the skill list')).toContain('plants — Check which plants need water');
     await fake.slash(ann, dmOf(ann.id), 'frobnicate');
     expect(await fake.waitFor(ephemeral(ann, 'frobnicate'), 5000, 'the help')).toContain('/hob water');
+    await fake.slash(ann, dmOf(ann.id), 'help');
+    expect(await fake.waitFor(ephemeral(ann, '/new —'), 5000, 'the help text')).toContain('/water — Plan the watering');
     expect(model.requests).toHaveLength(2);
   });
 

@@ -185,8 +185,9 @@ export async function createApp(options: AppOptions): Promise<App> {
         toolNames: tools.names(),
         channel: channelName(sessionKey) ?? options.channel,
         interactive,
-        // Skills first (the same for everyone), then this person's memory and profile.
-        extra: [extensions.skillsPrompt, memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && config.gateway.group_sessions === 'shared' })].filter((part) => part).join('\n\n'),
+        // Skills first (the same for everyone), then this person's memory and profile. A group
+        // conversation not keyed to this person (`:u<id>`) is shared: a shared thread, or group_sessions: shared.
+        extra: [extensions.skillsPrompt, memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && !sessionKey.endsWith(`:u${userId}`) })].filter((part) => part).join('\n\n'),
       }),
     costUsd,
     workspace: config.tools.workspace,

@@ -103,4 +103,15 @@ describe('memory in the system prompt', () => {
     await collect(app.engine('telegram:42').submit('hi', ask('42', 'dm')));
     expect(model.requests[1]?.system).toContain('My salary is 5000 a month');
   });
+
+  it('injects no personal snapshot in a thread everyone shares (Discord, Slack), whatever group_sessions says', async () => {
+    const { app, model } = await start();
+    app.memory.save('discord:42', { content: 'My salary is 5000 a month', source: 'tool' });
+    await collect(app.engine('discord:500:600').submit('hi thread', ask('42', 'group')));
+    expect(model.requests[0]?.system ?? '').not.toContain('salary');
+    expect(model.requests[0]?.system).toContain('shared group conversation');
+    // Ann's own conversation in a server channel (per person) still carries her memory.
+    await collect(app.engine('discord:500:u42').submit('hi', ask('42', 'group')));
+    expect(model.requests[1]?.system).toContain('My salary is 5000 a month');
+  });
 });

@@ -6,8 +6,8 @@
  * own count. The "provider" is in-process and counts every request as it would go over the
  * wire (gpt-tokenizer over the serialized system prompt, messages and tools), so the estimate
  * (usage of the previous request + per-block estimate of what was added) is measured against
- * an independent count, not against itself. memory_search (long-term memory) comes from
- * another branch and is not measured here.
+ * an independent count, not against itself. The model saves each fact it is asked to remember
+ * with memory_save (as a real one would), so recall is also measured through memory_search.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +20,10 @@ import { noHooks } from '../src/engine/ports.js';
 import { QueryEngine, type EngineDeps } from '../src/engine/query-engine.js';
 import { Compactor, SUMMARY_SYSTEM, type CompactionLevel } from '../src/engine/compaction/compactor.js';
 import { loadTokenizer, PromptSizer } from '../src/engine/compaction/tokens.js';
+import { createLogger } from '../src/logger.js';
+import { Memory } from '../src/memory/memory.js';
 import { sessionSearchTool } from '../src/memory/session-search.js';
+import { memoryTools } from '../src/memory/tools.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest } from '../src/providers/types.js';
 import { ConversationRepository } from '../src/store/conversations.js';
 import { openDatabase } from '../src/store/db.js';
@@ -43,7 +46,7 @@ const FILLER = 'We talked about the week, the weather, the build pipeline and wh
 /** What the provider would count: the request as serialized on the wire. */
 const wireTokens = (request: ProviderRequest) => countTokens(request.system) + countTokens(JSON.stringify(request.messages)) + countTokens(JSON.stringify(request.tools));
 
-/** The scripted model: answers by turn, reads a big file every 7th turn, summarizes when asked. */
+/** The scripted model: answers by turn, saves what it is asked to remember, reads a big file every 7th turn, summarizes when asked. */
 class ContinuityModel implements ProviderClient {
   readonly provider = 'scripted';
   readonly model = 'bench-model';
@@ -79,6 +82,12 @@ class ContinuityModel implements ProviderClient {
     this.maxPrompt = Math.max(this.maxPrompt, actual + MAX_TOKENS);
     const last = request.messages.at(-1) as Message;
     const turn = Number(/Turn (\d+):/.exec(messageText(last))?.[1] ?? 0);
+    const remember = /remember this — (.+)$/.exec(messageText(last))?.[1];
+    if (remember && !last.content.some((block) => block.type === 'tool_result')) {
+      const message: Message = { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${this.nextId++}`, name: 'memory_save', input: { content: remember } }] };
+      yield { type: 'done', message, stopReason: 'tool_use', usage: { ...emptyUsage(), inputTokens: actual, outputTokens: 20 }, model: this.model };
+      return;
+    }
     if (last.content.some((block) => block.type === 'tool_result') || turn % 7 !== 3) {
       yield this.done(`Noted for turn ${turn}. ${'Here is a thoughtful answer with a few details. '.repeat(6)}`, actual);
       return;
@@ -105,10 +114,11 @@ export async function run(): Promise<BenchResult> {
   await loadTokenizer();
   const dir = tempDir('hob-bench-continuity-');
   const db = openDatabase(join(dir, 'hob.db'));
+  const memory = new Memory({ db, clock: systemClock, logger: createLogger({ level: 'silent', destination: 'silent' }), dataDir: dir, defaultTimezone: 'UTC', snapshotChars: 2000, extract: 'off' });
   try {
     const archive = new SessionArchive(db);
     const search = sessionSearchTool(archive, unlinkedPeople);
-    const tools = new ToolRegistry([readFile as unknown as AnyTool, search]);
+    const tools = new ToolRegistry([readFile as unknown as AnyTool, search, ...memoryTools(memory).filter((tool) => tool.name === 'memory_save' || tool.name === 'memory_search')]);
     const model = new ContinuityModel(tools);
     const deps: EngineDeps = {
       provider: model,
@@ -160,9 +170,12 @@ export async function run(): Promise<BenchResult> {
     }
 
     let found = 0;
+    let remembered = 0;
     for (let n = 0; n < FACTS; n += 1) {
       const answer = String(await search.run({ query: `code name of project ${n}` }, { signal: new AbortController().signal, workspace: dir, sessionKey: 'bench:ann', userId: 'ann', interaction: { confirm: async () => 'deny', choose: async () => '' }, progress: () => undefined }));
       if (answer.includes(factValue(n))) found += 1;
+      const entries = await memory.search(memory.personFor('bench:ann', 'ann'), `code name of project ${n}`, 5);
+      if (entries.some((entry) => entry.content.includes(factValue(n)))) remembered += 1;
     }
 
     const byLevel = new Map<CompactionLevel, number[]>();
@@ -179,7 +192,7 @@ export async function run(): Promise<BenchResult> {
       `compactions: ${compactions.length} (ending at level ${levelCounts}); time per compaction median ${fmt(median(ms))} ms, p95 ${fmt(percentile(ms, 0.95))} ms, max ${fmt(Math.max(...ms))} ms`,
       ...savedLines,
       level4Line,
-      `recall of ${FACTS} facts from the first ${FACT_TURNS} turns via session_search: ${Math.round((found / FACTS) * 100)}% (memory_search: not on this branch)`,
+      `recall of ${FACTS} facts from the first ${FACT_TURNS} turns via session_search: ${Math.round((found / FACTS) * 100)}%, via memory_search (saved with memory_save): ${Math.round((remembered / FACTS) * 100)}%`,
       `prompt-size estimate vs the provider's count (${model.errors.length} requests after a counted one): median error ${fmt(median(model.errors) * 100)}%, p95 ${fmt(percentile(model.errors, 0.95) * 100)}%, max ${fmt(Math.max(...model.errors) * 100)}%`,
       `  without a count to build on (${model.unanchored.length} requests: the first, and the first after each compaction): median error ${fmt(median(model.unanchored) * 100)}%, max ${fmt(Math.max(...model.unanchored) * 100)}%`,
     ];
@@ -187,10 +200,11 @@ export async function run(): Promise<BenchResult> {
     return {
       name: 'continuity',
       summary: [
-        `continuity: ${TURNS} turns, ${WINDOW.toLocaleString('en-US')}-token window, largest prompt ${model.maxPrompt.toLocaleString('en-US')} (${model.maxPrompt <= WINDOW ? 'never over' : 'OVER'}); ${compactions.length} compactions, median ${fmt(median(ms))} ms; fact recall ${Math.round((found / FACTS) * 100)}%; estimate error median ${fmt(median(model.errors) * 100)}%, max ${fmt(Math.max(...model.errors) * 100)}%`,
+        `continuity: ${TURNS} turns, ${WINDOW.toLocaleString('en-US')}-token window, largest prompt ${model.maxPrompt.toLocaleString('en-US')} (${model.maxPrompt <= WINDOW ? 'never over' : 'OVER'}); ${compactions.length} compactions, median ${fmt(median(ms))} ms; fact recall ${Math.round((found / FACTS) * 100)}% (session_search), ${Math.round((remembered / FACTS) * 100)}% (memory_search); estimate error median ${fmt(median(model.errors) * 100)}%, max ${fmt(Math.max(...model.errors) * 100)}%`,
       ],
     };
   } finally {
+    memory.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,4 +1,5 @@
 import '../support/env.js';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
@@ -13,6 +14,7 @@ import { ScriptedModel } from '../fakes/scripted-model.js';
 import { skillFile, writeTree } from '../extensions/support.js';
 import { testMemory } from '../memory/fixture.js';
 import { SETTINGS } from '../scheduler/harness.js';
+import { mcpServerScript } from '../support/mcp-servers.js';
 import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { slackAdapter } from '../support/slack-testbed.js';
@@ -98,5 +100,38 @@ describe('slack: the later features\' /hob subcommands', () => {
 
     await fake.slash(bob, dmOf(bob.id), 'compact');
     await fake.waitFor(() => fake.ephemeralsFor(bob).find((text) => text === 'There is nothing to compact yet.'), 5000, 'the compaction answer');
+  });
+});
+
+describe('slack: an MCP tool asks like bash does', () => {
+  it('a writing MCP tool waits for the Allow button; a read-only one runs without asking', async () => {
+    const root = tempDir('hob-slack-mcp-');
+    const target = join(root, 'todo.md');
+    const config = parseConfig(`data_dir: ${tempDir('hob-slack-mcp-data-')}\nmodel: { api_key: test }\n`, { env: {} });
+    const registry = new ToolRegistry();
+    extensions = loadExtensions(
+      { ...config, mcp: { ...config.mcp, servers: { files: { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-filesystem'), root], env: {}, enabled: true } } } },
+      { registry, reservedCommands: new Set() },
+    );
+    await extensions.mcp.start();
+    await extensions.mcp.ready();
+    fake = await startFakeSlack();
+    fake.person(ann);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'mcp__files__list_directory', input: { path: root } }] },
+      { toolCalls: [{ name: 'mcp__files__write_file', input: { path: target, content: 'milk' } }] },
+      { text: 'Wrote the list.' },
+    ]);
+    hob = await startTestGateway(slackAdapter(fake), model, { tools: registry.list() });
+    const dm = dmOf(ann.id);
+    const thread = fake.web.nextTs();
+    await fake.dm(ann, 'put milk on my list', { threadTs: thread });
+    const prompt = await fake.waitFor(() => fake.seen(dm).find((message) => message.text.includes('mcp__files__write_file') && message.buttons.length > 0), 8000, 'the approval prompt');
+    expect(prompt.text).toContain(target);
+    expect(fake.seen(dm).filter((message) => message.buttons.length > 0)).toHaveLength(1); // the listing did not ask
+    expect(existsSync(target)).toBe(false);
+    await fake.press(ann, dm, prompt.id, 'Allow once');
+    await fake.waitFor(() => fake.seen(dm).find((message) => message.text.includes('Wrote the list.')), 8000, 'the answer');
+    expect(readFileSync(target, 'utf8')).toBe('milk');
   });
 });

@@ -75,9 +75,18 @@ export class Memory {
     }
   }
 
-  /** The person an identity belongs to (linked identities share one). */
+  /**
+   * The person an identity belongs to (linked identities share one). A scheduled report runs
+   * in its job's session (`job:<id>`, issue 11) and acts for the job's owner: their profile,
+   * timezone and memory.
+   */
   personFor(sessionKey: string, userId: string): string {
-    return this.people.personId(platformOf(sessionKey), userId);
+    const platform = platformOf(sessionKey);
+    if (platform === 'job') {
+      const job = this.options.db.prepare('SELECT owner_id FROM jobs WHERE id = ?').get(sessionKey.slice('job:'.length)) as { owner_id: string } | undefined;
+      if (job) return job.owner_id;
+    }
+    return this.people.personId(platform, userId);
   }
 
   /** Whether search also ranks by meaning. */

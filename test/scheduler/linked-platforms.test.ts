@@ -220,3 +220,35 @@ describe('hob jobs', () => {
     expect(text).toMatch(/^Times in Asia\/Tokyo:\nj[0-9a-f]{8} · reminder · cron "0 9 \* \* \*" \(UTC\) · next \w{3} \d+ \w{3} \d{4} 18:00\n/);
   });
 });
+
+describe('a scheduled report acts for the job owner', () => {
+  it("has the owner's name, timezone and memory in its prompt, and its memory tools act on the owner's memory", async () => {
+    const { reportRunner } = await import('../../src/scheduler/report.js');
+    const { parseConfig } = await import('../../src/config/load.js');
+    const dir = tempDir('hob-report-person-');
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'memory_search', input: { query: 'padel' } }] },
+      { text: 'Padel tonight at 19:00.' },
+    ]);
+    const config = parseConfig(`data_dir: ${dir}\ntimezone: UTC\nmodel: { api_key: test }\n`, { env: {} });
+    const reportApp = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent', clock: { now: () => Date.UTC(2026, 11, 1, 9, 5) } });
+    app = reportApp;
+    reportApp.memory.profiles.set('telegram:100', 'name', 'Annie');
+    reportApp.memory.profiles.set('telegram:100', 'timezone', 'Asia/Tokyo');
+    reportApp.memory.save('telegram:100', { content: 'Padel with Jonas every Tuesday at 19:00, court 3', source: 'tool' });
+    const create = reportApp.scheduling.tools.find((tool) => tool.name === 'schedule_create');
+    const made = await create?.run({ kind: 'report', text: 'what sport do I play today?', cron: '0 8 * * *' }, { ...makeContext(dir), sessionKey: 'telegram:100', userId: '100' });
+    const job = reportApp.scheduling.jobs.get(jobIdIn(typeof made === 'string' ? made : (made?.content ?? '')));
+    if (!job) throw new Error('no job');
+
+    const outcome = await reportRunner((key) => reportApp.engine(key))(job, new AbortController().signal);
+    expect(outcome).toEqual({ ok: true, text: 'Padel tonight at 19:00.' });
+    const system = model.requests[0]?.system ?? '';
+    expect(system).toContain('Call the person Annie.');
+    expect(system).toContain('Their timezone is Asia/Tokyo');
+    expect(system).toContain('Padel with Jonas');
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('Padel with Jonas every Tuesday');
+    // Nothing was saved for a person named after the job session.
+    expect(reportApp.db.prepare("SELECT COUNT(*) AS n FROM memory_entries WHERE person_id LIKE 'job:%'").get()).toEqual({ n: 0 });
+  });
+});

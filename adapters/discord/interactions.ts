@@ -99,7 +99,8 @@ export function commandMessage(interaction: ChatInputCommandInteraction, logger:
   return {
     platform: 'discord',
     chatId: place.chatId,
-    ...(place.threadId !== undefined ? { threadId: place.threadId } : {}),
+    // In a thread, `/stop`, `/new`, `/status` act on the thread's one conversation, as its messages do.
+    ...(place.threadId !== undefined ? { threadId: place.threadId, sharedThread: true } : {}),
     ...(place.spaceId !== undefined ? { spaceId: place.spaceId } : {}),
     userId: interaction.user.id,
     userName: nameOf(interaction),

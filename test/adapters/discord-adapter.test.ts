@@ -211,6 +211,16 @@ describe('discord: application commands', () => {
     expect(texts(fake, fake.dmChannelOf(OWNER))).toEqual([]);
   });
 
+  it('applies a command used inside a thread to the thread’s shared conversation', async () => {
+    const { fake, hob } = await start(new ScriptedModel([{ text: 'thread answer' }]));
+    const thread = fake.createThread('planning');
+    fake.say(FRIEND, thread, `${mention} plan the trip`);
+    await fake.waitFor(() => texts(fake, thread).includes('thread answer'), 8000, 'the answer in the thread');
+    fake.slash(OWNER, thread, 'status');
+    await fake.waitFor(() => fake.noticesFor(OWNER).find((notice) => notice.includes('Model: scripted-model')), 8000, 'the private /status answer');
+    expect(hob.gateway.pool.all().map((conversation) => conversation.key)).toEqual([`discord:${GENERAL_ID}:${thread}`]);
+  });
+
   it('runs a command once when its interaction is dispatched twice', async () => {
     const { fake } = await start(new ScriptedModel([]));
     const used = fake.slash(FRIEND, GENERAL_ID, 'usage');

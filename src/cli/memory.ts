@@ -33,16 +33,17 @@ export async function runMemory(
   });
   const personId = flags.person ?? memory.people.personId('console', consoleUserId());
   try {
+    const limit = limitOf(flags.limit);
     switch (verb) {
       case 'list': {
-        const entries = memory.entries.list(personId, { limit: flags.limit ? Number(flags.limit) : undefined });
+        const entries = memory.entries.list(personId, { limit });
         if (!entries.length) return void out.write(`Nothing remembered for ${personId}.\n`);
         for (const entry of entries) out.write(`${entryLine(entry).slice(2)}  (${entry.source}, ${new Date(entry.updatedAt).toISOString().slice(0, 10)})\n`);
         return;
       }
       case 'search': {
         if (!value) throw new UserFacingError('Usage: hob memory search "QUERY"');
-        const found = await memory.search(personId, value, flags.limit ? Number(flags.limit) : 5);
+        const found = await memory.search(personId, value, limit ?? 5);
         if (!found.length) return void out.write('Nothing matches.\n');
         for (const entry of found) out.write(`${entryLine(entry).slice(2)}\n`);
         return;
@@ -75,4 +76,12 @@ export async function runMemory(
     memory.close();
     db.close();
   }
+}
+
+/** `--limit N`: a whole number from 1; anything else is refused in words. */
+function limitOf(given: string | undefined): number | undefined {
+  if (given === undefined) return undefined;
+  const limit = Number(given);
+  if (!Number.isInteger(limit) || limit < 1) throw new UserFacingError(`--limit must be a whole number from 1, not "${given}" (e.g. --limit 20).`);
+  return limit;
 }

@@ -112,6 +112,7 @@ describe('export and import', () => {
     expect(await run('export', exportDir)).toContain('Wrote 1 entries');
     expect(await run('import', exportDir, { person: 'discord:9' })).toContain('Imported 1 entries for discord:9');
     expect(await run('list', undefined, { person: 'discord:9' })).toContain('The boiler service is due in March');
+    await expect(run('list', undefined, { limit: 'ten' })).rejects.toThrow('--limit must be a whole number from 1, not "ten" (e.g. --limit 20).');
   });
 });
 

@@ -151,8 +151,10 @@ class ConsoleSession {
       case '/quit':
         this.rl.close();
         return;
-      case '/help':
-        return this.printer.line(HELP);
+      case '/help': {
+        const plugins = this.options.extensions?.menu() ?? [];
+        return this.printer.line(plugins.length ? `${HELP}\nPlugin commands: ${plugins.map((entry) => `/${entry.command} (${entry.description})`).join(', ')}.` : HELP);
+      }
       case '/new':
         this.engine.reset();
         return this.printer.line('Started a new conversation.');

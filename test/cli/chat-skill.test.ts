@@ -28,8 +28,9 @@ describe('/skill and plugin commands in hob chat', () => {
     let shown = '';
     output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
     const chat = runChat({ engine, userId: 'ann', logger: createLogger({ level: 'silent', destination: 'silent' }), approvalTimeoutSeconds: 30, input, output, interactive: false, extensions });
-    input.end('/skill nope\n/skill plants balcony\n/water the roses\n');
+    input.end('/help\n/skill nope\n/skill plants balcony\n/water the roses\n');
     await chat;
+    expect(shown).toContain('Plugin commands: /water (From the garden plugin).');
     expect(shown).toMatch(/There is no skill called "nope"/);
     expect(model.requests).toHaveLength(2);
     expect(JSON.stringify(model.requests[0]?.messages.at(-1))).toContain('List the dry plants.');

@@ -24,6 +24,9 @@ export type Asker = { personId: string; owner: boolean; platform: string; userId
 
 export function askerOf(access: JobAccess, sessionKey: string, userId: string): Asker {
   const platform = platformOf(sessionKey);
+  // A report runs in its job's session (`job:<id>`) for the job's owner, never as an owner of hob.
+  const reportOf = platform === 'job' ? access.jobs.get(sessionKey.slice('job:'.length))?.ownerId : undefined;
+  if (reportOf !== undefined) return { personId: reportOf, owner: false, platform, userId };
   return { personId: access.people.personId(platform, userId), owner: access.isOwner(platform, userId), platform, userId };
 }
 

@@ -248,6 +248,9 @@ describe('a scheduled report acts for the job owner', () => {
     expect(system).toContain('Their timezone is Asia/Tokyo');
     expect(system).toContain('Padel with Jonas');
     expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('Padel with Jonas every Tuesday');
+    // schedule_list in the report lists the owner's jobs.
+    const list = reportApp.scheduling.tools.find((tool) => tool.name === 'schedule_list');
+    expect(await list?.run({}, { ...makeContext(dir), sessionKey: `job:${job.id}`, userId: '100' })).toContain(job.id);
     // Nothing was saved for a person named after the job session.
     expect(reportApp.db.prepare("SELECT COUNT(*) AS n FROM memory_entries WHERE person_id LIKE 'job:%'").get()).toEqual({ n: 0 });
   });

@@ -285,7 +285,12 @@ export class Gateway implements InboundSink {
         permissions: (args, userId) => this.options.permissions.command(args, userId),
         memory: this.options.memory,
         send: async (outbound) => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, outbound)),
-        jobs: this.options.jobs ? async () => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm'), key)) : undefined,
+        jobs: this.options.jobs ? async () => {
+          const list = jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm');
+          // A private answer (a Discord or Slack slash command) in a group keeps the list private; its buttons need a DM.
+          if (message.respond && message.chatType !== 'dm') return message.respond(list.buttons?.length ? `${list.text}\n\nTo pause or delete one, send /jobs to me in a private chat.` : list.text);
+          await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, list, key);
+        } : undefined,
         extensions: this.options.extensions,
         sessions: { archive: new SessionArchive(this.options.db), people: this.options.people ?? unlinkedPeople },
       });

@@ -12,6 +12,12 @@ import { TINY_PNG } from '../fakes/telegram/index.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { discordBed, type DiscordBed } from '../support/discord-testbed.js';
+import { systemClock } from '../../src/core/clock.js';
+import { createScheduling } from '../../src/scheduler/index.js';
+import { openDatabase } from '../../src/store/db.js';
+import { tempDir } from '../support/engine.js';
+import { makeContext } from '../tools/tool-harness.js';
+import { SETTINGS } from '../scheduler/harness.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 let bed: DiscordBed | undefined;
@@ -24,7 +30,7 @@ afterEach(async () => {
   bed = undefined;
 });
 
-async function start(model: ProviderClient, options: Partial<GatewayOptions> & { tools?: AnyTool[] } = {}, bedOptions: Parameters<typeof discordBed> = []): Promise<{ fake: FakeDiscord; hob: TestGateway; bed: DiscordBed }> {
+async function start(model: ProviderClient, options: Partial<GatewayOptions> & { tools?: AnyTool[]; dir?: string } = {}, bedOptions: Parameters<typeof discordBed> = []): Promise<{ fake: FakeDiscord; hob: TestGateway; bed: DiscordBed }> {
   bed = await discordBed(...bedOptions);
   hob = await startTestGateway(bed.adapter, model, options);
   return { fake: bed.fake, hob, bed };
@@ -219,6 +225,18 @@ describe('discord: application commands', () => {
     fake.slash(OWNER, thread, 'status');
     await fake.waitFor(() => fake.noticesFor(OWNER).find((notice) => notice.includes('Model: scripted-model')), 8000, 'the private /status answer');
     expect(hob.gateway.pool.all().map((conversation) => conversation.key)).toEqual([`discord:${GENERAL_ID}:${thread}`]);
+  });
+
+  it('answers /jobs in a server channel privately, and posts nothing in the channel', async () => {
+    const dir = tempDir('hob-discord-jobs-');
+    const scheduling = createScheduling({ db: openDatabase(join(dir, 'hob.db')), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+    const create = scheduling.tools.find((tool) => tool.name === 'schedule_create') as AnyTool;
+    await create.run(create.input.parse({ kind: 'reminder', text: 'call the dentist', in: '2h' }), { ...makeContext(dir), sessionKey: `discord:${GENERAL_ID}:u${FRIEND.id}`, userId: FRIEND.id });
+    const { fake } = await start(new ScriptedModel([]), { dir, jobs: scheduling.access });
+    fake.slash(FRIEND, GENERAL_ID, 'jobs');
+    await fake.waitFor(() => fake.noticesFor(FRIEND).find((notice) => notice.includes('call the dentist')), 8000, 'the private /jobs answer');
+    expect(fake.noticesFor(FRIEND).join('\n')).toContain('send /jobs to me in a private chat');
+    expect(texts(fake, GENERAL_ID)).toEqual([]);
   });
 
   it('runs a command once when its interaction is dispatched twice', async () => {

@@ -64,6 +64,14 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   return new SlackChannel(options);
 }
 
+
+/**
+ * `/hob` subcommands about the person, not a conversation: they work the same from any
+ * channel. The rest act on a conversation (a thread, in a channel), which a slash command
+ * cannot name.
+ */
+const ABOUT_THE_PERSON = new Set(['help', 'start', 'approve', 'deny', 'model', 'pairing', 'permissions', 'memory', 'remember', 'forget', 'settings', 'link', 'unlink', 'sessions', 'mcp']);
+
 /**
  * The Slack side of hob, on Bolt. Every envelope is acked at once (Bolt acks events before
  * the listeners; buttons and `/hob` ack first thing) and handlers only normalise and hand
@@ -420,12 +428,20 @@ class SlackChannel implements SlackAdapter {
       void reply(parsed.help);
       return;
     }
+    const chatType = chatTypeOf(undefined, command.channel_id);
+    const name = /^\/(\S+)/.exec(parsed.text)?.[1] ?? '';
+    if (chatType !== 'dm' && !ABOUT_THE_PERSON.has(name)) {
+      // Slack does not say which thread a slash command came from: acting on a guessed
+      // conversation (or answering at the top of the channel) would be wrong.
+      void reply(`In a channel Slack does not tell me which thread \`/hob ${name}\` came from. Write \`@${this.botName ?? 'hob'} /${name}\` in the thread instead, or use \`/hob ${name}\` in your DM with me.`);
+      return;
+    }
     const inbound: InboundMessage = {
       platform: 'slack',
       chatId: command.channel_id,
       userId: command.user_id,
       userName: command.user_name,
-      chatType: chatTypeOf(undefined, command.channel_id),
+      chatType,
       text: parsed.text,
       attachments: [],
       mentionsBot: true,

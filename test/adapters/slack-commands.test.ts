@@ -103,6 +103,22 @@ describe('slack: the later features\' /hob subcommands', () => {
   });
 });
 
+describe('slack: /hob in a channel', () => {
+  it('a command about a conversation points to the thread or the DM (Slack does not say which thread), and nothing reaches the model or the top of the channel', async () => {
+    const model = new ScriptedModel([]);
+    await start(model);
+    await fake.slash(ann, 'C0TEAM', 'stop');
+    expect(await fake.waitFor(ephemeral(ann, 'which thread'), 5000, 'the pointer')).toMatch(/\/stop` in the thread instead, or use `\/hob stop` in your DM/);
+    await fake.slash(ann, 'C0TEAM', 'skill plants only the balcony');
+    await fake.waitFor(ephemeral(ann, '/hob skill'), 5000, 'the pointer for a skill');
+    // A command about the person still answers, privately.
+    await fake.slash(ann, 'C0TEAM', 'help');
+    await fake.waitFor(ephemeral(ann, '/new —'), 5000, 'the help text');
+    expect(fake.seen('C0TEAM')).toEqual([]);
+    expect(model.requests).toHaveLength(0);
+  });
+});
+
 describe('slack: an MCP tool asks like bash does', () => {
   it('a writing MCP tool waits for the Allow button; a read-only one runs without asking', async () => {
     const root = tempDir('hob-slack-mcp-');

@@ -48,6 +48,8 @@ export function mcpTool(connection: McpServerConnection, info: McpToolInfo, call
     async run(args, ctx): Promise<ToolOutput> {
       const reason = connection.unavailableReason();
       if (reason) return { content: `Not run: ${reason}.`, isError: true };
+      const secret = sensitiveNamedPath(isRecord(args) ? args : {}, ctx.isSensitivePath);
+      if (secret !== undefined) return { content: `Permission denied: ${secret} is a sensitive path and is always denied`, isError: true };
       const timeoutMs = (connection.config.timeout_seconds ?? callTimeoutMs / 1000) * 1000;
       try {
         const result = await connection.callTool(info.name, isRecord(args) ? args : {}, ctx.signal, timeoutMs);
@@ -102,6 +104,7 @@ export function resourceTools(servers: () => McpServerConnection[], callTimeoutM
         if (!target) return { content: `No MCP server is called "${server}".`, isError: true };
         const reason = target.unavailableReason();
         if (reason) return { content: `Not read: ${reason}.`, isError: true };
+        if (sensitiveNamedPath({ uri }, ctx.isSensitivePath) !== undefined) return { content: `Permission denied: ${uri} is a sensitive path and is always denied`, isError: true };
         try {
           const result = await target.readResource(uri, ctx.signal, callTimeoutMs);
           return result.contents
@@ -165,6 +168,35 @@ function compile(schema: Record<string, unknown>): (value: unknown) => string | 
     // A schema Ajv cannot compile: the server will check the input itself.
     const why = errorMessage(error);
     return (value) => (isRecord(value) ? undefined : `expected an object (the server's schema could not be compiled: ${why})`);
+  }
+}
+
+/** Argument names that carry a file path in filesystem-like servers (`paths` of read_multiple_files, `source`/`destination` of move_file, a `file://` uri). */
+const PATH_ARGUMENT = /^(paths?|source|destination|files?|file_?path|file_?name|dir|directory|root|uri)$/i;
+
+/**
+ * The first path an MCP call names that hob keeps off limits (its secrets, its data), for the
+ * arguments the permission check's single `path` does not cover. Undefined when none is.
+ */
+function sensitiveNamedPath(args: Record<string, unknown>, isSensitive: ((path: string) => boolean) | undefined): string | undefined {
+  if (!isSensitive) return undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (!PATH_ARGUMENT.test(key)) continue;
+    const named = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+    const hit = named.find((path) => {
+      const plain = path.startsWith('file://') ? fileUriPath(path) : path;
+      return plain !== '' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(plain) && isSensitive(plain);
+    });
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+function fileUriPath(uri: string): string {
+  try {
+    return decodeURIComponent(uri.slice('file://'.length));
+  } catch {
+    return uri.slice('file://'.length);
   }
 }
 

@@ -131,6 +131,31 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
     expect(toolResults(events)).toMatchObject([{ isError: true, content: expect.stringMatching(/^Permission denied/) }]);
   });
 
+  it('keeps hob\'s secrets and data off limits also in the other path arguments (read_multiple_files, a file:// resource)', async () => {
+    const home = tempDir('hob-mcp-home-');
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+    mkdirSync(join(home, '.hob'));
+    writeFileSync(join(home, '.hob', 'hob.db'), 'SQLITE DATA');
+    writeFileSync(join(home, 'notes.txt'), 'ordinary notes');
+    const { manager, registry } = manage({ files: filesystemServer(home) });
+    await manager.start();
+    const checker = createPermissionChecker({ mode: 'full_auto', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] }, { workspace: home, home, protectedPaths: [join(home, '.hob', 'hob.db')] });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'mcp__files__read_multiple_files', input: { paths: [join(home, 'notes.txt'), join(home, '.ssh', 'id_rsa')] } }] },
+      { toolCalls: [{ name: 'mcp__files__read_multiple_files', input: { paths: [join(home, '.hob', 'hob.db')] } }] },
+      { toolCalls: [{ name: 'read_mcp_resource', input: { server: 'files', uri: `file://${join(home, '.ssh', 'id_rsa')}` } }] },
+      { toolCalls: [{ name: 'mcp__files__read_multiple_files', input: { paths: [join(home, 'notes.txt')] } }] },
+      { text: 'ok' },
+    ]);
+    const params = queryParams(model, [], { context: { isSensitivePath: (path, resolved) => checker.isSensitivePath(path, resolved) } });
+    const events = await collect(runQuery({ ...params, tools: registry, permissions: { evaluate: checker.evaluate, rememberAlways: () => undefined } }));
+    const results = toolResults(events).map((block) => (block.type === 'tool_result' ? String(block.content) : ''));
+    expect(results.slice(0, 3)).toEqual([expect.stringMatching(/^Permission denied: .*id_rsa/), expect.stringMatching(/^Permission denied: .*hob\.db/), expect.stringMatching(/^Permission denied: file:.*id_rsa/)]);
+    expect(results.join('\n')).not.toMatch(/PRIVATE KEY|SQLITE DATA/);
+    expect(results[3]).toContain('ordinary notes');
+  });
+
   it('answers "unavailable" while a killed server restarts, then works again', async () => {
     // A restart backoff long enough to see the gap.
     const { manager, registry } = manage({ everything: everythingServer() }, 1_000);

@@ -156,6 +156,23 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
     expect(results[3]).toContain('ordinary notes');
   });
 
+  it('starts a stdio server without hob\'s environment: its tokens and keys never reach the server', async () => {
+    vi.stubEnv('TELEGRAM_BOT_TOKEN', 'sekrit-telegram');
+    vi.stubEnv('ANTHROPIC_API_KEY', 'sekrit-anthropic');
+    try {
+      const { manager, registry } = manage({ everything: everythingServer() });
+      await manager.start();
+      const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__get-env', input: {} }] }, { text: 'ok' }]);
+      const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
+      const [result] = toolResults(events);
+      const text = result?.type === 'tool_result' ? String(result.content) : '';
+      expect(text).toContain('PATH');
+      expect(text).not.toContain('sekrit');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('answers "unavailable" while a killed server restarts, then works again', async () => {
     // A restart backoff long enough to see the gap.
     const { manager, registry } = manage({ everything: everythingServer() }, 1_000);

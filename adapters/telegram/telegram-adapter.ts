@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { run, type RunnerHandle } from '@grammyjs/runner';
-import { Api, Bot, type Transformer } from 'grammy';
+import { Api, Bot, HttpError, type Transformer } from 'grammy';
 import type {
   BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
@@ -130,11 +130,21 @@ class TelegramChannel implements TelegramAdapter {
         await this.bot.api.setWebhook(webhook.url, { secret_token: webhook.secretToken, allowed_updates: [...ALLOWED_UPDATES] });
       } else {
         // A webhook left from an earlier setup would make every getUpdates fail with 409.
-        await Promise.all([this.bot.init(), this.bot.api.deleteWebhook()]);
+        // One signal for both: when either fails, the other stops retrying too (a request
+        // left retrying would keep hob alive after it said it failed).
+        const abort = new AbortController();
+        // grammy types its signal with the abort-controller polyfill; Node's is the same object.
+        const signal = abort.signal as Parameters<Bot['init']>[0];
+        await Promise.all([this.bot.init(signal), this.bot.api.deleteWebhook(undefined, signal)]).catch((error: unknown) => {
+          abort.abort();
+          throw error;
+        });
         this.startPolling();
       }
     } catch (error) {
       await this.stop();
+      // A network failure names where hob looked, so the fix is obvious.
+      if (error instanceof HttpError) throw new Error(`Telegram is not reachable at ${this.apiRoot} (${error.message}). Check the network, or channels.telegram.api_root.`);
       throw error;
     }
     this.logger.info({ bot: this.botName, mode: webhook ? 'webhook' : 'polling' }, 'telegram adapter started');

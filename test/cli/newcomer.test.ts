@@ -71,6 +71,18 @@ describe('early exits and the terminal', () => {
     }
   });
 
+  it('hob start whose Telegram cannot be reached says where it looked and exits (nothing left retrying)', async () => {
+    const dir = tempDir();
+    // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+    const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { api_key: test-key }\nchannels:\n  telegram: { token: "999:some-token", api_root: http://127.0.0.1:9 }\n`);
+    const hob = spawnHob(['--config', path, 'start'], cleanEnv());
+    hob.child.stdin.end();
+    expect(await hob.exited).toBe(1);
+    const out = hob.output();
+    expect(out).not.toMatch(/sonic boom|at .+\.js:\d+/);
+    expect(out.trim().split('\n').at(-1)).toMatch(/^hob failed: Telegram is not reachable at http:\/\/127\.0\.0\.1:9 \(.*\)\. Check the network, or channels\.telegram\.api_root\.$/);
+  });
+
   it('hob chat: an approval answer other than y, a or n asks again', async () => {
     fake = await startFakeAnthropic();
     fake.push({ toolCalls: [{ name: 'bash', input: { command: 'echo hi > made.txt' } }] }, { text: 'Made it.' });

@@ -92,6 +92,21 @@ describe('command hooks', () => {
     expect(readFileSync(envFile, 'utf8')).toBe(`pre_tool_use|${JSON.stringify(payload)}`);
   });
 
+  it('a hook gets the scrubbed environment: none of hob\'s tokens or keys', async () => {
+    const envFile = join(dir, 'hook-env.txt');
+    process.env.TELEGRAM_BOT_TOKEN = 'sekrit-telegram';
+    process.env.ANTHROPIC_API_KEY = 'sekrit-anthropic';
+    try {
+      await runner({ session_start: [command(`env > ${envFile}`)] }).run('session_start', { session_key: 'telegram:1' });
+    } finally {
+      delete process.env.TELEGRAM_BOT_TOKEN;
+      delete process.env.ANTHROPIC_API_KEY;
+    }
+    const seen = readFileSync(envFile, 'utf8');
+    expect(seen).toContain('HOB_HOOK_EVENT=session_start');
+    expect(seen).not.toContain('sekrit');
+  });
+
   it('the payload also arrives on stdin', async () => {
     const stdinFile = join(dir, 'stdin.json');
     const hooks = runner({ session_start: [command(`cat > ${stdinFile}`)] });

@@ -55,7 +55,7 @@ export class Memory {
 
   constructor(private readonly options: MemoryOptions) {
     const { db, clock } = options;
-    this.entries = new MemoryStore(db, clock);
+    this.entries = new MemoryStore(db, clock, (error) => options.logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones'));
     this.people = new PeopleStore(db, clock, (from, to) => this.entries.reassign(from, to));
     this.profiles = new ProfileStore(db, clock);
     this.retryDelayMs = options.retryDelayMs ?? 5000;
@@ -238,6 +238,11 @@ export class Memory {
   close(): void {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    try {
+      this.entries.flushUses();
+    } catch (error) {
+      this.options.logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed on close; they are lost');
+    }
   }
 
   /** Embeds waiting entries in the background, off the reply's path; a failure retries later. */

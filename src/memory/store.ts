@@ -47,9 +47,20 @@ const SAME_FACT_SIMILARITY = 0.8;
 const TEXT_CANDIDATES = 50;
 /** About this many matching rows are ranked by bm25 (the costly part of a search). */
 const RANK_BUDGET = 1000;
+/** bm25 weights of title, content, tags and owner: the index's `rank` setting (its migration). */
+const BM25_WEIGHTS = '2.0, 1.0, 1.5, 0.0';
 /** Recency adds up to this much to a match's relevance, fading over about three months. */
 const RECENCY_WEIGHT = 0.5;
 const RECENCY_DAYS = 90;
+/**
+ * Uses found by searches are written this long after the search, in one transaction: the
+ * write (and the WAL checkpoint it sometimes sets off, several ms) stays off the search.
+ */
+const USE_FLUSH_MS = 1000;
+/** Past this many entries waiting, the search that adds more writes them at once. */
+const MAX_PENDING_USES = 1000;
+
+type PendingUse = { count: number; at: number };
 
 /**
  * Long-term memory in SQLite: one set of entries per person, each mirrored in the FTS5
@@ -57,9 +68,15 @@ const RECENCY_DAYS = 90;
  * person's rows: an id of someone else's entry is simply not found.
  */
 export class MemoryStore {
+  /** seq → uses not yet written; every read adds them in, so nobody sees the delay. */
+  private readonly pendingUses = new Map<number, PendingUse>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Told when a delayed write of uses fails (it runs on a timer, so nothing else would hear). */
+    private readonly onFlushError: (error: unknown) => void = () => undefined,
   ) {}
 
   /** Saves a fact; one already known (same words, or the same title) is updated instead. */
@@ -99,7 +116,7 @@ export class MemoryStore {
 
   get(personId: string, id: string): MemoryEntry | undefined {
     const row = this.db.prepare('SELECT * FROM memory_entries WHERE id = ? AND person_id = ?').get(id.trim(), personId) as Row | undefined;
-    return row && toEntry(row);
+    return row && this.toEntry(row);
   }
 
   seqOf(personId: string, id: string): number | undefined {
@@ -109,7 +126,7 @@ export class MemoryStore {
 
   bySeq(seq: number): MemoryEntry | undefined {
     const row = this.db.prepare('SELECT * FROM memory_entries WHERE seq = ?').get(seq) as Row | undefined;
-    return row && toEntry(row);
+    return row && this.toEntry(row);
   }
 
   /** Newest first. */
@@ -117,7 +134,7 @@ export class MemoryStore {
     const rows = this.db
       .prepare('SELECT * FROM memory_entries WHERE person_id = ? ORDER BY updated_at DESC, seq DESC LIMIT ? OFFSET ?')
       .all(personId, options.limit ?? -1, options.offset ?? 0) as Row[];
-    return rows.map(toEntry);
+    return rows.map((row) => this.toEntry(row));
   }
 
   count(personId: string): number {
@@ -196,7 +213,10 @@ export class MemoryStore {
   private ranked(personId: string, terms: string, limit: number): { seq: number; entry: MemoryEntry }[] {
     const wanted = Math.max(limit, TEXT_CANDIDATES);
     // The LIMIT inside keeps the join to the best-ranked rows only; CROSS JOIN keeps that order.
-    const query = `SELECT e.seq, e.updated_at, e.last_used_at, r.rank FROM (SELECT rowid, rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?) AS r
+    // bm25() with the index's rank weights (migration 'rank' setting) rather than the `rank`
+    // column: the same scores, but SQLite keeps only the best LIMIT rows as it goes instead of
+    // FTS5 sorting every match (about a quarter faster for a common word's 3,000 rows).
+    const query = `SELECT e.seq, e.updated_at, e.last_used_at, r.rank FROM (SELECT rowid, bm25(memory_fts, ${BM25_WEIGHTS}) AS rank FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?) AS r
       CROSS JOIN memory_entries e ON e.seq = r.rowid WHERE e.person_id = ?`;
     type Candidate = { seq: number; updated_at: number; last_used_at: number | null; rank: number };
     let candidates = this.db.prepare(query).all(terms, wanted * 4, personId) as Candidate[];
@@ -204,7 +224,8 @@ export class MemoryStore {
     const now = this.clock.now();
     const best = candidates
       .map((row) => {
-        const ageDays = (now - Math.max(row.updated_at, row.last_used_at ?? 0)) / 86_400_000;
+        const lastUsedAt = Math.max(row.last_used_at ?? 0, this.pendingUses.get(row.seq)?.at ?? 0);
+        const ageDays = (now - Math.max(row.updated_at, lastUsedAt)) / 86_400_000;
         const recency = Math.exp(-Math.max(0, ageDays) / RECENCY_DAYS);
         return { seq: row.seq, score: -row.rank * (1 + RECENCY_WEIGHT * recency) };
       })
@@ -224,22 +245,50 @@ export class MemoryStore {
     for (const seq of seqs) this.reindex(seq);
   }
 
-  /** Counts a use (found by a search, shown in a snapshot is not a use). */
+  /**
+   * Counts a use (found by a search, shown in a snapshot is not a use). Written a moment
+   * later with the other uses waiting (see USE_FLUSH_MS); reads include it at once.
+   */
   markUsed(seqs: number[]): void {
+    if (seqs.length === 0) return;
     const now = this.clock.now();
-    const touch = this.db.prepare('UPDATE memory_entries SET use_count = use_count + 1, last_used_at = ? WHERE seq = ?');
+    for (const seq of seqs) this.pendingUses.set(seq, { count: (this.pendingUses.get(seq)?.count ?? 0) + 1, at: now });
+    if (this.pendingUses.size >= MAX_PENDING_USES) {
+      this.flushUses();
+      return;
+    }
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      try {
+        this.flushUses();
+      } catch (error) {
+        this.onFlushError(error);
+      }
+    }, USE_FLUSH_MS).unref();
+  }
+
+  /** Writes the uses waiting (on close, and before anything ordered by use in SQL). */
+  flushUses(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pendingUses.size === 0 || !this.db.open) return;
+    const uses = [...this.pendingUses];
+    const touch = this.db.prepare('UPDATE memory_entries SET use_count = use_count + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE seq = ?');
     this.db.transaction(() => {
-      for (const seq of seqs) touch.run(now, seq);
+      for (const [seq, use] of uses) touch.run(use.count, use.at, seq);
     })();
+    // Only once written: a failed write keeps them for the next try.
+    for (const [seq, use] of uses) if (this.pendingUses.get(seq) === use) this.pendingUses.delete(seq);
   }
 
   /** The entries a snapshot draws from: the most used, then the most recent. */
   snapshotCandidates(personId: string, limit: number): { mostUsed: MemoryEntry[]; recent: MemoryEntry[] } {
+    this.flushUses();
     const mostUsed = this.db
       .prepare('SELECT * FROM memory_entries WHERE person_id = ? AND use_count > 0 ORDER BY use_count DESC, last_used_at DESC LIMIT ?')
       .all(personId, limit) as Row[];
     const recent = this.db.prepare('SELECT * FROM memory_entries WHERE person_id = ? ORDER BY updated_at DESC, seq DESC LIMIT ?').all(personId, limit) as Row[];
-    return { mostUsed: mostUsed.map(toEntry), recent: recent.map(toEntry) };
+    return { mostUsed: mostUsed.map((row) => this.toEntry(row)), recent: recent.map((row) => this.toEntry(row)) };
   }
 
   /** Entries still waiting for their vector, oldest first. */
@@ -250,6 +299,13 @@ export class MemoryStore {
 
   markEmbedded(seq: number): void {
     this.db.prepare('UPDATE memory_entries SET embedded = 1 WHERE seq = ?').run(seq);
+  }
+
+  /** A row as an entry, with the uses not yet written added in. */
+  private toEntry(row: Row): MemoryEntry {
+    const entry = toEntry(row);
+    const pending = this.pendingUses.get(row.seq);
+    return pending ? { ...entry, useCount: entry.useCount + pending.count, lastUsedAt: Math.max(entry.lastUsedAt ?? 0, pending.at) } : entry;
   }
 
   private insert(personId: string, entry: StoredEntry): number {

@@ -10,17 +10,11 @@
  *   → "hob is running on" (commands registered, Telegram polling too).
  * - RSS of that process once it is running on both.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { createDiscordAdapter } from '../adapters/discord/discord-adapter.js';
-import { startFakeAnthropic } from '../test/fakes/anthropic.js';
 import { startFakeDiscord } from '../test/fakes/discord/index.js';
 import { startFakeSlack } from '../test/fakes/slack/index.js';
-import { startFakeTelegram } from '../test/fakes/telegram/index.js';
-import { tempDir } from '../test/support/engine.js';
 import { startTestGateway } from '../test/support/gateway.js';
-import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
+import { residentBytes, spawnHobStart, withStartFakes, writeStartConfig } from './hob-process.js';
 import { InstantModel } from './instant-model.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
 
@@ -28,7 +22,6 @@ const MESSAGES = 300;
 const WARMUP = 20;
 const STARTS = 7;
 const PACE_MS = 50;
-const root = join(import.meta.dirname, '..');
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 async function replyOverhead(): Promise<number[]> {
@@ -56,71 +49,34 @@ async function replyOverhead(): Promise<number[]> {
   return latencies;
 }
 
-function residentBytes(pid: number | undefined): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match?.[1] !== undefined ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
+type StartSample = { readyMs: number; runningMs: number; rssBytes: number | undefined };
 
-async function stop(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function timeStart(withSlack = false): Promise<{ readyMs: number; runningMs: number; rssBytes: number | undefined }> {
-  const dir = tempDir('hob-bench-discord-');
-  const model = await startFakeAnthropic({ apiKey: 'test' });
-  const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
-  const discord = await startFakeDiscord();
-  const slack = withSlack ? await startFakeSlack({ pingIntervalMs: 5_000 }) : undefined;
-  const slackLine = slack ? `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["UBENCH"] }\n` : '';
-  try {
-    const config = writeConfig(
-      dir,
-      `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-bench, api_key: test, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }
-${slackLine}`,
-    );
-    let stderr = '';
-    let runningMs: number | undefined;
-    const started = performance.now();
-    const child = spawn(process.execPath, ['dist/cli.js', '--config', config, 'start'], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.resume();
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (runningMs === undefined && stderr.includes('hob is running on')) runningMs = performance.now() - started;
-    });
-    const exited = new Promise((resolve) => child.on('exit', resolve));
+function timeStart(withSlack = false): Promise<StartSample> {
+  return withStartFakes('hob-bench-discord-', async (fakes) => {
+    const discord = await startFakeDiscord();
+    const slack = withSlack ? await startFakeSlack({ pingIntervalMs: 5_000 }) : undefined;
+    const slackLine = slack ? `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["UBENCH"] }\n` : '';
     try {
-      await discord.waitFor(() => discord.gateway.identifies().length > 0, 20_000, 'the IDENTIFY');
-      const readyMs = performance.now() - started;
-      await discord.waitFor(() => runningMs !== undefined, 20_000, `"hob is running on" (stderr: ${stderr})`);
-      return { readyMs, runningMs: runningMs as number, rssBytes: residentBytes(child.pid) };
+      const config = writeStartConfig(fakes, `  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }\n${slackLine}`);
+      const hob = spawnHobStart(config);
+      try {
+        await discord.waitFor(() => discord.gateway.identifies().length > 0, 20_000, 'the IDENTIFY');
+        const readyMs = performance.now() - hob.startedAt;
+        await discord.waitFor(() => hob.runningMs() !== undefined, 20_000, `"hob is running on" (stderr: ${hob.stderr()})`);
+        return { readyMs, runningMs: hob.runningMs() as number, rssBytes: residentBytes(hob.child.pid) };
+      } finally {
+        await hob.stop();
+      }
     } finally {
-      await stop(child, exited);
+      await discord.close();
+      await slack?.close();
     }
-  } finally {
-    await discord.close();
-    await slack?.close();
-    await telegram.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<BenchResult> {
   const latencies = await replyOverhead();
-  const starts: Awaited<ReturnType<typeof timeStart>>[] = [];
+  const starts: StartSample[] = [];
   for (let index = 0; index < STARTS; index++) starts.push(await timeStart());
   const rss = starts.flatMap((start) => (start.rssBytes === undefined ? [] : [start.rssBytes]));
   const allThree: number[] = [];

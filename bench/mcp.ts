@@ -6,65 +6,36 @@
  * model: the JSON Schema check, the JSON-RPC round trip over stdio and the result
  * flattening.
  */
-import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { runQuery } from '../src/engine/run-query.js';
 import { McpManager } from '../src/mcp/manager.js';
 import { defineTool, ToolRegistry, type AnyTool } from '../src/tools/tool.js';
-import { startFakeAnthropic } from '../test/fakes/anthropic.js';
 import { ScriptedModel } from '../test/fakes/scripted-model.js';
-import { startFakeTelegram } from '../test/fakes/telegram/index.js';
-import { queryParams, tempDir } from '../test/support/engine.js';
-import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
+import { queryParams } from '../test/support/engine.js';
 import { everythingServer, mcpServerScript } from '../test/support/mcp-servers.js';
+import { firstPoll, spawnHobStart, withStartFakes, writeStartConfig } from './hob-process.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
 
 const START_RUNS = 7;
 const CALLS = 300;
-const root = join(import.meta.dirname, '..');
 
-async function startToPoll(withMcp: boolean): Promise<number> {
-  const dir = tempDir('hob-bench-mcp-');
-  const model = await startFakeAnthropic({ apiKey: 'test' });
-  const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
-  const mcp = withMcp
-    ? `mcp:
+function startToPoll(withMcp: boolean): Promise<number> {
+  return withStartFakes('hob-bench-mcp-', async (fakes) => {
+    const mcp = withMcp
+      ? `mcp:
   servers:
     everything: { command: "${process.execPath}", args: ["${mcpServerScript('@modelcontextprotocol/server-everything')}", "stdio"] }
-    files: { command: "${process.execPath}", args: ["${mcpServerScript('@modelcontextprotocol/server-filesystem')}", "${dir}"] }
+    files: { command: "${process.execPath}", args: ["${mcpServerScript('@modelcontextprotocol/server-filesystem')}", "${fakes.dir}"] }
 `
-    : '';
-  const config = writeConfig(
-    dir,
-    `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-bench, api_key: test, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-${mcp}`,
-  );
-  const started = performance.now();
-  const child = spawn(process.execPath, ['dist/cli.js', '--config', config, 'start'], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  try {
-    await Promise.race([
-      telegram.waitForCall('getUpdates', () => true, 20_000),
-      exited.then(() => Promise.reject(new Error(`hob start exited before polling: ${stderr}`))),
-    ]);
-    return performance.now() - started;
-  } finally {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-    await telegram.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+      : '';
+    const hob = spawnHobStart(writeStartConfig(fakes, mcp));
+    try {
+      await firstPoll(hob, fakes.telegram);
+      return performance.now() - hob.startedAt;
+    } finally {
+      await hob.stop();
+    }
+  });
 }
 
 /** Milliseconds per turn of "call the tool, then answer", for one tool. */

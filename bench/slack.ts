@@ -5,24 +5,18 @@
  * `hob start` with Telegram and Slack configured together: spawn → the Slack socket
  * connected, spawn → the first Telegram poll, and resident memory once both are up.
  */
-import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { startFakeAnthropic } from '../test/fakes/anthropic.js';
+import { rmSync } from 'node:fs';
 import { startFakeSlack } from '../test/fakes/slack/index.js';
 import { dmOf } from '../test/fakes/slack/web-api.js';
-import { startFakeTelegram } from '../test/fakes/telegram/index.js';
-import { tempDir } from '../test/support/engine.js';
 import { startTestGateway } from '../test/support/gateway.js';
-import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
 import { slackAdapter } from '../test/support/slack-testbed.js';
+import { firstPoll, residentBytes, spawnHobStart, withStartFakes, writeStartConfig } from './hob-process.js';
 import { InstantModel } from './instant-model.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
 
 const MESSAGES = 300;
 const WARMUP = 20;
 const STARTS = 5;
-const root = join(import.meta.dirname, '..');
 
 async function replyOverhead(): Promise<string> {
   const fake = await startFakeSlack({ pingIntervalMs: 5_000 });
@@ -52,55 +46,28 @@ async function replyOverhead(): Promise<string> {
   return line;
 }
 
-function residentBytes(pid: number | undefined): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match?.[1] !== undefined ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 type StartSample = { socketMs: number; pollMs: number; rssBytes: number | undefined };
 
-async function timeStart(): Promise<StartSample> {
-  const dir = tempDir('hob-bench-slack-');
-  const model = await startFakeAnthropic({ apiKey: 'test' });
-  const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
-  const slack = await startFakeSlack({ pingIntervalMs: 5_000 });
-  let connectedAt: number | undefined;
-  slack.socket.onConnection = () => (connectedAt ??= performance.now());
-  const config = writeConfig(
-    dir,
-    `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-bench, api_key: test, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["UBENCH"] }
-`,
-  );
-  const started = performance.now();
-  const child = spawn(process.execPath, ['dist/cli.js', '--config', config, 'start'], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  try {
-    await telegram.waitForCall('getUpdates', () => true, 20_000);
-    const pollMs = performance.now() - started;
-    await slack.waitFor(() => connectedAt !== undefined, 20_000, `the Slack socket (stderr: ${stderr})`);
-    const socketMs = (connectedAt as number) - started;
-    // Both channels up: the gateway prints its line once every adapter started.
-    await slack.waitFor(() => stderr.includes('hob is running on'), 20_000, 'hob running');
-    return { socketMs, pollMs, rssBytes: residentBytes(child.pid) };
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-    await slack.close().catch(() => undefined);
-    await telegram.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+function timeStart(): Promise<StartSample> {
+  return withStartFakes('hob-bench-slack-', async (fakes) => {
+    const slack = await startFakeSlack({ pingIntervalMs: 5_000 });
+    let connectedAt: number | undefined;
+    slack.socket.onConnection = () => (connectedAt ??= performance.now());
+    const config = writeStartConfig(fakes, `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["UBENCH"] }\n`);
+    const hob = spawnHobStart(config);
+    try {
+      await firstPoll(hob, fakes.telegram);
+      const pollMs = performance.now() - hob.startedAt;
+      await slack.waitFor(() => connectedAt !== undefined, 20_000, `the Slack socket (stderr: ${hob.stderr()})`);
+      const socketMs = (connectedAt as number) - hob.startedAt;
+      // Both channels up: the gateway prints its line once every adapter started.
+      await slack.waitFor(() => hob.runningMs() !== undefined, 20_000, 'hob running');
+      return { socketMs, pollMs, rssBytes: residentBytes(hob.child.pid) };
+    } finally {
+      await hob.stop();
+      await slack.close().catch(() => undefined);
+    }
+  });
 }
 
 export async function run(): Promise<BenchResult> {

@@ -8,21 +8,11 @@
  * (SQLite file created, migrations applied). The model is the fake Anthropic server; hob
  * does not call it while starting.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { startFakeAnthropic } from '../test/fakes/anthropic.js';
-import { startFakeTelegram } from '../test/fakes/telegram/index.js';
-import { tempDir } from '../test/support/engine.js';
-import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
+import { firstPoll, residentBytes, spawnHobStart, withStartFakes, writeStartConfig } from './hob-process.js';
 import { fmt, median, runIfMain, type BenchResult } from './stats.js';
 
 const RUNS = 9;
-const READY_TIMEOUT_MS = 20_000;
-const EXIT_TIMEOUT_MS = 10_000;
-const RUNNING_LINE = 'hob is running on';
-
-const root = join(import.meta.dirname, '..');
+const RUNNING_WAIT_MS = 1_000;
 
 type Sample = {
   /** Spawn → first getUpdates request at the fake. */
@@ -33,81 +23,21 @@ type Sample = {
   rssBytes: number | undefined;
 };
 
-/** The child's resident set from /proc (Linux); undefined elsewhere or when it is gone. */
-function residentBytes(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match?.[1] !== undefined ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Sends SIGTERM and waits for the exit; SIGKILL if it does not come in time. */
-async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return exited;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
-  try {
-    return await exited;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function timeStart(): Promise<Sample> {
-  const dir = tempDir('hob-bench-poll-');
-  const model = await startFakeAnthropic({ apiKey: 'test' });
-  const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
-  try {
-    const config = writeConfig(
-      dir,
-      `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-bench, api_key: test, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-`,
-    );
-
-    let stderr = '';
-    let runningMs: number | undefined;
-    const started = performance.now();
-    const child = spawn(process.execPath, ['dist/cli.js', '--config', config, 'start'], {
-      cwd: root,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (runningMs === undefined && stderr.includes(RUNNING_LINE)) runningMs = performance.now() - started;
-    });
-    child.stdout.resume();
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const failed = new Promise<never>((_, reject) => {
-      child.on('error', reject);
-      void exited.then((code) => reject(new Error(`hob start exited ${code} before polling\nstderr: ${stderr}`)));
-    });
-    failed.catch(() => undefined); // raced below; unobserved once the poll wins
-
+function timeStart(): Promise<Sample> {
+  return withStartFakes('hob-bench-poll-', async (fakes) => {
+    const hob = spawnHobStart(writeStartConfig(fakes));
     try {
-      // The fake notifies its waiters as soon as a getUpdates is answered or parked.
-      await Promise.race([telegram.waitForCall('getUpdates', () => true, READY_TIMEOUT_MS), failed]);
-      const pollMs = performance.now() - started;
-      const rssBytes = residentBytes(child.pid);
+      await firstPoll(hob, fakes.telegram);
+      const pollMs = performance.now() - hob.startedAt;
+      const rssBytes = residentBytes(hob.child.pid);
       // The line is written right after the gateway starts; give it a moment if the poll came first.
-      if (runningMs === undefined) await telegram.waitFor(() => runningMs !== undefined, 1_000, 'the running line').catch(() => undefined);
-      return { pollMs, runningMs, rssBytes };
+      if (hob.runningMs() === undefined) await fakes.telegram.waitFor(() => hob.runningMs() !== undefined, RUNNING_WAIT_MS, 'the running line').catch(() => undefined);
+      return { pollMs, runningMs: hob.runningMs(), rssBytes };
     } finally {
-      const code = await stop(child, exited);
-      if (code !== 0) process.stderr.write(`warning: hob start exited ${code} after SIGTERM\nstderr: ${stderr}\n`);
+      const code = await hob.stop();
+      if (code !== 0) process.stderr.write(`warning: hob start exited ${code} after SIGTERM\nstderr: ${hob.stderr()}\n`);
     }
-  } finally {
-    await telegram.close();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 export async function run(): Promise<BenchResult> {

@@ -9,7 +9,7 @@ export type Place = { chatId: string; threadId?: string; chatType: ChatType; spa
 
 /**
  * A Discord message → the gateway's InboundMessage. Undefined for messages nobody should
- * answer: any bot's (hob's own included), webhooks', system messages (joins, pins), and
+ * answer: every bot's (hob's own included), webhooks', system messages (joins, pins), and
  * messages that carry nothing hob can read and nothing it can name.
  */
 export function normalizeMessage(message: Message, botId: string, download: FileDownloader): InboundMessage | undefined {

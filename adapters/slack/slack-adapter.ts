@@ -14,7 +14,8 @@ import {
 } from './normalize.js';
 import { describeError, SlackOutbound, slackErrorCode, threadOf } from './outbound.js';
 import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
-import { slashCommandText, type SlashCommand } from './slash-command.js';
+import { channelCommandPointer, slashCommandText, type SlashCommand } from './slash-command.js';
+import { ThreadMembership } from './thread-membership.js';
 
 export type { SlackLogger } from './logger.js';
 
@@ -65,19 +66,6 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
 }
 
 
-/**
- * `/hob` subcommands about the person, not a conversation: they work the same from any
- * channel. The rest act on a conversation (a thread, in a channel), which a slash command
- * cannot name.
- */
-const ABOUT_THE_PERSON = new Set(['help', 'start', 'approve', 'deny', 'model', 'pairing', 'permissions', 'memory', 'remember', 'forget', 'settings', 'link', 'unlink', 'sessions', 'mcp']);
-
-/**
- * The Slack side of hob, on Bolt. Every envelope is acked at once (Bolt acks events before
- * the listeners; buttons and `/hob` ack first thing) and handlers only normalise and hand
- * over to the sink. A thread is a conversation; hob answers in the thread it was addressed
- * in. One adapter serves one start/stop cycle.
- */
 class SlackChannel implements SlackAdapter {
   readonly platform = 'slack';
   readonly capabilities = SLACK_CAPABILITIES;
@@ -92,10 +80,7 @@ class SlackChannel implements SlackAdapter {
   private server: Server | undefined;
   private streamingRefused = false;
   private commandNames = new Set<string>();
-  /** `channel:thread_ts` of channel threads hob is part of: follow-ups there need no mention. */
-  private readonly threads = new Set<string>();
-  /** `channel:thread_ts` of channel threads Slack said hob has not posted in (asked once each). */
-  private readonly notInThreads = new Set<string>();
+  private readonly threads: ThreadMembership;
   /** Per conversation (`channel:thread_ts`, or the DM): the tail of its inbound queue. */
   private readonly queues = new Map<string, Promise<void>>();
   /** Assistant threads that got their title (from the first message). */
@@ -108,6 +93,7 @@ class SlackChannel implements SlackAdapter {
     this.client = new WebClient(options.botToken, { ...this.clientOptions(), logger: boltLogger(this.logger) });
     this.outbound = new SlackOutbound(this.client, this.logger);
     this.busy = new BusyIndicator(this.client, this.logger);
+    this.threads = new ThreadMembership(this.client, this.logger);
   }
 
   private clientOptions() {
@@ -187,7 +173,7 @@ class SlackChannel implements SlackAdapter {
 
   async send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
     const ref = await this.outbound.send(target, message, options);
-    if (ref.threadId !== undefined && !ref.chatId.startsWith('D')) this.joinThread(`${ref.chatId}:${ref.threadId}`);
+    if (ref.threadId !== undefined && !ref.chatId.startsWith('D')) this.threads.join(ref.chatId, ref.threadId);
     void this.busy.sent(target, message);
     return ref;
   }
@@ -357,55 +343,7 @@ class SlackChannel implements SlackAdapter {
     if (mentions(event.text, identity.userId)) return isEdit ? 'mention' : undefined;
     // Only a person's message in a thread can be a follow-up: nothing to ask Slack otherwise.
     if (event.thread_ts === undefined || !isPersonMessage(event, identity)) return undefined;
-    return (await this.partOfThread(event.channel, event.thread_ts, identity)) ? 'follow_up' : undefined;
-  }
-
-  private joinThread(key: string): void {
-    remember(this.threads, key);
-    this.notInThreads.delete(key);
-  }
-
-  /**
-   * Whether hob is part of a channel thread: known here (it was addressed or posted there
-   * since start), else Slack is asked once whether hob has posted in it (so a restart forgets
-   * nothing). Both answers are kept, bounded.
-   */
-  private async partOfThread(channel: string, threadTs: string, identity: SlackIdentity): Promise<boolean> {
-    const key = `${channel}:${threadTs}`;
-    if (this.threads.has(key)) return true;
-    if (this.notInThreads.has(key)) return false;
-    const posted = await this.hasPostedIn(channel, threadTs, identity);
-    // hob may have posted there while Slack was being asked.
-    if (this.threads.has(key)) return true;
-    if (posted === 'yes') this.joinThread(key);
-    else if (posted === 'no') remember(this.notInThreads, key);
-    return posted === 'yes';
-  }
-
-  /** conversations.replies: whether one of the thread's messages is hob's own ('unknown' when Slack could not say; asked again next time). */
-  private async hasPostedIn(channel: string, threadTs: string, identity: SlackIdentity): Promise<'yes' | 'no' | 'unknown'> {
-    const own = (message: { user?: string; bot_id?: string }) => message.user === identity.userId || (identity.botId !== undefined && message.bot_id === identity.botId);
-    let cursor: string | undefined;
-    try {
-      for (let page = 0; page < REPLIES_PAGES; page += 1) {
-        const result = await this.client.conversations.replies({ channel, ts: threadTs, limit: REPLIES_PAGE_SIZE, ...(cursor !== undefined ? { cursor } : {}) });
-        if ((result.messages ?? []).some(own)) return 'yes';
-        cursor = result.response_metadata?.next_cursor || undefined;
-        if (!result.has_more || cursor === undefined) return 'no';
-      }
-      return 'no';
-    } catch (error) {
-      const code = slackErrorCode(error);
-      if (code === 'thread_not_found') return 'no';
-      const session = `slack:${channel}:${threadTs}`;
-      if (code === 'missing_scope') {
-        this.logger.warn({ session, method: 'conversations.replies', slackError: code }, 'slack cannot read threads, so follow-ups without a mention after a restart are missed; add the channels:history and groups:history scopes (adapters/slack/manifest.yaml) and reinstall the app');
-      } else {
-        this.logger.warn({ session, method: 'conversations.replies', ...describeError(error) }, 'slack could not tell whether hob is part of the thread; the message is taken as not addressed to hob');
-      }
-      // A refusal from Slack stands for this thread; a failed connection is asked again.
-      return code === undefined ? 'unknown' : 'no';
-    }
+    return (await this.threads.isMember(event.channel, event.thread_ts, identity)) ? 'follow_up' : undefined;
   }
 
   private async onMessage(event: SlackMessageEvent, eventId: string, via: Addressing['via'], editedAfterSeconds?: number): Promise<void> {
@@ -415,7 +353,7 @@ class SlackChannel implements SlackAdapter {
     const inbound = normalizeSlackMessage(event, { eventId, via, userName, ...(editedAfterSeconds !== undefined ? { editedAfterSeconds } : {}) }, identity, (file) =>
       attachmentOf(file, file.url_private_download || file.url_private ? () => this.fetchFile((file.url_private_download ?? file.url_private) as string) : this.download),
     );
-    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') this.joinThread(`${inbound.chatId}:${inbound.threadId}`);
+    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') this.threads.join(inbound.chatId, inbound.threadId);
     // Nothing reaches the sink once the adapter stopped (a lookup may finish after that).
     if (this.state !== 'running') return;
     if (editedAfterSeconds === undefined) this.busy.received(inbound, inbound.messageId);
@@ -429,11 +367,9 @@ class SlackChannel implements SlackAdapter {
       return;
     }
     const chatType = chatTypeOf(undefined, command.channel_id);
-    const name = /^\/(\S+)/.exec(parsed.text)?.[1] ?? '';
-    if (chatType !== 'dm' && !ABOUT_THE_PERSON.has(name)) {
-      // Slack does not say which thread a slash command came from: acting on a guessed
-      // conversation (or answering at the top of the channel) would be wrong.
-      void reply(`In a channel Slack does not tell me which thread \`/hob ${name}\` came from. Write \`@${this.botName ?? 'hob'} /${name}\` in the thread instead, or use \`/hob ${name}\` in your DM with me.`);
+    const elsewhere = chatType === 'dm' ? undefined : channelCommandPointer(parsed.text, this.botName ?? 'hob');
+    if (elsewhere !== undefined) {
+      void reply(elsewhere);
       return;
     }
     const inbound: InboundMessage = {
@@ -479,10 +415,6 @@ class SlackChannel implements SlackAdapter {
     return name;
   }
 }
-
-/** conversations.replies: a page of at most this many messages, at most this many pages per thread. */
-const REPLIES_PAGE_SIZE = 200;
-const REPLIES_PAGES = 5;
 
 /** A message event, or a message_changed event carrying the edited message. */
 type ChangeableEvent = SlackMessageEvent & { message?: SlackMessageEvent; previous_message?: { text?: string }; event_ts?: string };

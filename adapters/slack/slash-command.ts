@@ -15,3 +15,21 @@ export function slashCommandText(text: string, known: ReadonlySet<string>): Pars
   const list = [...known].sort().map((command) => `/hob ${command}`).join(', ');
   return { kind: 'unknown', help: `I don't know "/hob ${first}". Try one of: ${list || '/hob help'}.` };
 }
+
+/**
+ * `/hob` subcommands about the person, not a conversation: they work the same from any
+ * channel. The rest act on a conversation (a thread, in a channel), which a slash command
+ * cannot name.
+ */
+const ABOUT_THE_PERSON = new Set(['help', 'start', 'approve', 'deny', 'model', 'pairing', 'permissions', 'memory', 'remember', 'forget', 'settings', 'link', 'unlink', 'sessions', 'mcp']);
+
+/**
+ * In a channel, where to use a command about a conversation instead (Slack does not say which
+ * thread a slash command came from: acting on a guessed conversation, or answering at the top
+ * of the channel, would be wrong); undefined when the command may run here.
+ */
+export function channelCommandPointer(commandText: string, botName: string): string | undefined {
+  const name = /^\/(\S+)/.exec(commandText)?.[1] ?? '';
+  if (ABOUT_THE_PERSON.has(name)) return undefined;
+  return `In a channel Slack does not tell me which thread \`/hob ${name}\` came from. Write \`@${botName} /${name}\` in the thread instead, or use \`/hob ${name}\` in your DM with me.`;
+}

@@ -31,7 +31,7 @@ export function memoryTools(memory: Memory): AnyTool[] {
     defineTool({
       name: 'memory_search',
       description:
-        "Search the person's long-term memory. Write the key words of what you look for, and add synonyms and translations of them (e.g. \"birthday anniversary compleanno Geburtstag\"): any word may match. Returns the best entries with their ids, by relevance and recency.",
+        "Search the person's long-term memory. Write the key words of what you look for, and add synonyms and translations of them (e.g. \"birthday anniversary compleanno Geburtstag\"): one matching word is enough. Returns the best entries with their ids, by relevance and recency.",
       input: z.object({ query: z.string().min(1).max(1000), limit: z.number().int().min(1).max(50).optional() }),
       readOnly: true,
       run: async (input, ctx) => {

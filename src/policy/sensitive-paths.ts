@@ -101,7 +101,7 @@ export const HOME_SECRETS: string[] = [
   'Library/Application Support/Firefox',
   'Library/Safari',
 ];
-/** Process files that carry a process's environment (hob's tokens) or memory: any pid, `self` too. */
+/** Process files that carry a process's environment (hob's tokens) or memory: every pid, `self` too. */
 const PROC_SECRETS = new Set(['environ', 'cmdline', 'mem', 'auxv']);
 /** Private key files by name: `*.pem`, `id_rsa*`, `id_ed25519*`, `id_ecdsa*`, `id_dsa*`. */
 const PRIVATE_KEY = /(\.pem$|^id_(rsa|ed25519|ecdsa|dsa)|^ssh_host_.*_key$)/;
@@ -292,7 +292,7 @@ function secretIdentities(home: string, extraPaths: string[]): { isLinkToSecret(
 function showsEnvironments(command: string): boolean {
   for (const simple of command.split(/[;&|\n()`]+/)) {
     const words = simple.trim().replace(/["'\\]/g, '').split(/\s+/);
-    // Also behind sudo, env, nice, …: any word that is `ps`.
+    // Also behind sudo, env, nice, …: every word that is `ps`.
     const at = words.findIndex((word) => basename(word) === 'ps');
     if (at < 0) continue;
     if (words.slice(at + 1).some((word) => /^[a-z]*e[a-z]*$/i.test(word) && !word.startsWith('-'))) return true;

@@ -3,7 +3,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
-import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, writeStartConfig, type HobProcess } from '../support/hob-process.js';
 
 const ANN = { id: '100', name: 'Ann' };
 
@@ -25,16 +25,8 @@ async function startBoth(prepare: (fake: FakeDiscord) => void = () => undefined)
   discord = await startFakeDiscord();
   prepare(discord);
   const dir = tempDir('hob-discord-');
-  const path = writeConfig(
-    dir,
-    `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }
-`,
-  );
+  const path = writeStartConfig(dir, { model, telegram }, `  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }
+`);
   const hob = spawnHob(['--config', path, 'start'], cleanEnv());
   running.push(hob);
   return hob;

@@ -5,7 +5,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
-import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, writeStartConfig, type HobProcess } from '../support/hob-process.js';
 
 let model: FakeAnthropic | undefined;
 let telegram: FakeTelegram | undefined;
@@ -26,16 +26,8 @@ describe('hob start with Telegram and Slack', () => {
     slack = await startFakeSlack();
     const ann = slack.person({ id: 'UANN', name: 'Ann' });
     const dir = tempDir('hob-start-slack-');
-    const config = writeConfig(
-      dir,
-      `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}"] }
-`,
-    );
+    const config = writeStartConfig(dir, { model, telegram }, `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}"] }
+`);
     hob = spawnHob(['--config', config, 'start'], cleanEnv());
     await hob.waitFor('hob is running on telegram as @hob_bot, slack as @hob', 20_000);
     expect(hob.output()).not.toContain('no Slack channel');

@@ -5,7 +5,7 @@ import { JobRepository } from '../../src/store/jobs.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
-import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, writeConfig, writeStartConfig, type HobProcess } from '../support/hob-process.js';
 
 let model: FakeAnthropic | undefined;
 let telegram: FakeTelegram | undefined;
@@ -22,15 +22,7 @@ async function setUp(): Promise<{ path: string; dir: string }> {
   model = await startFakeAnthropic();
   telegram = await startFakeTelegram({ botUsername: 'hob_bot' });
   const dir = tempDir('hob-sched-restart-');
-  const path = writeConfig(
-    dir,
-    `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["100"] }
-`,
-  );
+  const path = writeStartConfig(dir, { model, telegram });
   const db = openDatabase(join(dir, 'data', 'hob.db'));
   new JobRepository(db).create({
     id: 'j0000dead',

@@ -20,6 +20,22 @@ export function writeConfig(dir: string, yaml: string): string {
   return path;
 }
 
+/**
+ * The config of a `hob start` against the fake model and the fake Telegram (Ann, "100", is
+ * the owner), the terminal off; `channels` adds lines under `channels:` (another platform).
+ */
+export function writeStartConfig(dir: string, fakes: { model: { baseUrl: string }; telegram: { token: string; apiRoot: string } }, channels = ''): string {
+  return writeConfig(
+    dir,
+    `data_dir: ${dir}/data
+model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${fakes.model.baseUrl}, retry: { max_attempts: 1 } }
+channels:
+  console: { enabled: false }
+  telegram: { token: "${fakes.telegram.token}", api_root: ${fakes.telegram.apiRoot}, allow_from: ["100"] }
+${channels}`,
+  );
+}
+
 export type HobProcess = {
   child: ChildProcessWithoutNullStreams;
   output(): string;

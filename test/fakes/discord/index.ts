@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Waiters } from '../waiters.js';
 import { FakeGateway } from './gateway.js';
 import { handleRest, type RestHost } from './rest.js';
 import {
@@ -55,7 +56,7 @@ export class FakeDiscord implements RestHost {
   readonly rateLimits: { pattern: RegExp; retryAfter: number }[] = [];
   /** @internal `http://127.0.0.1:PORT` */
   origin = '';
-  private readonly listeners = new Set<() => void>();
+  private readonly waiters = new Waiters();
   private server: http.Server | undefined;
 
   constructor(options: FakeDiscordOptions) {
@@ -197,26 +198,9 @@ export class FakeDiscord implements RestHost {
   }
 
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 8000, what = 'condition'): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const check = (): void => {
-        const value = probe();
-        if (value === undefined || value === null || value === false) return;
-        finish();
-        resolve(value);
-      };
-      const finish = (): void => {
-        clearInterval(interval);
-        clearTimeout(timer);
-        this.listeners.delete(check);
-      };
-      const interval = setInterval(check, 10);
-      const timer = setTimeout(() => {
-        finish();
-        const recent = this.calls.slice(-6).map((call) => `${call.method} ${call.path} → ${call.status}`).join(', ');
-        reject(new Error(`fake Discord: timed out after ${timeoutMs} ms waiting for ${what}; last calls: ${recent || 'none'}`));
-      }, timeoutMs);
-      this.listeners.add(check);
-      check();
+    return this.waiters.waitFor(probe, timeoutMs, () => {
+      const recent = this.calls.slice(-6).map((call) => `${call.method} ${call.path} → ${call.status}`).join(', ');
+      return `fake Discord: timed out after ${timeoutMs} ms waiting for ${what}; last calls: ${recent || 'none'}`;
     });
   }
 
@@ -299,6 +283,6 @@ export class FakeDiscord implements RestHost {
 
   /** @internal tells waiters to look again */
   changed(): void {
-    for (const listener of [...this.listeners]) listener();
+    this.waiters.changed();
   }
 }

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { Waiters } from '../waiters.js';
 import { describeFile, guessMimeType, type MediaKind } from './media.js';
 import { listen, type ServerState } from './server.js';
 import type {
@@ -33,7 +34,7 @@ export class FakeTelegram {
   private readonly world: FakeWorld;
   private readonly feed = new UpdateFeed();
   private readonly faults = new Map<string, Fault[]>();
-  private readonly listeners = new Set<() => void>();
+  private readonly waiters = new Waiters();
   private server: http.Server | undefined;
   private mediaGroupCounter = 0;
 
@@ -269,35 +270,7 @@ export class FakeTelegram {
 
   /** Resolves with the first truthy value of `probe`, re-checked on every change and every 10 ms. */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const check = (): void => {
-        let value: T | undefined | null | false;
-        try {
-          value = probe();
-        } catch (error) {
-          finish();
-          reject(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
-        if (value !== undefined && value !== null && value !== false) {
-          finish();
-          resolve(value);
-        }
-      };
-      const finish = (): void => {
-        clearInterval(interval);
-        clearTimeout(timer);
-        this.listeners.delete(check);
-      };
-      // The interval catches state outside the fake (a handler's own bookkeeping).
-      const interval = setInterval(check, 10);
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`fake Telegram: timed out after ${timeoutMs} ms waiting for ${what}; last calls: ${this.describeRecentCalls()}`));
-      }, timeoutMs);
-      this.listeners.add(check);
-      check();
-    });
+    return this.waiters.waitFor(probe, timeoutMs, () => `fake Telegram: timed out after ${timeoutMs} ms waiting for ${what}; last calls: ${this.describeRecentCalls()}`);
   }
 
   /** Answers a held long poll, stops listening and drops keep-alive sockets. */
@@ -354,7 +327,7 @@ export class FakeTelegram {
   }
 
   private changed(): void {
-    for (const listener of [...this.listeners]) listener();
+    this.waiters.changed();
   }
 
   private describeRecentCalls(): string {

@@ -30,7 +30,6 @@ import { openDatabase, type Db } from './store/db.js';
 import { PermissionRuleRepository } from './store/permission-rules.js';
 import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
-import { unlinkedPeople } from './core/person.js';
 import { sessionSearchTool } from './memory/session-search.js';
 import { SessionArchive } from './store/session-archive.js';
 

@@ -46,4 +46,3 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
   return tools as unknown as AnyTool[];
 }
 
-export { withoutSecrets } from '../policy/child-env.js';

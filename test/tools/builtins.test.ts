@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutSecrets } from '../../src/tools/builtins.js';
+import { withoutSecrets } from '../../src/policy/child-env.js';
 
 describe('shell environment', () => {
   it('keeps model keys and bot tokens out of commands the model runs', () => {

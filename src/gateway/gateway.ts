@@ -279,25 +279,24 @@ export class Gateway implements InboundSink {
         broker: this.broker,
         pairing: this.pairing,
         conversation: () => this.conversation(key, adapter, message, message.chatType),
-        reply: (text) => (message.respond ? message.respond(text) : this.reply(message, text)),
+        reply: (text) => this.reply(message, text),
         currentModel: () => this.options.model.current(),
         switchModel: (model) => this.options.model.switch(model),
         permissions: (args, userId) => this.options.permissions.command(args, userId),
         memory: this.options.memory,
-        send: async (outbound) => void (await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, outbound)),
+        send: async (outbound) => void (await this.delivery.send(message.platform, targetOf(message), outbound)),
         jobs: this.options.jobs ? async () => {
           const list = jobsMessage(this.options.jobs as JobAccess, message.platform, message.userId, undefined, message.chatType !== 'dm');
           // A private answer (a Discord or Slack slash command) in a group keeps the list private; its buttons need a DM.
           if (message.respond && message.chatType !== 'dm') return message.respond(list.buttons?.length ? `${list.text}\n\nTo pause or delete one, send /jobs to me in a private chat.` : list.text);
-          await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, list, key);
+          await this.delivery.send(message.platform, targetOf(message), list, key);
         } : undefined,
         extensions: this.options.extensions,
         sessions: { archive: new SessionArchive(this.options.db), people: this.options.people ?? unlinkedPeople },
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
-      const failed = `/${name} failed: ${errorMessage(error)}`;
-      await (message.respond ? message.respond(failed) : this.reply(message, failed));
+      await this.reply(message, `/${name} failed: ${errorMessage(error)}`);
     }
   }
 
@@ -321,9 +320,8 @@ export class Gateway implements InboundSink {
   }
 
   private conversation(key: string, adapter: ChannelAdapter, where: { chatId: string; threadId?: string }, chatType: ChatType): Conversation {
-    const target: Target = { chatId: where.chatId, ...(where.threadId ? { threadId: where.threadId } : {}) };
     return this.pool.get(key, () =>
-      new Conversation(key, adapter, target, chatType, {
+      new Conversation(key, adapter, targetOf(where), chatType, {
         engine: () => this.options.engine(key),
         broker: this.broker,
         delivery: this.delivery,
@@ -396,15 +394,19 @@ export class Gateway implements InboundSink {
     const result = conversation.enqueue({ inboxIds, userId: stored.userId, userName: stored.userName, text: text + lost, attachments });
     if (result === 'full') {
       for (const id of inboxIds) this.inbox.markDone(id);
-      const target = { chatId: stored.chatId, ...(stored.threadId ? { threadId: stored.threadId } : {}) };
-      void this.delivery.send(stored.platform, target, { text: `After a restart I had too many of your messages waiting, so I did not take this one: "${oneLine(stored.text, 60)}". Please send it again.`, plain: true }, key);
+      void this.delivery.send(stored.platform, targetOf(stored), { text: `After a restart I had too many of your messages waiting, so I did not take this one: "${oneLine(stored.text, 60)}". Please send it again.`, plain: true }, key);
     }
   }
 
   private async reply(message: InboundMessage, text: string): Promise<void> {
     if (message.respond) return message.respond(text);
-    await this.delivery.send(message.platform, { chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) }, { text, plain: true });
+    await this.delivery.send(message.platform, targetOf(message), { text, plain: true });
   }
+}
+
+/** Where a message came from, as a target to answer in (its thread, when it has one). */
+function targetOf(where: { chatId: string; threadId?: string }): Target {
+  return { chatId: where.chatId, ...(where.threadId ? { threadId: where.threadId } : {}) };
 }
 
 /** Telegram's field names, in words. */

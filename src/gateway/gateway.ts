@@ -90,6 +90,8 @@ export class Gateway implements InboundSink {
   readonly access: AccessControl;
   readonly pairing: PairingService;
   private readonly inbox: InboxRepository;
+  /** Past sessions, for /sessions and /resume (its statements prepared once). */
+  private readonly archive: SessionArchive;
   private readonly adapters = new Map<string, ChannelAdapter>();
   private readonly editClock = new ChatEditClock();
   private readonly coalescer: Coalescer;
@@ -109,6 +111,7 @@ export class Gateway implements InboundSink {
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
     this.inbox = new InboxRepository(db);
+    this.archive = new SessionArchive(db);
     this.coalescer = new Coalescer(
       {
         // Within 5% of the platform's limit (Telegram cuts a long paste at 4096).
@@ -292,7 +295,7 @@ export class Gateway implements InboundSink {
           await this.delivery.send(message.platform, targetOf(message), list, key);
         } : undefined,
         extensions: this.options.extensions,
-        sessions: { archive: new SessionArchive(this.options.db), people: this.options.people ?? unlinkedPeople },
+        sessions: { archive: this.archive, people: this.options.people ?? unlinkedPeople },
       });
     } catch (error) {
       this.options.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

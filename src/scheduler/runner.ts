@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
+import { oneLine } from '../gateway/reply.js';
 import type { Logger } from '../logger.js';
 import type { ClaimPlan, Job, JobRepository, JobRun } from '../store/jobs.js';
 import type { OutboxRepository } from '../store/outbox.js';
@@ -198,7 +199,7 @@ export class Scheduler {
     if (run.status === 'running') {
       // Taken over from a process that died mid-report: it is not run a second time.
       const next = job.nextRunAt !== undefined && job.enabled ? ` It runs again ${formatLocal(job.nextRunAt, this.deps.timezoneFor(job.ownerId))}.` : '';
-      this.handOver(job, run, { status: 'interrupted', error: 'hob stopped while the report was running' }, `Your report "${short(job.text)}" was cut off: hob stopped while it was running.${next}`);
+      this.handOver(job, run, { status: 'interrupted', error: 'hob stopped while the report was running' }, `Your report "${oneLine(job.text, 60)}" was cut off: hob stopped while it was running.${next}`);
       return true;
     }
     switch (job.kind) {
@@ -273,7 +274,7 @@ export class Scheduler {
           // The count after this failure decides the wording; the repository applies it in this same transaction.
           const failures = job.consecutiveFailures + 1;
           const paused = failures >= settings.maxFailures;
-          note = `Your report "${short(job.text)}" failed: ${outcome.error ?? 'unknown error'}.${
+          note = `Your report "${oneLine(job.text, 60)}" failed: ${outcome.error ?? 'unknown error'}.${
             paused
               ? ` That is ${failures} failures in a row, so I paused it. Resume it with /jobs (or hob jobs resume ${job.id}) once the cause is fixed.`
               : ` (${failures} of ${settings.maxFailures} failures in a row before it pauses.)`
@@ -318,12 +319,7 @@ function skippedNote(job: Job, skipped: NonNullable<ClaimPlan['skipped']>, grace
   const count = `${skipped.atLeast ? 'at least ' : ''}${skipped.count} run${skipped.count === 1 && !skipped.atLeast ? '' : 's'}`;
   const when = skipped.count === 1 ? `due ${formatLocal(skipped.first, timezone)}` : `due from ${formatLocal(skipped.first, timezone)} to ${formatLocal(skipped.last, timezone)}`;
   const one = skipped.count === 1 && !skipped.atLeast;
-  return `While hob was not running, ${count} of your ${job.kind} "${short(job.text)}" (${when}, ${timezone}) ${one ? 'was' : 'were'} missed by more than ${graceMinutes} minutes, so I skipped ${one ? 'it' : 'them'}.`;
-}
-
-function short(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+  return `While hob was not running, ${count} of your ${job.kind} "${oneLine(job.text, 60)}" (${when}, ${timezone}) ${one ? 'was' : 'were'} missed by more than ${graceMinutes} minutes, so I skipped ${one ? 'it' : 'them'}.`;
 }
 
 /** A runner id is host:pid:random; on this host a runner whose process is gone left its claims behind. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../core/clock.js';
+import { canonicalTimezone } from '../scheduler/time.js';
 import type { Db } from '../store/db.js';
 
 export const PROFILE_FIELDS = ['name', 'timezone', 'language', 'style', 'notes'] as const;
@@ -52,10 +53,8 @@ export function isProfileField(name: string): name is ProfileField {
 }
 
 /** "europe/rome" → "Europe/Rome"; an unknown name is an error that says what is expected. */
-export function canonicalTimeZone(name: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    throw new Error(`"${name}" is not a time zone; use an IANA name like Europe/Rome or America/New_York.`);
-  }
+function canonicalTimeZone(name: string): string {
+  const canonical = canonicalTimezone(name);
+  if (canonical === undefined) throw new Error(`"${name}" is not a time zone; use an IANA name like Europe/Rome or America/New_York.`);
+  return canonical;
 }

@@ -1,4 +1,5 @@
 import { GatewayCloseCodes } from 'discord.js';
+import { errorMessage } from '../../src/core/errors.js';
 
 /** Close codes after which Discord will never accept this bot as configured (discord.js gives up too). */
 const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
@@ -19,7 +20,7 @@ export function isFatalCloseCode(code: number): boolean {
 /** One sentence naming the problem and the fix, for a close code or a failed login. */
 export function fatalSentence(cause: { code: number } | { error: unknown }): string {
   const code = 'code' in cause ? cause.code : undefined;
-  const message = 'error' in cause ? (cause.error instanceof Error ? cause.error.message : String(cause.error)) : '';
+  const message = 'error' in cause ? errorMessage(cause.error) : '';
   if (code === GatewayCloseCodes.DisallowedIntents || /disallowed intents/i.test(message)) {
     return `Discord refused the connection (4014 disallowed intents): enable Message Content Intent in the Developer Portal (your application → Bot → Privileged Gateway Intents), then restart hob. ${STOPPED}`;
   }

@@ -1,4 +1,5 @@
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
+import { errorMessage } from '../../src/core/errors.js';
 import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 
@@ -146,7 +147,7 @@ function refOf(target: Target, sent: ApiMessage, isFile: boolean): SentRef {
 export function describeError(error: unknown): Record<string, unknown> {
   if (error && typeof error === 'object' && 'status' in error && 'code' in error) {
     const { status, code } = error as { status: unknown; code: unknown };
-    return { status, code, error: error instanceof Error ? error.message : String(error) };
+    return { status, code, error: errorMessage(error) };
   }
-  return { error: error instanceof Error ? error.message : String(error) };
+  return { error: errorMessage(error) };
 }

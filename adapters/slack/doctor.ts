@@ -1,5 +1,6 @@
 import { WebClient } from '@slack/web-api';
-import { describeError, slackErrorCode } from './outbound.js';
+import { errorMessage } from '../../src/core/errors.js';
+import { slackErrorCode } from './outbound.js';
 import { REQUIRED_SCOPES } from './scopes.js';
 
 export type SlackCheck = { name: string; ok: boolean; detail: string };
@@ -36,5 +37,5 @@ export async function checkSlack(options: { botToken: string; appToken?: string;
 }
 
 function explain(error: unknown): string {
-  return slackErrorCode(error) ?? String(describeError(error).error);
+  return slackErrorCode(error) ?? errorMessage(error);
 }

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import { errorMessage } from '../../src/core/errors.js';
 import { PartialSendError, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 import type { SlackLogger } from './logger.js';
@@ -127,5 +128,5 @@ export function slackErrorCode(error: unknown): string | undefined {
 export function describeError(error: unknown): Record<string, unknown> {
   const code = slackErrorCode(error);
   if (code !== undefined) return { slackError: code };
-  return { error: error instanceof Error ? error.message : String(error) };
+  return { error: errorMessage(error) };
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, Assistant, HTTPReceiver, SocketModeReceiver, type Receiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
+import { errorMessage } from '../../src/core/errors.js';
 import type {
   BotCommand, ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
   OutboundMessage, SendOptions, SentRef, Target,
@@ -141,7 +142,7 @@ class SlackChannel implements SlackAdapter {
     this.sink = sink;
     try {
       const auth = await this.client.auth.test().catch((error: unknown) => {
-        throw new Error(`Slack refused the bot token (${slackErrorCode(error) ?? errorText(error)}); check channels.slack.bot_token and channels.slack.api_url`);
+        throw new Error(`Slack refused the bot token (${slackErrorCode(error) ?? errorMessage(error)}); check channels.slack.bot_token and channels.slack.api_url`);
       });
       if (!auth.user_id) throw new Error('Slack auth.test returned no bot user; check channels.slack.bot_token');
       this.identity = { userId: auth.user_id, ...(auth.bot_id ? { botId: auth.bot_id } : {}), ...(auth.team_id ? { teamId: auth.team_id } : {}), name: auth.user ?? 'hob' };
@@ -151,7 +152,7 @@ class SlackChannel implements SlackAdapter {
       if (http) this.server = (await app.start({ port: http.port, host: http.host ?? '127.0.0.1' })) as Server;
       else {
         await app.start().catch((error: unknown) => {
-          throw new Error(`Slack Socket Mode did not connect (${slackErrorCode(error) ?? errorText(error)}); check channels.slack.app_token (an "xapp-" token with connections:write) and that Socket Mode is on`);
+          throw new Error(`Slack Socket Mode did not connect (${slackErrorCode(error) ?? errorMessage(error)}); check channels.slack.app_token (an "xapp-" token with connections:write) and that Socket Mode is on`);
         });
       }
     } catch (error) {
@@ -236,7 +237,7 @@ class SlackChannel implements SlackAdapter {
     try {
       response = await fetch(url, { headers: { authorization: `Bearer ${this.options.botToken}` } });
     } catch (error) {
-      throw new Error(`Slack file download failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`Slack file download failed: ${errorMessage(error)}`);
     }
     if (!response.ok) throw new Error(`Slack file download failed: HTTP ${response.status}`);
     // Without the files:read scope Slack answers with its sign-in page instead of the file.
@@ -423,10 +424,6 @@ type ChangeableEvent = SlackMessageEvent & { message?: SlackMessageEvent; previo
 function conversationOf(event: SlackMessageEvent): string {
   const threadTs = event.thread_ts ?? (chatTypeOf(event.channel_type, event.channel) === 'dm' ? '' : event.ts);
   return `${event.channel}:${threadTs}`;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Events carry a workspace-unique id; a redelivery carries the same one. */

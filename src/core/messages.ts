@@ -66,6 +66,11 @@ export function messageText(message: Message): string {
     .join('');
 }
 
+/** A message the person wrote (not a tool-results message the loop appended). */
+export function isPersonMessage(message: Message): boolean {
+  return message.role === 'user' && !message.content.some((block) => block.type === 'tool_result');
+}
+
 export function toolUses(message: Message): ToolUseBlock[] {
   return message.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
 }

@@ -3,7 +3,7 @@
  * and the replay of thinking blocks during a tool loop.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { Block, Message } from '../core/messages.js';
+import { isPersonMessage, type Block, type Message } from '../core/messages.js';
 import type { ProviderRequest, ToolSpec } from './types.js';
 
 export type WireBlock =
@@ -65,7 +65,7 @@ export function toParams(
 ): Anthropic.MessageCreateParamsStreaming {
   // Only the current tool loop's thinking must come back; older turns' thinking is dropped
   // (the API ignores it anyway, and a signature from another model would be refused).
-  const loopStart = request.messages.findLastIndex((message) => message.role === 'user' && !message.content.some((block) => block.type === 'tool_result'));
+  const loopStart = request.messages.findLastIndex(isPersonMessage);
   const messages = request.messages
     .map((message, index) => ({
       role: message.role,

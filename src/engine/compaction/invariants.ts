@@ -4,12 +4,7 @@
  * next message and every tool_result answers one (Anthropic and OpenAI's role:"tool" rule),
  * and the person's newest message is there whole.
  */
-import type { Block, Message } from '../../core/messages.js';
-
-/** A message the person wrote (not a tool-results message the loop appended). */
-export function isPersonMessage(message: Message): boolean {
-  return message.role === 'user' && !message.content.some((block) => block.type === 'tool_result');
-}
+import { isPersonMessage, type Block, type Message } from '../../core/messages.js';
 
 export function newestPersonMessage(messages: readonly Message[]): Message | undefined {
   return messages.findLast(isPersonMessage);

@@ -3,8 +3,7 @@
  * (or the same when it has nothing to do); none rewrites the stored record, and each keeps
  * the invariants in invariants.ts.
  */
-import { text, type Block, type Message, type ToolUseBlock } from '../../core/messages.js';
-import { isPersonMessage } from './invariants.js';
+import { isPersonMessage, text, type Block, type Message, type ToolUseBlock } from '../../core/messages.js';
 
 /** Results of these tools can be fetched again, so old ones are safe to clear. */
 export const COMPACTABLE_TOOLS = new Set(['bash', 'read_file', 'grep', 'glob', 'web_fetch', 'edit_file', 'write_file', 'session_search']);

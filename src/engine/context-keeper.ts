@@ -55,8 +55,8 @@ export class ContextKeeper {
     this.last = undefined;
   }
 
-  /** Before a request: compacts when the prompt would not fit (unless the circuit breaker is open). */
-  async beforeRequest(prompt: Prompt, carried: string, onCompacted: (result: CompactionResult, trigger: CompactionTrigger) => void, signal?: AbortSignal): Promise<Compacted | undefined> {
+  /** Before a request: compacts when the prompt would not fit (unless the circuit breaker is open). `carried` is rendered only then. */
+  async beforeRequest(prompt: Prompt, carried: () => string, onCompacted: (result: CompactionResult, trigger: CompactionTrigger) => void, signal?: AbortSignal): Promise<Compacted | undefined> {
     if (this.compactor.tripped) return undefined;
     const full = { ...prompt, tools: this.deps.tools.specs() };
     if (!tokenizerLoaded()) {
@@ -68,7 +68,7 @@ export class ContextKeeper {
       await loadTokenizer();
     }
     if (!this.compactor.needsCompaction(this.sizer.size(full))) return undefined;
-    return this.compact(prompt, 'auto', carried, onCompacted, signal);
+    return this.compact(prompt, 'auto', carried(), onCompacted, signal);
   }
 
   /** Compacts now. Never throws: a failure leaves the history as it was and is kept in `lastError`. */

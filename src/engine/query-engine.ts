@@ -276,7 +276,7 @@ export class QueryEngine {
         maxTokens: this.deps.maxTokens,
         approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
         drainSteering: () => this.steering.splice(0).map(frameSteered),
-        beforeRequest: (messages) => this.context.beforeRequest({ system, messages }, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
+        beforeRequest: (messages) => this.context.beforeRequest({ system, messages }, () => this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
         onPromptTooLong: (messages) => this.compactWith({ system, messages }, 'reactive', session, history, options.signal),
         context: {
           signal: options.signal,

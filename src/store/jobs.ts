@@ -223,13 +223,12 @@ export class JobRepository {
   takeOverOrphans(now: number, runner: string, leaseMs: number, isGone: (runner: string) => boolean): JobRun[] {
     const takeOver = this.db.transaction(() => {
       const rows = this.db
-        .prepare<[], RunRowDb>("SELECT id, job_id, scheduled_for, late, status, runner FROM job_runs WHERE status IN ('claimed', 'running')")
+        .prepare<[], RunRowDb & { lease_until: number }>("SELECT id, job_id, scheduled_for, late, status, runner, lease_until FROM job_runs WHERE status IN ('claimed', 'running')")
         .all()
         .filter((row) => row.runner !== runner);
       const taken: JobRun[] = [];
       for (const row of rows) {
-        const leaseUntil = this.db.prepare<[number], { lease_until: number }>('SELECT lease_until FROM job_runs WHERE id = ?').get(row.id)?.lease_until ?? 0;
-        if (leaseUntil > now && !isGone(row.runner)) continue;
+        if (row.lease_until > now && !isGone(row.runner)) continue;
         this.db.prepare('UPDATE job_runs SET runner = ?, lease_until = ? WHERE id = ?').run(runner, now + leaseMs, row.id);
         taken.push(toRun({ ...row, runner }));
       }

@@ -1,6 +1,6 @@
 import type { LiveAnswer, LiveAnswerOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
-import { channelOf, describeError, MAX_MESSAGE_LENGTH, type DiscordLogger, type DiscordOutbound } from './outbound.js';
+import { channelOf, describeError, fitted, MAX_MESSAGE_LENGTH, type DiscordLogger, type DiscordOutbound } from './outbound.js';
 
 /**
  * Discord allows about five edits of messages in a channel per five seconds; one edit a
@@ -86,7 +86,8 @@ export class DiscordLiveAnswer implements LiveAnswer {
   }
 
   private flush(): void {
-    const display = preview(this.latest);
+    // The text, or its first part marked "…" while longer than a message (never blank: `update` skips blank text).
+    const display = fitted(this.latest, false);
     if (display === this.shown) return;
     this.posting = true;
     this.work = this.work
@@ -105,7 +106,7 @@ export class DiscordLiveAnswer implements LiveAnswer {
       .finally(() => {
         this.posting = false;
         // Text that arrived during the call is shown by the next edit.
-        if (!this.ended && preview(this.latest) !== this.shown) this.update(this.latest);
+        if (!this.ended && fitted(this.latest, false) !== this.shown) this.update(this.latest);
       });
   }
 
@@ -119,11 +120,4 @@ export class DiscordLiveAnswer implements LiveAnswer {
       );
     }
   }
-}
-
-/** What the live message shows: the text, or its first part marked "…" while it is longer than a message. */
-function preview(text: string): string {
-  if (text.length <= MAX_MESSAGE_LENGTH) return text;
-  const [head] = splitMessage(text, MAX_MESSAGE_LENGTH - 2);
-  return `${head ?? ''} …`;
 }

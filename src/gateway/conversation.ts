@@ -259,16 +259,18 @@ export class Conversation {
     this.controller = controller;
     this.runningFor = requester.userId;
     const { capabilities } = this.adapter;
+    // In a group the answer replies to the person's message.
+    const replyTo = this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {};
     const reporter = new RunReporter({
       adapter: this.adapter,
       target: this.target,
       sessionKey: this.key,
       send: (outbound) => this.send(outbound),
       sendAnswer: (messages, live) => this.sendAnswer(messages, live),
-      live: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...(this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {}) }, this.deps.logger, this.key),
+      live: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...replyTo }, this.deps.logger, this.key),
       sendNow: async (outbound) => (this.closing ? undefined : this.deps.delivery.sendNow(this.adapter.platform, this.target, outbound, this.key)),
       editIntervalMs: this.chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
-      ...(this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {}),
+      ...replyTo,
       editClock: this.deps.editClock,
       clock: this.deps.clock,
       logger: this.deps.logger,

@@ -172,16 +172,15 @@ class ConsoleSession {
     if (jobs && this.options.jobs) return this.printer.line(this.jobsCommand(this.options.jobs, jobs[1], jobs[2]));
     const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
     if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
-    const memoryCommand = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(line);
-    const commandName = memoryCommand?.[1] ?? '';
+    const command = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
+    const commandName = command?.[1] ?? '';
     if (this.options.memory && isMemoryCommand(commandName)) {
       const sender = { platform: platformOf(this.engine.sessionKey), userId: this.options.userId, private: true, buttons: false };
-      return this.printer.line(runMemoryCommand(this.options.memory, commandName, memoryCommand?.[2] ?? '', sender).text);
+      return this.printer.line(runMemoryCommand(this.options.memory, commandName, command?.[2] ?? '', sender).text);
     }
-    const extension = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
-    if (extension && this.options.extensions) {
-      if (extension[1] === 'mcp') return this.printer.line(this.options.extensions.describeMcp());
-      const expansion = this.options.extensions.expand(extension[1] as string, (extension[2] ?? '').trim());
+    if (command && this.options.extensions) {
+      if (commandName === 'mcp') return this.printer.line(this.options.extensions.describeMcp());
+      const expansion = this.options.extensions.expand(commandName, (command[2] ?? '').trim());
       if (expansion?.kind === 'reply') return this.printer.line(expansion.text);
       if (expansion?.kind === 'prompt') line = expansion.text;
     }

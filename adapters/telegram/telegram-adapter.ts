@@ -51,10 +51,10 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   streaming: 'draft',
 });
 
-// stopped_message_generation: the person pressed stop on a draft.
 /** The most commands one Telegram menu takes (setMyCommands). */
 const MAX_COMMANDS = 100;
 
+// stopped_message_generation: the person pressed stop on a draft.
 const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', 'stopped_message_generation'] as const;
 
 /** Telegram wants command names without the slash, lower case. */

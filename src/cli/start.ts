@@ -98,9 +98,9 @@ async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter
         apiUrl: slack.api_url,
         serverPingTimeoutMs: slack.socket_timeout_seconds * 1000,
         logger: app.logger.child({ platform: 'slack' }),
-        }),
-      );
-    }
+      }),
+    );
+  }
   const discord = config.channels.discord;
   if (discord) {
     // Loaded only when configured, so hob without Discord never pays for discord.js.

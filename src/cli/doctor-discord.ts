@@ -7,9 +7,9 @@ type Check = { name: string; ok: boolean; detail: string };
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
 const API_VERSION = 'v10';
 /** View Channels, Send Messages, Send Messages in Threads, Attach Files, Read Message History. */
-export const DISCORD_PERMISSIONS = String((1n << 10n) | (1n << 11n) | (1n << 38n) | (1n << 15n) | (1n << 16n));
+const DISCORD_PERMISSIONS = String((1n << 10n) | (1n << 11n) | (1n << 38n) | (1n << 15n) | (1n << 16n));
 
-export function inviteUrl(applicationId: string): string {
+function inviteUrl(applicationId: string): string {
   return `https://discord.com/oauth2/authorize?client_id=${applicationId}&scope=bot+applications.commands&permissions=${DISCORD_PERMISSIONS}`;
 }
 

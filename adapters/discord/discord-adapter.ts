@@ -2,6 +2,7 @@ import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type Inte
 import type {
   BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
+import { stderrLoggerOf } from '../logger.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
 import { applicationCommands, buttonPress, commandMessage, commandScopes } from './interactions.js';
 import { DiscordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
@@ -47,12 +48,6 @@ export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
   streaming: 'edit',
 });
 
-const stderrLogger: DiscordLogger = {
-  info: () => {},
-  warn: (fields, message) => console.error(`[discord] ${message}`, fields),
-  error: (fields, message) => console.error(`[discord] ${message}`, fields),
-};
-
 /** Discord's limit of chat-input commands per application (and per guild). */
 const MAX_COMMANDS = 100;
 
@@ -85,7 +80,7 @@ class DiscordChannel implements DiscordAdapter {
   private sink: InboundSink | undefined;
 
   constructor(private readonly options: DiscordAdapterOptions) {
-    this.logger = options.logger ?? stderrLogger;
+    this.logger = options.logger ?? stderrLoggerOf('discord');
     this.client = new Client({
       intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
       // Without the partial DM channel, discord.js drops a DM from someone it has not cached;

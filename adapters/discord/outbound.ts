@@ -1,5 +1,6 @@
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
 import { errorMessage } from '../../src/core/errors.js';
+import type { AdapterLogger } from '../logger.js';
 import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 
@@ -12,12 +13,7 @@ export const MAX_MESSAGE_LENGTH = 2000;
  */
 export const NO_PINGS = Object.freeze({ parse: [] as string[], replied_user: false });
 
-/** The slice of a pino logger the adapter uses. */
-export type DiscordLogger = {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-};
+export type DiscordLogger = AdapterLogger;
 
 type ApiMessage = { id: string; attachments?: unknown[] };
 type ActionRow = { type: 1; components: { type: 2; style: 1 | 2; label: string; custom_id: string }[] };

@@ -1,18 +1,9 @@
 import { LogLevel, type Logger } from '@slack/bolt';
+import { stderrLoggerOf, type AdapterLogger } from '../logger.js';
 
-/** The slice of a pino logger the adapter uses; hob passes its own, tests a recording one. */
-export type SlackLogger = {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-};
+export type SlackLogger = AdapterLogger;
 
-/** Without a logger, problems still reach stderr: a silently dead socket is the worst outcome. */
-export const stderrLogger: SlackLogger = {
-  info: () => {},
-  warn: (fields, message) => console.error(`[slack] ${message}`, fields),
-  error: (fields, message) => console.error(`[slack] ${message}`, fields),
-};
+export const stderrLogger = stderrLoggerOf('slack');
 
 /**
  * Bolt's and the socket client's own log lines, into hob's logger: warnings and errors only

@@ -1,13 +1,5 @@
-/** The slice of a pino logger the adapter uses; hob passes its own, tests a recording one. */
-export type TelegramLogger = {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-};
+import { stderrLoggerOf, type AdapterLogger } from '../logger.js';
 
-/** Without a logger, problems still reach stderr: a silently dead poller is the worst outcome. */
-export const stderrLogger: TelegramLogger = {
-  info: () => {},
-  warn: (fields, message) => console.error(`[telegram] ${message}`, fields),
-  error: (fields, message) => console.error(`[telegram] ${message}`, fields),
-};
+export type TelegramLogger = AdapterLogger;
+
+export const stderrLogger = stderrLoggerOf('telegram');

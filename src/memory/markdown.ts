@@ -22,7 +22,7 @@ export function exportMarkdown(dir: string, personId: string, entries: MemoryEnt
   writeFileSync(join(dir, 'MEMORY.md'), index.join('\n'));
 }
 
-export function entryFile(entry: MemoryEntry): string {
+function entryFile(entry: MemoryEntry): string {
   const front: Record<string, unknown> = {
     id: entry.id,
     ...(entry.title !== undefined ? { title: entry.title } : {}),
@@ -48,7 +48,7 @@ export function importMarkdown(dir: string): StoredEntry[] {
   return names.map((name) => parseEntryFile(readFileSync(join(folder, name), 'utf8'), join(folder, name)));
 }
 
-export function parseEntryFile(text: string, where: string): StoredEntry {
+function parseEntryFile(text: string, where: string): StoredEntry {
   const match = /^---\n([\s\S]*?\n)---\n/.exec(text);
   if (!match) throw new Error(`${where}: expected YAML front matter between --- lines at the top.`);
   const front = parse(match[1] as string) as Record<string, unknown>;

@@ -299,7 +299,7 @@ export function entryLine(entry: MemoryEntry): string {
 }
 
 /** "14:05 on Tuesday 1 December 2026". */
-export function localTime(now: Date, timezone: string): string {
+function localTime(now: Date, timezone: string): string {
   const time = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hour12: false }).format(now);
   const day = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }).format(now);
   return `${time} on ${day}`;

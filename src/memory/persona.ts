@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const DEFAULT_PERSONA = `# Persona
+const DEFAULT_PERSONA = `# Persona
 
 <!-- Who hob is. The owner may edit this file; a new session (/new) reads it again. -->
 

@@ -34,7 +34,7 @@ export type ScheduleInput = { at?: string; in?: string; every?: string; cron?: s
 const MINUTE = 60_000;
 
 /** `90s`, `20m`, `2h30m`, `1d`, `1d2h` → milliseconds; undefined when it is not a duration. */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const match = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/i.exec(text.trim().replace(/\s+/g, ''));
   if (!match || !match.slice(1).some((part) => part !== undefined)) return undefined;
   const [days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number];
@@ -43,7 +43,7 @@ export function parseDuration(text: string): number | undefined {
 }
 
 /** "every 2h30m" in words for answers. */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const parts: string[] = [];
   let rest = Math.round(ms / 1000);
   for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
@@ -94,7 +94,7 @@ export function parseSchedule(input: ScheduleInput, timezone: string, now: numbe
  * ISO 8601 date and time: with `Z` or an offset it is that instant; without, it is the local
  * time in `timezone` (a time a spring-forward skips runs at the end of the gap).
  */
-export function parseAt(text: string, timezone: string): number {
+function parseAt(text: string, timezone: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i.exec(text);
   if (!match) {
     throw new ScheduleError(`at "${text}" is not an ISO 8601 date and time. Write it like 2026-12-24T09:00 (local to the timezone) or 2026-12-24T09:00+01:00.`);
@@ -243,7 +243,7 @@ function wallFromMs(ms: number): Wall {
 }
 
 /** "2026-12-24 09:00" local to the timezone. */
-export function isoLocal(instant: number, timezone: string): string {
+function isoLocal(instant: number, timezone: string): string {
   const wall = wallAt(instant, timezone);
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${wall.year}-${pad(wall.month)}-${pad(wall.day)} ${pad(wall.hour)}:${pad(wall.minute)}`;

@@ -63,7 +63,7 @@ export function wallMs(wall: Wall): number {
 }
 
 /** The timezone's offset from UTC at an instant, in ms (Berlin in summer: +7,200,000). */
-export function offsetAt(instant: number, timezone: string): number {
+function offsetAt(instant: number, timezone: string): number {
   const floored = Math.floor(instant / 1000) * 1000;
   return wallMs(wallAt(floored, timezone)) - floored;
 }

@@ -35,7 +35,7 @@ export function personTimezone(access: JobAccess, personId: string): string {
 }
 
 /** A job the asker may see: their own, or anyone's for an owner of hob. Someone else's id is "not found". */
-export function visibleJob(access: JobAccess, asker: Asker, id: string): Job | undefined {
+function visibleJob(access: JobAccess, asker: Asker, id: string): Job | undefined {
   const job = access.jobs.get(id.trim());
   if (!job) return undefined;
   return job.ownerId === asker.personId || asker.owner ? job : undefined;
@@ -201,7 +201,7 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
 }
 
 /** Short, unguessable, and small enough for button data (`job:pause:j1a2b3c4d`). */
-export function newJobId(): string {
+function newJobId(): string {
   return `j${randomBytes(4).toString('hex')}`;
 }
 

@@ -77,27 +77,21 @@ export type EngineStatus = {
  * loses at most the message being streamed.
  */
 export class QueryEngine {
-  private session: SessionRow;
-  private history: Message[];
-  private usage: Usage;
-  private cost: number;
-  private requests: number;
+  // Set by open(), from the constructor on.
+  private session!: SessionRow;
+  private history!: Message[];
+  private usage!: Usage;
+  private cost!: number;
+  private requests!: number;
   private steering: string[] = [];
   private running = false;
-  private workingMemory: WorkingMemory;
+  private workingMemory!: WorkingMemory;
   private readonly context: ContextKeeper;
 
   constructor(
     readonly sessionKey: string,
     private readonly deps: EngineDeps,
   ) {
-    this.session = deps.conversations.activeSession(sessionKey);
-    this.history = deps.conversations.loadMessages(this.session.id);
-    const totals = deps.conversations.usageTotals(this.session.id);
-    this.usage = totals;
-    this.cost = totals.costUsd;
-    this.requests = totals.requests;
-    this.workingMemory = WorkingMemory.fromJSON(deps.conversations.workingMemory(this.session.id));
     this.context = new ContextKeeper({
       provider: () => this.deps.provider,
       hooks: deps.hooks,
@@ -107,6 +101,20 @@ export class QueryEngine {
       bufferTokens: deps.compactionBufferTokens,
       maxTokens: deps.maxTokens,
     });
+    this.open(deps.conversations.activeSession(sessionKey));
+  }
+
+  /** Makes a stored session the current one: its history, usage totals and working memory. */
+  private open(row: SessionRow): void {
+    this.session = row;
+    this.history = this.deps.conversations.loadMessages(row.id);
+    const totals = this.deps.conversations.usageTotals(row.id);
+    this.usage = totals;
+    this.cost = totals.costUsd;
+    this.requests = totals.requests;
+    this.steering = [];
+    this.workingMemory = WorkingMemory.fromJSON(this.deps.conversations.workingMemory(row.id));
+    this.context.forget();
   }
 
   /**
@@ -132,7 +140,8 @@ export class QueryEngine {
     const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt(who)}]`), ...given] : given;
     const firstOfSession = this.history.length === 0;
     const personId = this.personOf(options.userId);
-    this.workingMemory.rememberGoal(given.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' '));
+    const said = given.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+    this.workingMemory.rememberGoal(said.join(' '));
     const pending = this.pendingWork();
     // The message is stored together with the session's running mark: from here on, a crash resumes this run.
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
@@ -144,7 +153,7 @@ export class QueryEngine {
     } else {
       this.append({ role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
     }
-    this.deps.observe?.(who, given.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n'));
+    this.deps.observe?.(who, said.join('\n'));
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {
       await this.deps.hooks.run('session_start', { session_key: this.sessionKey, session_id: this.session.id, user_id: options.userId }, options.signal);
@@ -216,15 +225,7 @@ export class QueryEngine {
     if (this.running) return false;
     const row = this.deps.conversations.reopenSession(this.sessionKey, sessionId, this.personOf(userId));
     if (!row) return false;
-    this.session = row;
-    this.history = this.deps.conversations.loadMessages(row.id);
-    const totals = this.deps.conversations.usageTotals(row.id);
-    this.usage = totals;
-    this.cost = totals.costUsd;
-    this.requests = totals.requests;
-    this.steering = [];
-    this.workingMemory = WorkingMemory.fromJSON(this.deps.conversations.workingMemory(row.id));
-    this.context.forget();
+    this.open(row);
     return true;
   }
 

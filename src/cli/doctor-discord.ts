@@ -1,7 +1,6 @@
 import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
-
-type Check = { name: string; ok: boolean; detail: string };
+import type { Check } from './doctor.js';
 
 /** GATEWAY_MESSAGE_CONTENT (verified apps) and GATEWAY_MESSAGE_CONTENT_LIMITED (the rest). */
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);

@@ -6,7 +6,8 @@ import { createSandbox } from '../policy/sandbox.js';
 import { homedir } from 'node:os';
 import { checkDiscord } from './doctor-discord.js';
 
-type Check = { name: string; ok: boolean; detail: string };
+/** One line of `hob doctor`. */
+export type Check = { name: string; ok: boolean; detail: string };
 
 /** `hob doctor`: the config loads, the model endpoint answers the key, each chat token works. */
 export async function runDoctor(config: HobConfig, configPath: string | undefined, fetchImpl: typeof fetch = fetch): Promise<Check[]> {

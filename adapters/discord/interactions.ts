@@ -8,7 +8,7 @@ import { describeError, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outboun
 const NO_PINGS = { parse: [], repliedUser: false };
 
 /** The string option every hob command has: what a person would type after `/name`. */
-export const ARGS_OPTION = 'args';
+const ARGS_OPTION = 'args';
 
 /** Discord's interaction contexts: a server, the bot's DMs. */
 const GUILD = 0;

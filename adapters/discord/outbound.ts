@@ -117,7 +117,7 @@ export function fitted(text: string, plain: boolean): string {
  * characters. Rows that do not fit are regrouped five to a row; beyond 25 buttons the rest
  * are left out (the person can still type an answer).
  */
-export function componentsOf(buttons: Button[][]): ActionRow[] {
+function componentsOf(buttons: Button[][]): ActionRow[] {
   let rows = buttons.filter((row) => row.length > 0);
   if (rows.length > 5 || rows.some((row) => row.length > 5)) {
     const all = rows.flat().slice(0, 25);

@@ -7,7 +7,7 @@ import { describeError, slackErrorCode } from './outbound.js';
 const STREAMING_REFUSED = new Set(['unknown_method', 'not_allowed_token_type', 'missing_scope', 'method_deprecated', 'feature_not_enabled', 'not_allowed', 'invalid_arguments']);
 
 /** A streamed message holds this much; a longer answer is sent in parts instead. */
-export const MAX_STREAM_LENGTH = 12_000;
+const MAX_STREAM_LENGTH = 12_000;
 
 export type StreamOptions = {
   client: WebClient;

@@ -82,7 +82,7 @@ export function mentions(text: string | undefined, botUserId: string): boolean {
  * Slack's wire text as a person wrote it: hob's own mention removed ("@hob, what time is it"
  * → "what time is it"), other mentions, channels and links spelled out, entities decoded.
  */
-export function readableText(text: string, botUserId: string): string {
+function readableText(text: string, botUserId: string): string {
   return text
     .replace(new RegExp(`<@${botUserId}(\\|[^>]*)?>[,:;]?[ \\t]*`, 'g'), '')
     .replace(/<@([A-Z0-9]+)(?:\|([^>]*))?>/g, (_match, id: string, name?: string) => `@${name ?? id}`)

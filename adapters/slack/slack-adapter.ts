@@ -285,8 +285,7 @@ class SlackChannel implements SlackAdapter {
     app.message(async ({ message, body }) => {
       const event = message as ChangeableEvent;
       const eventId = eventIdOf(body);
-      const whole = event.subtype === 'message_changed' && event.message ? { ...event.message, channel: event.channel, ...(event.channel_type !== undefined ? { channel_type: event.channel_type } : {}) } : event;
-      this.enqueue(conversationOf(whole), () => this.onChannelOrDm(event, eventId));
+      this.enqueue(conversationOf(editedMessage(event) ?? event), () => this.onChannelOrDm(event, eventId));
     });
     app.action(new RegExp(`^${ACTION_PREFIX}`), async ({ ack, body }) => {
       await ack();
@@ -322,13 +321,12 @@ class SlackChannel implements SlackAdapter {
     const identity = this.identity;
     if (!identity) return;
     if (event.subtype === 'message_changed') {
-      const edited = event.message;
+      const edited = editedMessage(event);
       if (!edited || !isPersonMessage(edited, identity) || edited.text === event.previous_message?.text) return;
-      const whole: SlackMessageEvent = { ...edited, channel: event.channel, ...(event.channel_type !== undefined ? { channel_type: event.channel_type } : {}) };
-      const via = await this.addressing(whole, true);
+      const via = await this.addressing(edited, true);
       if (!via) return;
       const editedAfterSeconds = Math.max(0, Math.round(Number(event.event_ts ?? event.ts) - Number(edited.ts)));
-      await this.onMessage(whole, eventId, via, editedAfterSeconds);
+      await this.onMessage(edited, eventId, via, editedAfterSeconds);
       return;
     }
     const via = await this.addressing(event, false);
@@ -419,6 +417,12 @@ class SlackChannel implements SlackAdapter {
 
 /** A message event, or a message_changed event carrying the edited message. */
 type ChangeableEvent = SlackMessageEvent & { message?: SlackMessageEvent; previous_message?: { text?: string }; event_ts?: string };
+
+/** A message_changed event's edited message, with the channel it is in; undefined for any other event. */
+function editedMessage(event: ChangeableEvent): SlackMessageEvent | undefined {
+  if (event.subtype !== 'message_changed' || !event.message) return undefined;
+  return { ...event.message, channel: event.channel, ...(event.channel_type !== undefined ? { channel_type: event.channel_type } : {}) };
+}
 
 /** The conversation a message belongs to: its channel thread (a top-level mention opens one), or the DM or DM thread. */
 function conversationOf(event: SlackMessageEvent): string {

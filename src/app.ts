@@ -246,9 +246,14 @@ function providerSettings(config: HobConfig, configPath: string | undefined): Pr
   };
 }
 
-const PLATFORM_NAMES: Record<string, string> = { telegram: 'Telegram', slack: 'Slack', discord: 'Discord', console: 'a terminal' };
-/* issue 11: a report's own session; its answer is sent to the person's chat when it ends */
-PLATFORM_NAMES.job = 'a scheduled report they set up (nobody reads along; your final answer is sent to them)';
+const PLATFORM_NAMES: Record<string, string> = {
+  telegram: 'Telegram',
+  slack: 'Slack',
+  discord: 'Discord',
+  console: 'a terminal',
+  // issue 11: a report's own session; its answer is sent to the person's chat when it ends
+  job: 'a scheduled report they set up (nobody reads along; your final answer is sent to them)',
+};
 
 function channelName(sessionKey: string): string | undefined {
   return PLATFORM_NAMES[sessionKey.split(':', 1)[0] ?? ''];

@@ -28,6 +28,9 @@ export const COMMANDS = [
   ...SESSION_COMMANDS,
 ] as const;
 
+/** The names of hob's own commands (the extensions may not take them). */
+export const COMMAND_NAMES: ReadonlySet<string> = new Set(COMMANDS.map((entry) => entry.command));
+
 export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ...EXTENSION_OWNER_ONLY]);
 
 export type CommandServices = {
@@ -63,7 +66,7 @@ export function parseCommand(text: string): { name: string; args: string } | und
 
 /** Runs a command. Returns false when the name is not a hob command (the model gets the text). */
 export async function runCommand(name: string, args: string, message: InboundMessage, services: CommandServices): Promise<boolean> {
-  if (!COMMANDS.some((entry) => entry.command === name)) return false;
+  if (!COMMAND_NAMES.has(name)) return false;
   if (OWNER_ONLY.has(name) && !services.access.isOwner(message.platform, message.userId)) {
     await services.reply(`/${name} is only for the owner of this hob.`);
     return true;

@@ -12,7 +12,7 @@ import { PairingRepository } from '../store/pairings.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
-import { COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
+import { COMMAND_NAMES, COMMANDS, OWNER_ONLY, parseCommand, runCommand } from './commands.js';
 import { handleMemoryPress } from './commands/memory.js';
 import type { Memory } from '../memory/memory.js';
 import type { ExtensionCommands } from './commands/skills.js';
@@ -214,7 +214,7 @@ export class Gateway implements InboundSink {
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
     let command = parseCommand(message.text);
     // `/skill NAME args` and plugin commands go to the model as the prompt they expand to.
-    const extensionCommand = command && (command.name === 'skill' || !COMMANDS.some((entry) => entry.command === command?.name));
+    const extensionCommand = command && (command.name === 'skill' || !COMMAND_NAMES.has(command.name));
     const expansion = command && extensionCommand && message.editedAfterSeconds === undefined ? this.options.extensions?.expand(command.name, command.args) : undefined;
     if (expansion?.kind === 'reply') {
       if (this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) void this.reply(message, expansion.text);
@@ -224,7 +224,7 @@ export class Gateway implements InboundSink {
       message = { ...message, text: expansion.text };
       command = undefined;
     }
-    if (command && COMMANDS.some((entry) => entry.command === command.name)) {
+    if (command && COMMAND_NAMES.has(command.name)) {
       // Once per update (a redelivery after a restart must not run /new twice); an edited command is not run again.
       if (message.editedAfterSeconds !== undefined || !this.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.options.clock.now() })) return;
       void this.command(command.name, command.args, message, key, adapter);

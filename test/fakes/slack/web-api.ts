@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseRequestBody } from '../telegram/request-body.js';
 
 /** One recorded Web API call (form or JSON body, decoded; JSON-valued fields parsed). */
 export type ApiCall = { method: string; token: string | undefined; params: Record<string, unknown> };
@@ -331,14 +332,8 @@ export function dmOf(userId: string): string {
 
 /** The uploaded bytes: the body itself, or the file part of a multipart body. */
 function fileBytes(raw: Buffer, contentType: string): Buffer {
-  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
-  if (!contentType.startsWith('multipart/') || !boundary) return raw;
-  const marker = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
-  const start = raw.indexOf(marker);
-  const headersEnd = raw.indexOf('\r\n\r\n', start);
-  const end = raw.indexOf(marker, headersEnd);
-  if (start === -1 || headersEnd === -1 || end === -1) return raw;
-  return raw.subarray(headersEnd + 4, end - 2);
+  if (!contentType.startsWith('multipart/')) return raw;
+  return parseRequestBody(contentType, raw, new URLSearchParams()).files[0]?.bytes ?? raw;
 }
 
 function parseParams(raw: string, contentType: string): Record<string, unknown> {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { baseUrlWithoutSlash, httpUrl, nonEmptyString, positiveInt, secret, stringList } from './schema-parts.js';
 
 const SERVER_NAME = 'expected a server name of letters, digits, "-" and "_" (it becomes part of tool names: mcp__<server>__<tool>)';
-export const mcpServerName = z.string({ error: SERVER_NAME }).regex(/^[A-Za-z0-9_-]{1,32}$/, { error: SERVER_NAME });
+const mcpServerName = z.string({ error: SERVER_NAME }).regex(/^[A-Za-z0-9_-]{1,32}$/, { error: SERVER_NAME });
 
 const common = {
   /** Per-call time limit for this server's tools; the section's default when unset. */
@@ -15,7 +15,7 @@ const common = {
 };
 
 /** One MCP server: a command spoken to over stdio, or a streamable HTTP URL. */
-export const mcpServerSchema = z.union(
+const mcpServerSchema = z.union(
   [
     z.strictObject({
       command: nonEmptyString,
@@ -51,7 +51,7 @@ export const pluginsSchema = z
   })
   .prefault({});
 
-export const WEB_SEARCH_PROVIDERS = ['duckduckgo', 'brave', 'tavily', 'searxng'] as const;
+const WEB_SEARCH_PROVIDERS = ['duckduckgo', 'brave', 'tavily', 'searxng'] as const;
 export type WebSearchProvider = (typeof WEB_SEARCH_PROVIDERS)[number];
 
 export const webSearchSchema = z

@@ -11,14 +11,14 @@ import { defineTool, type AnyTool, type ToolOutput } from '../tools/tool.js';
 import type { McpServerConnection, McpToolInfo } from './connection.js';
 
 /** API tool names allow letters, digits, "_" and "-", at most 64 characters. */
-export function mcpToolName(server: string, tool: string): string {
+function mcpToolName(server: string, tool: string): string {
   return `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }
 
 const validator = new AjvJsonSchemaValidator();
 
 /** A tool is read-only only when the server says so and does not also call it destructive. */
-export function isReadOnlyMcpTool(info: McpToolInfo): boolean {
+function isReadOnlyMcpTool(info: McpToolInfo): boolean {
   return info.annotations?.readOnlyHint === true && info.annotations.destructiveHint !== true;
 }
 
@@ -120,7 +120,7 @@ export function resourceTools(servers: () => McpServerConnection[], callTimeoutM
 }
 
 /** Text for the model: text parts as they are, everything else named in brackets. */
-export function flattenResult(result: CallToolResult): string {
+function flattenResult(result: CallToolResult): string {
   const parts = result.content.map((item) => {
     switch (item.type) {
       case 'text':

@@ -18,7 +18,7 @@ import type { SkillSource } from '../skills/catalog.js';
 
 const KEBAB = 'expected a kebab-case name like "home-tools" (lowercase letters, digits and "-")';
 
-export const pluginManifestSchema = z.strictObject({
+const pluginManifestSchema = z.strictObject({
   name: z.string({ error: KEBAB }).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { error: KEBAB }),
   version: z.string({ error: 'expected a version like "1.0.0"' }).min(1, { error: 'expected a version like "1.0.0"' }),
   description: z.string({ error: 'expected a one-line description' }).min(1, { error: 'expected a one-line description' }),

@@ -19,7 +19,7 @@ import { HOME_SECRETS } from './sensitive-paths.js';
 export type SandboxMode = 'auto' | 'required' | 'off';
 export type SandboxSettings = { mode: SandboxMode; network: boolean };
 
-export const INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap, or your distribution\'s "bubblewrap" package)';
+const INSTALL_HINT = 'install bubblewrap (apt-get install bubblewrap, or your distribution\'s "bubblewrap" package)';
 
 export type SandboxOptions = {
   settings: SandboxSettings;
@@ -148,7 +148,7 @@ function bwrapArgs(options: SandboxOptions): string[] {
 }
 
 /** The secrets to hide, as real paths, each once; taken at every call so new ones count. */
-export function maskedPaths(options: Pick<SandboxOptions, 'home' | 'hiddenPaths' | 'workspace'>): string[] {
+function maskedPaths(options: Pick<SandboxOptions, 'home' | 'hiddenPaths' | 'workspace'>): string[] {
   const home = resolve(options.home);
   const workspace = realOrSelf(resolve(options.workspace));
   const wanted = [...HOME_SECRETS.map((p) => join(home, p)), ...(options.hiddenPaths ?? [])];

@@ -9,7 +9,7 @@ import { errorMessage } from '../core/errors.js';
 
 const KEBAB = 'expected a kebab-case name like "daily-briefing" (lowercase letters, digits and "-")';
 
-export const skillFrontMatterSchema = z.object({
+const skillFrontMatterSchema = z.object({
   name: z.string({ error: KEBAB }).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { error: KEBAB }).max(64, { error: KEBAB }),
   description: z
     .string({ error: 'expected a one-line description of when to use the skill' })

@@ -54,7 +54,7 @@ export function compactionTarget(settings: CompactionSettings, trigger: Compacti
 }
 
 /** After this many automatic failures in a row, automatic attempts stop until one succeeds. */
-export const MAX_CONSECUTIVE_FAILURES = 3;
+const MAX_CONSECUTIVE_FAILURES = 3;
 /** Summary requests that are themselves too long drop the oldest fifth and retry, this often. */
 const SUMMARY_RETRIES = 3;
 

@@ -6,7 +6,7 @@
 import { isPersonMessage, text, type Block, type Message, type ToolUseBlock } from '../../core/messages.js';
 
 /** Results of these tools can be fetched again, so old ones are safe to clear. */
-export const COMPACTABLE_TOOLS = new Set(['bash', 'read_file', 'grep', 'glob', 'web_fetch', 'edit_file', 'write_file', 'session_search']);
+const COMPACTABLE_TOOLS = new Set(['bash', 'read_file', 'grep', 'glob', 'web_fetch', 'edit_file', 'write_file', 'session_search']);
 
 /** Marks the text a compaction wrote, so a later one recognizes its own summary. */
 export const COMPACTED_MARK = '[Earlier conversation compacted';

@@ -43,7 +43,7 @@ const KNOWN_WINDOWS: Array<[prefix: string, tokens: number]> = [
 ];
 
 /** Used for a model hob does not know (an OpenAI-compatible server): set `model.context_window`. */
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
+const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 export function contextWindowFor(model: string, configured?: number): number {
   if (configured) return configured;
@@ -57,7 +57,7 @@ const MESSAGE_OVERHEAD = 4;
 /** What an image costs, roughly (Anthropic: ~1,600 tokens for a 1,000×1,000 picture). */
 const IMAGE_TOKENS = 1_600;
 
-export function estimateBlock(block: Block): number {
+function estimateBlock(block: Block): number {
   switch (block.type) {
     case 'text':
       return countTokens(block.text);
@@ -78,7 +78,7 @@ export function estimateBlock(block: Block): number {
   }
 }
 
-export function estimateMessages(messages: readonly Message[]): number {
+function estimateMessages(messages: readonly Message[]): number {
   let total = 0;
   for (const message of messages) {
     total += MESSAGE_OVERHEAD;
@@ -92,7 +92,7 @@ export function estimatePrompt(prompt: { system: string; tools: readonly ToolSpe
 }
 
 /** Everything the provider counted as input for a request (cached parts included). */
-export function promptTokensOf(usage: Usage): number {
+function promptTokensOf(usage: Usage): number {
   return usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
 }
 

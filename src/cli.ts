@@ -78,9 +78,8 @@ program
   .command('doctor')
   .description('check the config, the model endpoint and each chat token')
   .action(async () => {
-    const { loadConfig } = await import('./config/load.js');
     const { runDoctor } = await import('./cli/doctor.js');
-    const { config, path } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config, path } = await readConfig();
     const checks = await runDoctor(config, path);
     for (const check of checks) process.stdout.write(`${check.ok ? '✓' : '✗'} ${check.name}: ${check.detail}\n`);
     if (checks.some((check) => !check.ok)) process.exitCode = 1;
@@ -93,9 +92,8 @@ program
   .argument('[value]', 'pairing code (approve) or user id (revoke)')
   .option('--platform <name>', 'platform for revoke', 'telegram')
   .action(async (verb: string, value: string | undefined, flags: { platform: string }) => {
-    const { loadConfig } = await import('./config/load.js');
     const { runPairing } = await import('./cli/pairing.js');
-    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config } = await readConfig();
     runPairing(config, verb, value, flags.platform);
   });
 
@@ -107,9 +105,8 @@ program
   .option('--person <id>', 'a person id such as telegram:42 (default: you, at this terminal)')
   .option('--limit <n>', 'how many entries to show')
   .action(async (verb: string, value: string | undefined, flags: { person?: string; limit?: string }) => {
-    const { loadConfig } = await import('./config/load.js');
     const { runMemory } = await import('./cli/memory.js');
-    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config } = await readConfig();
     await runMemory(config, verb, value, flags);
   });
 
@@ -119,9 +116,8 @@ program
   .argument('[verb]', 'list | pause | resume | delete', 'list')
   .argument('[id]', 'the job id (pause, resume, delete)')
   .action(async (verb: string, id: string | undefined) => {
-    const { loadConfig } = await import('./config/load.js');
     const { runJobs } = await import('./cli/jobs.js');
-    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config } = await readConfig();
     process.exitCode = runJobs(config, verb, id);
   });
 
@@ -130,9 +126,8 @@ mcp
   .command('list')
   .description('connect to each MCP server and show its state and tools')
   .action(async () => {
-    const { loadConfig } = await import('./config/load.js');
     const { runMcpList } = await import('./cli/extensions.js');
-    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config } = await readConfig();
     await runMcpList(config, (text) => process.stdout.write(text));
   });
 
@@ -141,9 +136,8 @@ plugins
   .command('list')
   .description('show each plugin, whether it is on, and what it brings')
   .action(async () => {
-    const { loadConfig } = await import('./config/load.js');
     const { runPluginsList } = await import('./cli/extensions.js');
-    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config } = await readConfig();
     runPluginsList(config, (text) => process.stdout.write(text));
   });
 
@@ -155,16 +149,20 @@ program
   .option('--all', "everyone's sessions, not only the terminal's (the owner's)")
   .option('-o, --out <file>', 'export: write the Markdown to this file')
   .action(async (verb: string, which: string | undefined, flags: { all?: boolean; out?: string }) => {
-    const { loadConfig } = await import('./config/load.js');
     const { runSessions } = await import('./cli/sessions.js');
-    const { config } = loadConfig({ path: program.opts<{ config?: string }>().config });
+    const { config } = await readConfig();
     runSessions(config, consoleUserId(), verb, which, flags);
   });
 
-async function loadApp(channel: string) {
+/** The config named by `--config` (or found in the usual places). */
+async function readConfig() {
   const { loadConfig } = await import('./config/load.js');
+  return loadConfig({ path: program.opts<{ config?: string }>().config });
+}
+
+async function loadApp(channel: string) {
   const { createApp } = await import('./app.js');
-  const { config, path } = loadConfig({ path: program.opts<{ config?: string }>().config });
+  const { config, path } = await readConfig();
   return createApp({ config, configPath: path, channel });
 }
 

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { Waiters } from '../waiters.js';
 import { FakeSocketMode } from './socket.js';
 import { dmOf, FakeWebApi } from './web-api.js';
 
@@ -37,6 +38,7 @@ export class FakeSlack {
   readonly socket: FakeSocketMode;
   private events = 0;
   private readonly sentEvents = new Map<string, unknown>();
+  private readonly waiters = new Waiters();
 
   constructor(options: FakeSlackOptions) {
     this.web = new FakeWebApi(this.botToken, this.appToken, BOT);
@@ -222,14 +224,8 @@ export class FakeSlack {
   }
 
   /** Resolves with the first truthy value of `probe`, re-checked every 10 ms. */
-  async waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = probe();
-      if (value !== undefined && value !== null && value !== false) return value;
-      if (Date.now() > deadline) throw new Error(`fake Slack: timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs = 5000, what = 'condition'): Promise<T> {
+    return this.waiters.waitFor(probe, timeoutMs, () => `fake Slack: timed out waiting for ${what}`);
   }
 
   /** Closes both ends; fails when an envelope was never acked (Slack would redeliver it). */

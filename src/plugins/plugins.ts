@@ -12,7 +12,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { mcpServersSchema, type McpServerConfig, type PluginsConfig } from '../config/extensions-schema.js';
 import { hooksSchema } from '../config/schema.js';
-import { HOOK_EVENTS, type HooksConfig } from '../policy/hooks.js';
+import { mergeHooks } from '../policy/hook-reload.js';
+import type { HooksConfig } from '../policy/hooks.js';
 import { errorMessage } from '../core/errors.js';
 import type { SkillSource } from '../skills/catalog.js';
 
@@ -87,17 +88,8 @@ export function loadPlugins(dir: string, config: PluginsConfig, reserved: { comm
       if (skills) loaded.skillSources.push({ origin: `plugin ${name}`, dir: skillsDir });
       for (const command of commands) loaded.commands.set(command.name, command);
       Object.assign(loaded.mcpServers, manifest.mcp_servers ?? {});
-      let hookCount = 0;
-      if (manifest.hooks) {
-        const merged: HooksConfig = loaded.hooks ?? {};
-        for (const event of HOOK_EVENTS) {
-          const hooks = manifest.hooks[event];
-          if (!hooks.length) continue;
-          merged[event] = [...(merged[event] ?? []), ...hooks];
-          hookCount += hooks.length;
-        }
-        loaded.hooks = merged;
-      }
+      const hookCount = Object.values(manifest.hooks ?? {}).reduce((count, hooks) => count + hooks.length, 0);
+      if (manifest.hooks) loaded.hooks = mergeHooks(loaded.hooks, manifest.hooks);
       loaded.plugins.push({ ...base, state: 'enabled', contributes: { skills, commands: commands.map((command) => command.name), hooks: hookCount, mcpServers: servers } });
     } catch (error) {
       loaded.plugins.push({ ...base, state: 'broken', reason: errorMessage(error), contributes: empty });

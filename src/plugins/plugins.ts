@@ -16,6 +16,7 @@ import { mergeHooks } from '../policy/hook-reload.js';
 import type { HooksConfig } from '../policy/hooks.js';
 import { errorMessage } from '../core/errors.js';
 import type { SkillSource } from '../skills/catalog.js';
+import { FRONT_MATTER } from '../skills/skill-file.js';
 
 const KEBAB = 'expected a kebab-case name like "home-tools" (lowercase letters, digits and "-")';
 
@@ -136,7 +137,7 @@ function readCommands(pluginDir: string, plugin: string): PluginCommand[] {
       const name = file.slice(0, -3).toLowerCase();
       if (!COMMAND_NAME.test(name)) throw new Error(`commands/${file}: a command name is lowercase letters, digits and "_" (up to 32)`);
       const text = readFileSync(join(dir, file), 'utf8');
-      const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+      const match = FRONT_MATTER.exec(text);
       let description = `From the ${plugin} plugin`;
       if (match) {
         const front: unknown = parseYaml(match[1] as string);

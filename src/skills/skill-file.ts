@@ -32,6 +32,9 @@ export type Skill = {
 
 export class SkillFileError extends Error {}
 
+/** YAML front matter between two `---` lines at the start of a Markdown file (skills, plugin commands). */
+export const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
 export function readSkillFile(path: string, origin: string): Skill {
   let text: string;
   try {
@@ -39,7 +42,7 @@ export function readSkillFile(path: string, origin: string): Skill {
   } catch (error) {
     throw new SkillFileError(`${path}: cannot be read (${errorMessage(error)})`);
   }
-  const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text.replace(/^\uFEFF/, ''));
+  const match = FRONT_MATTER.exec(text.replace(/^\uFEFF/, ''));
   if (!match) throw new SkillFileError(`${path}: no front matter. Start the file with a "---" line, then name:, description: and another "---" line.`);
   let data: unknown;
   try {

@@ -14,7 +14,7 @@ import { memoryTools } from './memory/tools.js';
 import { createHookRunner } from './policy/hooks.js';
 import { createHookJudge } from './engine/hook-judge.js';
 import { loadExtensions, type Extensions } from './extensions.js';
-import { COMMANDS } from './gateway/commands.js';
+import { COMMAND_NAMES } from './gateway/commands.js';
 import { createReloadingHookRunner, mergeHooks, type ReloadingHookRunner } from './policy/hook-reload.js';
 import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
@@ -155,7 +155,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.extraTools ?? []),
   ]);
   logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
-  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: new Set(COMMANDS.map((entry) => entry.command)), mcpConnection: options.mcpConnection });
+  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: COMMAND_NAMES, mcpConnection: options.mcpConnection });
   for (const tool of extensions.tools) tools.register(tool);
   // Servers connect in the background: start-up never waits for them.
   void extensions.mcp.start();

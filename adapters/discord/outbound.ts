@@ -1,8 +1,9 @@
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
 import { errorMessage } from '../../src/core/errors.js';
 import type { AdapterLogger } from '../logger.js';
-import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
+import type { Button, OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
+import { sendInParts } from '../../src/gateway/send-parts.js';
 
 /** Discord's limit for a message's content, in UTF-16 units. */
 export const MAX_MESSAGE_LENGTH = 2000;
@@ -43,22 +44,14 @@ export class DiscordOutbound {
     const chunks = chunksOf(text, message.plain === true);
     if (chunks.length === 0 && !message.file) throw new Error('Discord cannot send an empty message');
     const parts = chunks.length === 0 ? [''] : chunks;
-    let last: ApiMessage | undefined;
-    for (let index = Math.min(options.skipParts ?? 0, parts.length - 1); index < parts.length; index++) {
-      const isLast = index === parts.length - 1;
-      try {
-        last = await this.post(channelOf(target), {
-          content: parts[index] as string,
-          ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
-          ...(isLast ? { buttons: message.buttons, file: message.file } : {}),
-        });
-      } catch (error) {
-        throw index > 0 ? new PartialSendError(index, error) : error;
-      }
-      // Recorded as each part lands, so a kill between parts resends only the rest.
-      if (!isLast) options.onPartSent?.(index + 1);
-    }
-    return refOf(target, last as ApiMessage, Boolean(message.file));
+    const last = await sendInParts(parts.length, options, (index, isLast) =>
+      this.post(channelOf(target), {
+        content: parts[index] as string,
+        ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
+        ...(isLast ? { buttons: message.buttons, file: message.file } : {}),
+      }),
+    );
+    return refOf(target, last, Boolean(message.file));
   }
 
   /** Edits a message in place; no buttons given means the buttons go. Too long a text is cut, marked "…". */

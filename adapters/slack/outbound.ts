@@ -1,7 +1,8 @@
 import type { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
-import { PartialSendError, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
+import type { OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
+import { sendInParts } from '../../src/gateway/send-parts.js';
 import type { SlackLogger } from './logger.js';
 import { MAX_MESSAGE_LENGTH, renderMrkdwnPart, renderPart, toMrkdwn, type RenderedPart } from './render.js';
 
@@ -22,19 +23,9 @@ export class SlackOutbound {
     if (message.file) return this.sendFile(where, message, message.file);
     const parts = message.text.trim() === '' ? [] : splitMessage(message.text, MAX_MESSAGE_LENGTH);
     if (parts.length === 0) throw new Error('Slack cannot send an empty message');
-    let ts = '';
-    // The last part always goes out (it carries the buttons, and the ref names it).
-    for (let index = Math.min(options.skipParts ?? 0, parts.length - 1); index < parts.length; index++) {
-      const isLast = index === parts.length - 1;
-      const render = { plain: message.plain === true, ...(isLast && message.buttons ? { buttons: message.buttons } : {}) };
-      try {
-        ts = await this.post(where, parts[index] as string, render);
-      } catch (error) {
-        throw index > 0 ? new PartialSendError(index, error) : error;
-      }
-      // Recorded as each part lands, so a kill between parts resends only the rest.
-      if (!isLast) options.onPartSent?.(index + 1);
-    }
+    const ts = await sendInParts(parts.length, options, (index, isLast) =>
+      this.post(where, parts[index] as string, { plain: message.plain === true, ...(isLast && message.buttons ? { buttons: message.buttons } : {}) }),
+    );
     return { ...where, messageId: ts };
   }
 

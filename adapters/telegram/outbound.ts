@@ -2,6 +2,7 @@ import { GrammyError, InputFile, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
+import { sendInParts } from '../../src/gateway/send-parts.js';
 import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
 import type { TelegramLogger } from './logger.js';
 
@@ -42,20 +43,12 @@ export class TelegramOutbound {
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
     const reply = replyExtra(message.replyTo);
-    let last: Message | undefined;
-    // The last part always goes out (it carries the buttons, and the ref names it).
-    for (let index = Math.min(skipParts, chunks.length - 1); index < chunks.length; index++) {
-      const isLast = index === chunks.length - 1;
+    const last = await sendInParts(chunks.length, { skipParts, onPartSent }, (index, isLast) => {
       // Only the first part answers the message; the rest follow it.
       const extra = { ...thread, ...(index === 0 ? reply : {}), ...(isLast ? keyboard : {}) };
-      try {
-        last = await this.sendChunk(chatId, chunks[index] as RenderedChunk, message.plain === true, extra);
-      } catch (error) {
-        throw index > 0 ? new PartialSendError(index, error) : error;
-      }
-      if (!isLast) onPartSent?.(index + 1);
-    }
-    return refOf(target, last as Message);
+      return this.sendChunk(chatId, chunks[index] as RenderedChunk, message.plain === true, extra);
+    });
+    return refOf(target, last);
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {

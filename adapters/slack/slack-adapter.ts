@@ -227,7 +227,7 @@ class SlackChannel implements SlackAdapter {
   /** A file's bytes by Slack file id (files.info, then its private URL with the bot token). */
   readonly download = async (fileId: string): Promise<Buffer> => {
     const info = await this.client.files.info({ file: fileId });
-    const url = info.file?.url_private_download ?? info.file?.url_private;
+    const url = info.file ? fileUrlOf(info.file) : undefined;
     if (!url) throw new Error('Slack gave no download URL for this file');
     return this.fetchFile(url);
   };
@@ -350,7 +350,7 @@ class SlackChannel implements SlackAdapter {
     if (!identity || !isPersonMessage(event, identity)) return;
     const userName = await this.nameOf(event);
     const inbound = normalizeSlackMessage(event, { eventId, via, userName, ...(editedAfterSeconds !== undefined ? { editedAfterSeconds } : {}) }, identity, (file) =>
-      attachmentOf(file, file.url_private_download || file.url_private ? () => this.fetchFile((file.url_private_download ?? file.url_private) as string) : this.download),
+      attachmentOf(file, fileUrlOf(file) !== undefined ? () => this.fetchFile(fileUrlOf(file) as string) : this.download),
     );
     if (inbound.threadId !== undefined && inbound.chatType !== 'dm') this.threads.join(inbound.chatId, inbound.threadId);
     // Nothing reaches the sink once the adapter stopped (a lookup may finish after that).
@@ -434,4 +434,9 @@ function conversationOf(event: SlackMessageEvent): string {
 function eventIdOf(body: unknown): string {
   const id = (body as { event_id?: unknown }).event_id;
   return typeof id === 'string' ? id : `event:${Date.now()}:${Math.random()}`;
+}
+
+/** Where a file's bytes are (the download URL, else the private one); an empty URL is none. */
+function fileUrlOf(file: { url_private_download?: string; url_private?: string }): string | undefined {
+  return file.url_private_download || file.url_private || undefined;
 }

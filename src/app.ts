@@ -20,6 +20,7 @@ import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createSandbox, type Sandbox } from './policy/sandbox.js';
+import { createSensitivePaths } from './policy/sensitive-paths.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
 import type { PersonResolver } from './core/person.js';
@@ -121,11 +122,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     join(config.data_dir, 'logs'),
     ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
   ];
-  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir });
+  // One secret matcher: the permission checker and the sandbox share its walk of the disk.
+  const sensitive = createSensitivePaths({ workspace: config.tools.workspace, home: homedir(), protectedPaths });
+  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir, sensitive });
   const permissions = createPermissionChecker(config.permissions, {
     workspace: config.tools.workspace,
     home: homedir(),
     protectedPaths,
+    sensitive,
     alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
   });
   const gate: PermissionGate = {

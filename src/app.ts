@@ -145,6 +145,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Jobs belong to the linked person and run in their profile's timezone.
     people: options.people ?? memory.people,
     timezoneFor: options.timezoneFor ?? ((personId) => memory.timezoneFor(personId)),
+    maxJobsPerPerson: config.scheduler.max_jobs_per_person,
   });
   const tools = new ToolRegistry([
     ...builtinTools({

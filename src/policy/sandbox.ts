@@ -16,6 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
+import { isBelow } from './secret-names.js';
 import { createSensitivePaths, type SensitivePaths } from './sensitive-paths.js';
 
 export type SandboxMode = 'auto' | 'required' | 'off';
@@ -149,7 +150,7 @@ function bwrapArgs(options: SandboxOptions, secrets: string[]): string[] {
   // The home directory is read-only: caches that tools keep there go to the private /tmp.
   args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'npm_config_cache', '/tmp/.npm', '--setenv', 'PIP_CACHE_DIR', '/tmp/.cache/pip');
   for (const path of maskedPaths(options, secrets)) {
-    if (dataDir && isUnder(path, dataDir) && !isUnder(path, workspace)) continue; // hidden with the data dir
+    if (dataDir && isBelow(path, dataDir) && !isBelow(path, workspace)) continue; // hidden with the data dir
     const stats = statSync(path, { throwIfNoEntry: false });
     if (!stats) continue;
     if (stats.isDirectory()) args.push('--tmpfs', path);
@@ -177,12 +178,8 @@ function hiddenDataDir(options: SandboxOptions): string | undefined {
   if (!options.dataDir) return undefined;
   const dataDir = realOrSelf(resolve(options.dataDir));
   const home = realOrSelf(resolve(options.home));
-  if (dataDir === '/' || isUnder(home, dataDir) || isUnder(dataDir, '/tmp')) return undefined;
+  if (dataDir === '/' || isBelow(home, dataDir) || isBelow(dataDir, '/tmp')) return undefined;
   return statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() ? dataDir : undefined;
-}
-
-function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
 function realOrSelf(path: string): string {

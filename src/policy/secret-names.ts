@@ -141,8 +141,8 @@ for (const sequence of SECRET_SEQUENCES) {
   SEQUENCES_BY_HEAD.set(head, [...(SEQUENCES_BY_HEAD.get(head) ?? []), sequence]);
 }
 
-/** `isInside` for normalised absolute paths, by string: `path` is `dir` or below it. */
-function isBelow(path: string, dir: string): boolean {
+/** `isInside` for normalised absolute paths, by string (no path module calls): `path` is `dir` or below it. */
+export function isBelow(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 }
 

@@ -35,6 +35,8 @@ export type SecretsOnDisk = {
   identities: ReadonlySet<string>;
   /** A bound stopped the walk before it saw everything. */
   truncated: boolean;
+  /** How many entries the walk looked at. */
+  seen: number;
   /** When the walk finished (Date.now()). */
   takenAt: number;
 };
@@ -134,7 +136,7 @@ function* walk(plan: SecretWalkPlan): Generator<void, SecretsOnDisk> {
     }
   }
   for (const link of links) if (identities.has(link.id)) paths.add(link.path);
-  return { paths: [...paths], identities, truncated, takenAt: Date.now() };
+  return { paths: [...paths], identities, truncated, seen: steps, takenAt: Date.now() };
 }
 
 function list(dir: string): Dirent[] {
@@ -185,7 +187,7 @@ export type SecretIndex = {
  * next question starts a walk in the background and is answered with the findings at hand,
  * so no check pays for a walk after the first. The plan is asked for at every walk.
  */
-export function createSecretIndex(plan: () => SecretWalkPlan, ttlMs = 5000): SecretIndex {
+export function createSecretIndex(plan: () => SecretWalkPlan, ttlMs = 30_000): SecretIndex {
   let found: SecretsOnDisk | undefined;
   let walking: Promise<SecretsOnDisk> | undefined;
   const refresh = (): Promise<SecretsOnDisk> =>

@@ -30,7 +30,7 @@ export type SensitivePathOptions = {
   home?: string;
   /** Extra files or directories to deny (hob's config file, its database, its data dir secrets). */
   protectedPaths?: string[];
-  /** How old the findings of the walk for secrets on disk may get before it is taken again; default 5 s. */
+  /** How old the findings of the walk for secrets on disk may get before it is taken again (in the background); default 30 s. */
   rescanMs?: number;
 };
 

@@ -81,7 +81,10 @@ export type App = {
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
-  /** Loads the model SDK in the background, if it is not loaded yet. */
+  /**
+   * Loads the model SDK in the background, if it is not loaded yet, and starts the sandbox's
+   * first walk for secrets on disk, so the first bash call does not wait for it.
+   */
   warmUp(): void;
   /** Closes the database and waits until every log line is written. */
   close(): Promise<void>;
@@ -93,8 +96,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const client = options.provider ? undefined : createProvider(providerSettings(config, options.configPath));
   const provider: ProviderClient = options.provider ?? (client as ProviderClient);
   // A load failure surfaces on the first request, in words.
-  const warmUp = () => void client?.preload().catch(() => undefined);
-  if (!options.deferModelLoad) warmUp();
+  const preloadModel = () => void client?.preload().catch(() => undefined);
+  if (!options.deferModelLoad) preloadModel();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -224,7 +227,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger.info({ model: name }, 'model switched');
       return `Switched to ${name}. New messages use it.`;
     },
-    warmUp,
+    warmUp: () => {
+      preloadModel();
+      // In slices between other work: `hob start` calls this once its channels are up.
+      if (sandbox.status().state === 'active') void sensitive.onDisk.current().catch(() => undefined);
+    },
     close: async () => {
       memory.close();
       hooks.close();

@@ -90,8 +90,9 @@ export function resourceTools(servers: () => McpServerConnection[], callTimeoutM
             const resources = await target.listResources(ctx.signal, callTimeoutMs);
             if (resources.length === 0) lines.push(`${target.name}: no resources`);
             for (const resource of resources) {
-              const path = namedPath(resource.uri);
-              if (path !== undefined && /^file:/i.test(resource.uri) && ctx.isSensitivePath?.(path)) continue;
+              // A file offered as a resource is listed only when read_file could read it.
+              const path = /^file:/i.test(resource.uri) ? namedPath(resource.uri) : undefined;
+              if (path !== undefined && ctx.isSensitivePath?.(path)) continue;
               lines.push(`${target.name}: ${resource.uri} — ${resource.name}${resource.mimeType ? ` (${resource.mimeType})` : ''}${resource.description ? `: ${resource.description}` : ''}`);
             }
           } catch (error) {

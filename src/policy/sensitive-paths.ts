@@ -4,10 +4,10 @@
  * checker; nothing overrides it.
  *
  * What counts as secret is `secret-names.ts` (one matcher for every check hob makes). Each
- * target is checked twice: as
- * written (after `~`/`$HOME` expansion and `..` normalisation) and with symlinks resolved,
- * so a workspace link pointing into ~/.ssh is denied too — even a dangling one, since
- * writing through it would create the secret.
+ * target is checked twice: as written (after `~`/`$HOME` expansion and `..` normalisation)
+ * and with symlinks resolved, so a workspace link pointing into ~/.ssh is denied too — even
+ * a dangling one, since writing through it would create the secret. A file with more than
+ * one link is compared with the secrets found on disk (`secret-walk.ts`).
  *
  * `.env` files: a `.env` inside the workspace is the project's own and follows the normal
  * rules (reading is allowed, writing asks); a `.env` anywhere else (another project, hob's

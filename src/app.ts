@@ -20,6 +20,7 @@ import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createSandbox, type Sandbox } from './policy/sandbox.js';
+import { createSensitivePaths } from './policy/sensitive-paths.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
 import type { PersonResolver } from './core/person.js';
@@ -80,7 +81,10 @@ export type App = {
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
-  /** Loads the model SDK in the background, if it is not loaded yet. */
+  /**
+   * Loads the model SDK in the background, if it is not loaded yet, and starts the sandbox's
+   * first walk for secrets on disk, so the first bash call does not wait for it.
+   */
   warmUp(): void;
   /** Closes the database and waits until every log line is written. */
   close(): Promise<void>;
@@ -92,8 +96,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const client = options.provider ? undefined : createProvider(providerSettings(config, options.configPath));
   const provider: ProviderClient = options.provider ?? (client as ProviderClient);
   // A load failure surfaces on the first request, in words.
-  const warmUp = () => void client?.preload().catch(() => undefined);
-  if (!options.deferModelLoad) warmUp();
+  const preloadModel = () => void client?.preload().catch(() => undefined);
+  if (!options.deferModelLoad) preloadModel();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -121,11 +125,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     join(config.data_dir, 'logs'),
     ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
   ];
-  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir });
+  // One secret matcher: the permission checker and the sandbox share its walk of the disk.
+  const sensitive = createSensitivePaths({ workspace: config.tools.workspace, home: homedir(), protectedPaths });
+  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir, sensitive });
   const permissions = createPermissionChecker(config.permissions, {
     workspace: config.tools.workspace,
     home: homedir(),
     protectedPaths,
+    sensitive,
     alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
   });
   const gate: PermissionGate = {
@@ -141,6 +148,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Jobs belong to the linked person and run in their profile's timezone.
     people: options.people ?? memory.people,
     timezoneFor: options.timezoneFor ?? ((personId) => memory.timezoneFor(personId)),
+    maxJobsPerPerson: config.scheduler.max_jobs_per_person,
   });
   const tools = new ToolRegistry([
     ...builtinTools({
@@ -219,7 +227,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger.info({ model: name }, 'model switched');
       return `Switched to ${name}. New messages use it.`;
     },
-    warmUp,
+    warmUp: () => {
+      preloadModel();
+      // In slices between other work: `hob start` calls this once its channels are up.
+      if (sandbox.status().state === 'active') void sensitive.onDisk.current().catch(() => undefined);
+    },
     close: async () => {
       memory.close();
       hooks.close();

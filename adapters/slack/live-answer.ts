@@ -2,6 +2,7 @@ import type { ChatStreamer, WebClient } from '@slack/web-api';
 import type { LiveAnswer, SentRef } from '../../src/gateway/channel.js';
 import type { SlackLogger } from './logger.js';
 import { describeError, slackErrorCode } from './outbound.js';
+import { neutralizeBroadcasts, streamablePrefix } from './render.js';
 
 /** Errors that mean this workspace or token cannot stream at all (not just this once). */
 const STREAMING_REFUSED = new Set(['unknown_method', 'not_allowed_token_type', 'missing_scope', 'method_deprecated', 'feature_not_enabled', 'not_allowed', 'invalid_arguments']);
@@ -58,8 +59,9 @@ export class SlackLiveAnswer implements LiveAnswer {
     }
   }
 
-  async finish(finalText: string): Promise<SentRef | undefined> {
+  async finish(answer: string): Promise<SentRef | undefined> {
     await this.close();
+    const finalText = neutralizeBroadcasts(answer);
     // The final text continues what was streamed (or is it, give or take trailing blanks).
     const continues = finalText.startsWith(this.streamed);
     const same = this.streamed.trimEnd() === finalText.trimEnd();
@@ -92,7 +94,8 @@ export class SlackLiveAnswer implements LiveAnswer {
   }
 
   private async push(): Promise<void> {
-    const latest = this.latest;
+    // Neutralized, and held back at a `<` that may still become a broadcast mention.
+    const latest = streamablePrefix(this.latest);
     // A rewritten text cannot be un-appended; the final text settles it.
     if (this.failed || this.closed || !latest.startsWith(this.streamed) || latest.length > MAX_STREAM_LENGTH) return;
     const delta = latest.slice(this.streamed.length);

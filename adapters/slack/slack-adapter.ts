@@ -15,6 +15,7 @@ import {
 } from './normalize.js';
 import { describeError, SlackOutbound, slackErrorCode, threadOf } from './outbound.js';
 import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
+import { withinRequestWindow } from './request-window.js';
 import { channelCommandPointer, slashCommandText, type SlashCommand } from './slash-command.js';
 import { ThreadMembership } from './thread-membership.js';
 
@@ -111,7 +112,11 @@ class SlackChannel implements SlackAdapter {
     const logger = boltLogger(this.logger);
     let receiver: Receiver;
     if (options.http) {
-      receiver = new HTTPReceiver({ signingSecret: options.http.signingSecret, endpoints: '/slack/events', logger, processBeforeResponse: false });
+      const http = new HTTPReceiver({ signingSecret: options.http.signingSecret, endpoints: '/slack/events', logger, processBeforeResponse: false });
+      http.requestListener = withinRequestWindow(http.requestListener, (skewSeconds) =>
+        this.logger.warn({ skewSeconds }, 'slack: refused a signed request dated more than 5 minutes from now'),
+      );
+      receiver = http;
     } else {
       receiver = new SocketModeReceiver({
         appToken: options.appToken as string,

@@ -175,7 +175,8 @@ class ConsoleSession {
     const command = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
     const commandName = command?.[1] ?? '';
     if (this.options.memory && isMemoryCommand(commandName)) {
-      const sender = { platform: platformOf(this.engine.sessionKey), userId: this.options.userId, private: true, buttons: false };
+      // The person at the terminal is hob's owner.
+      const sender = { platform: platformOf(this.engine.sessionKey), userId: this.options.userId, private: true, buttons: false, trusted: true };
       return this.printer.line(runMemoryCommand(this.options.memory, commandName, command?.[2] ?? '', sender).text);
     }
     if (command && this.options.extensions) {

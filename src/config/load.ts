@@ -144,7 +144,7 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
   const result = hobConfigSchema.safeParse(data, { error: expectedPhrase });
   const problems: PathProblem[] = [...referenceProblems];
   if (!result.success) {
-    for (const problem of problemsFromIssues(result.error.issues, hobConfigSchema, data)) {
+    for (const problem of problemsFromIssues(result.error.issues, hobConfigSchema, data, raw)) {
       // A value whose ${VAR} failed is already reported; its validation would only echo it.
       if (!referenceProblems.some((reference) => startsWith(problem.path, reference.path))) problems.push(problem);
     }

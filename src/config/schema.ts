@@ -181,6 +181,8 @@ const schedulerSchema = z
     max_failures: positiveInt.default(3),
     /** The time limit of one report run. */
     report_timeout_seconds: positiveInt.default(300),
+    /** Reminders and reports one person may have that can still run (pending or paused). */
+    max_jobs_per_person: positiveInt.default(50),
   })
   .prefault({});
 

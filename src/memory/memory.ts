@@ -47,7 +47,8 @@ export class Memory {
   private readonly embedder: Embedder | undefined;
   /** Why semantic search is off, when it is. */
   readonly semanticProblem: string | undefined;
-  private readonly prompts = new Map<string, string>();
+  /** Each session's prompt section, with the person it was built for. */
+  private readonly prompts = new Map<string, { personId: string; section: string }>();
   private embedding: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs: number;
@@ -196,17 +197,19 @@ export class Memory {
   /**
    * The system prompt's memory part for one session: persona, the person's profile and
    * local time, and the snapshot. Built when the session starts and kept for it (the prompt
-   * cache holds); a new session reads the persona and memory again.
+   * cache holds); a new session reads the persona and memory again. When the person behind
+   * the session changes (`/link`, `/unlink`), it is built again at once: an unlinked account
+   * no longer carries the other person's memory, also in a session that was open.
    */
   promptSection(context: { sessionKey: string; sessionId: string; userId: string; shared: boolean }): string {
+    const personId = this.personFor(context.sessionKey, context.userId);
     const cached = this.prompts.get(context.sessionId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && cached.personId === personId) return cached.section;
     const persona = readPersona(this.options.dataDir);
     const parts = persona ? [persona] : [];
     if (context.shared) {
       parts.push('This is a shared group conversation: several people talk here. Do not tell one person what you remember about another. The memory tools act for whoever asked.');
     } else {
-      const personId = this.personFor(context.sessionKey, context.userId);
       const profile = this.profiles.get(personId);
       const timezone = this.timezoneFor(personId);
       const about = [
@@ -226,7 +229,7 @@ export class Memory {
     );
     const section = parts.join('\n\n');
     if (this.prompts.size > 1000) this.prompts.clear();
-    this.prompts.set(context.sessionId, section);
+    this.prompts.set(context.sessionId, { personId, section });
     return section;
   }
 

@@ -19,7 +19,7 @@
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
 import { commandCandidates, compileCommandPattern } from './command-patterns.js';
-import { createSensitivePaths, isInside, type ResolvedTarget } from './sensitive-paths.js';
+import { createSensitivePaths, isInside, type ResolvedTarget, type SensitivePaths } from './sensitive-paths.js';
 import type { PermissionDecision, PermissionQuery } from './types.js';
 
 export type PermissionMode = 'default' | 'plan' | 'full_auto';
@@ -54,6 +54,8 @@ export type PermissionCheckerOptions = {
   protectedPaths?: string[];
   /** Rules loaded from the store at start-up. */
   alwaysRules?: (AlwaysRule & { userId: string })[];
+  /** The secret matcher to use (the app shares one with the sandbox); default: one made from the options above. */
+  sensitive?: SensitivePaths;
 };
 
 export type PermissionChecker = {
@@ -75,7 +77,7 @@ export function createPermissionChecker(
   settings: PermissionSettings,
   options: PermissionCheckerOptions,
 ): PermissionChecker {
-  const sensitive = createSensitivePaths(options);
+  const sensitive = options.sensitive ?? createSensitivePaths(options);
   const deniedTool = toolMatcher(settings.denied_tools);
   const allowedTool = toolMatcher(settings.allowed_tools);
   const pathRules = settings.path_rules.map((rule) => ({

@@ -18,6 +18,8 @@ export type SchedulingOptions = {
   settings: SchedulerSettings;
   people?: PersonResolver;
   timezoneFor?(personId: string): string | undefined;
+  /** config `scheduler.max_jobs_per_person`; default 50. */
+  maxJobsPerPerson?: number;
 };
 
 /** The scheduler's parts one hob process shares: the jobs, who may see them, the tools, the runner. */
@@ -49,6 +51,7 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
     timezoneFor: (personId) => options.timezoneFor?.(personId),
     defaultTimezone: options.defaultTimezone,
     isOwner: (platform, userId) => platform === 'console' || isOwner(platform, userId),
+    maxJobsPerPerson: options.maxJobsPerPerson ?? 50,
   };
   return {
     jobs,

@@ -125,6 +125,20 @@ export class JobRepository {
     return this.get(job.id) as Job;
   }
 
+  /**
+   * Creates the job unless its owner already has `maxLive` jobs that may still run (pending
+   * or paused; a finished one-shot does not count): undefined then. Counting and inserting
+   * are one IMMEDIATE transaction, so two processes cannot both take the last place.
+   */
+  createWithin(job: Parameters<JobRepository['create']>[0], maxLive: number): Job | undefined {
+    return this.db
+      .transaction(() => {
+        const live = this.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM jobs WHERE owner_id = ? AND (enabled = 0 OR next_run_at IS NOT NULL)').get(job.ownerId);
+        return (live?.n ?? 0) >= maxLive ? undefined : this.create(job);
+      })
+      .immediate();
+  }
+
   get(id: string): Job | undefined {
     const row = this.db.prepare<[string], JobRowDb>('SELECT * FROM jobs WHERE id = ?').get(id);
     return row ? toJob(row) : undefined;

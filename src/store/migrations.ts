@@ -227,4 +227,12 @@ export const migrations: string[] = [
   CREATE INDEX compactions_session ON compactions(session_id, id);
   CREATE VIRTUAL TABLE messages_fts USING fts5(text, person_id UNINDEXED, session_id UNINDEXED, role UNINDEXED, tokenize = 'porter unicode61');
   `,
+  /* issue 16: wrong /link codes are counted in the database, per person and per live code */ `
+  ALTER TABLE link_codes ADD COLUMN wrong_tries INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE link_failures (
+    person_id TEXT NOT NULL,
+    at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX link_failures_person ON link_failures(person_id, at);
+  `,
 ];

@@ -84,15 +84,17 @@ type Ending =
 /** How long an exited shell's pipes may stay open (held by background children) before they are stopped. */
 const DRAIN_MS = 200;
 
-function runCommand(command: string, ctx: ToolContext, settings: RunSettings): Promise<ToolOutput> {
-  if (ctx.signal.aborted) return Promise.resolve({ content: 'cancelled before the command started', isError: true });
+async function runCommand(command: string, ctx: ToolContext, settings: RunSettings): Promise<ToolOutput> {
+  if (ctx.signal.aborted) return { content: 'cancelled before the command started', isError: true };
 
   // The outer shell only routes stderr into the stdout pipe and execs the real one, so both
   // streams share one pipe and arrive in the order they were written; the command's own
   // text (line numbers, $0) is untouched.
   const argv = ['/bin/bash', '-c', 'exec "$0" -c "$1" 2>&1', '/bin/bash', command];
-  const program = settings.sandbox ? settings.sandbox.wrap(argv) : { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
-  if ('refused' in program) return Promise.resolve({ content: program.refused, isError: true });
+  const program = settings.sandbox ? await settings.sandbox.wrap(argv) : { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
+  if ('refused' in program) return { content: program.refused, isError: true };
+  // The sandbox may have waited for its first look at the secrets on disk.
+  if (ctx.signal.aborted) return { content: 'cancelled before the command started', isError: true };
 
   return new Promise((resolve) => {
     const child = spawn(program.file, program.args, {

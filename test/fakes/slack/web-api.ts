@@ -20,6 +20,13 @@ export type FakeMessage = {
   deleted: boolean;
   /** Set for a streamed message: whether the stream was stopped. */
   stream?: 'streaming' | 'stopped';
+  /**
+   * The broadcast mentions Slack would act on (`channel`, `here`, `everyone`, `subteam^S1`):
+   * read from the notification text, mrkdwn sections, markdown blocks and the streamed
+   * markdown as a whole (a mention split over two appends still counts), never from
+   * plain_text; with `link_names` also a bare `@channel`.
+   */
+  broadcasts: string[];
   files?: { id: string; name: string; bytes: Buffer }[];
 };
 
@@ -216,14 +223,14 @@ export class FakeWebApi {
     'apps.connections.open': () => ({ url: this.socketUrl }),
     'chat.postMessage': (params) => {
       const channel = String(params.channel);
-      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, deleted: false, ...readable(params) };
+      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, deleted: false, ...readable(params), broadcasts: broadcastsIn(params) };
       if (typeof params.thread_ts === 'string') message.threadTs = params.thread_ts;
       this.messages.push(message);
       return { channel, ts: message.ts, message: { text: message.text } };
     },
     'chat.update': (params) => {
       const message = this.message(String(params.channel), String(params.ts));
-      Object.assign(message, readable(params));
+      Object.assign(message, readable(params), { broadcasts: [...new Set([...message.broadcasts, ...broadcastsIn(params)])] });
       return { channel: message.channel, ts: message.ts };
     },
     'chat.delete': (params) => {
@@ -237,7 +244,8 @@ export class FakeWebApi {
     'chat.startStream': (params) => {
       if (typeof params.thread_ts !== 'string') throw new Error('invalid_arguments');
       if (!String(params.channel).startsWith('D') && (params.recipient_user_id === undefined || params.recipient_team_id === undefined)) throw new Error('missing_recipient_user_id');
-      const message: FakeMessage = { ts: this.nextTs(), channel: String(params.channel), threadTs: params.thread_ts, user: this.bot.userId, text: chunkText(params), buttons: [], deleted: false, stream: 'streaming' };
+      const text = chunkText(params);
+      const message: FakeMessage = { ts: this.nextTs(), channel: String(params.channel), threadTs: params.thread_ts, user: this.bot.userId, text, buttons: [], deleted: false, stream: 'streaming', broadcasts: mentionsIn(text) };
       this.messages.push(message);
       return { channel: message.channel, ts: message.ts };
     },
@@ -245,12 +253,14 @@ export class FakeWebApi {
       const message = this.message(String(params.channel), String(params.ts));
       if (message.stream !== 'streaming') throw new Error('message_not_in_streaming_state');
       message.text += chunkText(params);
+      message.broadcasts = mentionsIn(message.text);
       return { channel: message.channel, ts: message.ts };
     },
     'chat.stopStream': (params) => {
       const message = this.message(String(params.channel), String(params.ts));
       if (message.stream !== 'streaming') throw new Error('message_not_in_streaming_state');
       message.text += chunkText(params);
+      message.broadcasts = mentionsIn(message.text);
       message.stream = 'stopped';
       return { channel: message.channel, ts: message.ts, message: { text: message.text } };
     },
@@ -311,7 +321,8 @@ export class FakeWebApi {
       const files = params.files as { id: string; title?: string }[];
       const channel = String(params.channel_id);
       const shared = files.map((file) => ({ id: file.id, name: this.uploads.get(file.id)?.name ?? file.id, bytes: this.uploads.get(file.id)?.bytes ?? Buffer.alloc(0) }));
-      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, text: String(params.initial_comment ?? ''), buttons: [], deleted: false, files: shared };
+      const comment = String(params.initial_comment ?? '');
+      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, text: comment, buttons: [], deleted: false, files: shared, broadcasts: mentionsIn(comment) };
       if (typeof params.thread_ts === 'string') message.threadTs = params.thread_ts;
       this.messages.push(message);
       return { files: files.map((file) => ({ id: file.id, title: file.title ?? '' })) };
@@ -367,6 +378,24 @@ function readable(params: Record<string, unknown>): { text: string; buttons: Sla
     .flatMap((block) => block.elements ?? [])
     .map((element) => ({ label: element.text?.text ?? '', value: element.value ?? '', actionId: element.action_id ?? '' }));
   return { text: texts.join('\n'), buttons, blocks };
+}
+
+/** The broadcast mentions in mrkdwn or markdown text, as Slack parses them. */
+function mentionsIn(text: string, linkNames = false): string[] {
+  const found = [...text.matchAll(/<!(channel|here|everyone|subteam\^[^>|]+)(?:\|[^>]*)?>/g)].map((match) => match[1] as string);
+  if (linkNames) found.push(...[...text.matchAll(/(?:^|\s)@(channel|here|everyone)\b/g)].map((match) => match[1] as string));
+  return found;
+}
+
+/** What a posted or updated message would notify: its text, and every block but plain_text ones. */
+function broadcastsIn(params: Record<string, unknown>): string[] {
+  const blocks = Array.isArray(params.blocks) ? (params.blocks as Block[]) : [];
+  const texts = [
+    typeof params.text === 'string' ? params.text : '',
+    ...blocks.map((block) => (typeof block.text === 'string' ? block.text : block.text && (block.text as { type?: string }).type !== 'plain_text' ? (block.text.text ?? '') : '')),
+  ];
+  const linkNames = params.link_names === true || params.link_names === 'true' || params.link_names === '1';
+  return [...new Set(texts.flatMap((text) => mentionsIn(text, linkNames)))];
 }
 
 function chunkText(params: Record<string, unknown>): string {

@@ -5,7 +5,7 @@
  * filled in from the environment by load.ts (`withVoiceKeys`), never logged.
  */
 import { z } from 'zod';
-import { baseUrlWithoutSlash, nonEmptyString, positiveInt, secret } from './schema-parts.js';
+import { baseUrlWithoutSlash, nonEmptyString, positiveInt } from './schema-parts.js';
 
 /** File extensions an endpoint may be told it accepts (`voice.formats`). */
 export const AUDIO_EXTENSIONS = ['flac', 'mp3', 'mp4', 'mpeg', 'mpga', 'm4a', 'ogg', 'oga', 'opus', 'wav', 'webm', 'aac', 'amr'] as const;
@@ -38,7 +38,8 @@ function knownEndpoint(baseUrl: string): KnownEndpoint | undefined {
 
 const LANGUAGE = 'expected a language code like "en" or "de" (ISO 639-1)';
 const ENDPOINT = 'expected the URL of an OpenAI-compatible endpoint like "https://api.openai.com/v1" or "http://localhost:8000/v1"';
-const optionalKey = secret().optional();
+/** Empty means "not set" (withVoiceKeys then reads the environment), as for model.api_key. */
+const optionalKey = z.string({ error: 'expected a string' }).optional();
 
 const ttsSchema = z.strictObject({
   /** Default: voice.base_url. */

@@ -51,7 +51,7 @@ export async function postToEndpoint(request: EndpointRequest): Promise<Endpoint
       if (error instanceof EndpointError) throw error;
       if (request.signal?.aborted) throw request.signal.reason ?? error;
       if (error instanceof Error && error.name === 'TimeoutError') {
-        throw new EndpointError(`no answer within ${Math.round(request.timeoutMs / 1000)} s`, { timeout: true, reason: 'timeout' });
+        throw new EndpointError(`no answer within ${secondsText(request.timeoutMs)}`, { timeout: true, reason: 'timeout' });
       }
       const reason = scrubKey(networkReason(error), request.apiKey);
       if (attempt === 1 && !isAbortError(error)) {
@@ -136,6 +136,11 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
+}
+
+/** 300 → "0.3 s", 180000 → "180 s". */
+export function secondsText(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }
 
 /** A key never appears in a message, even when a server echoes it back. */

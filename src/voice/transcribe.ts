@@ -8,7 +8,7 @@
  */
 import { openAsBlob } from 'node:fs';
 import { HobError } from '../core/errors.js';
-import { EndpointError, postToEndpoint, scrubKey } from './endpoint.js';
+import { EndpointError, postToEndpoint, scrubKey, secondsText } from './endpoint.js';
 
 export type TranscriptionSettings = {
   /** e.g. https://api.openai.com/v1 (the SDK appends /audio/transcriptions). */
@@ -49,7 +49,8 @@ export type Upload = { path: string; fileName: string; mimeType: string };
 export type Transcriber = (upload: Upload, signal?: AbortSignal) => Promise<Transcript>;
 
 /** A 400/415 about the file itself rather than the request: another format may pass. */
-const FORMAT_REFUSAL = /format|unsupported|must be one of|corrupt|decod|failed to read|invalid (audio|file)|could not process/i;
+const FORMAT_REFUSAL =
+  /(file|audio) format|supported formats|unsupported (file|format|audio|media|codec)|must be one of the following types|corrupt|failed to (read|decode|load) audio|could not (decode|read) (the )?(audio|file)|invalid data found|invalid (audio|file)/i;
 
 /** The most a transcript answer may weigh (a 10-minute note's text is ~10 KB; verbose JSON more). */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -69,7 +70,7 @@ export function transcriptionClient(settings: TranscriptionSettings): Transcribe
     } catch (error) {
       if (!(error instanceof EndpointError)) throw error;
       const { status, timeout, network, reason } = error.failure;
-      if (timeout) throw new TranscriptionError(`${where} did not answer within ${Math.round(settings.timeoutMs / 1000)} s`, 'timeout');
+      if (timeout) throw new TranscriptionError(`${where} did not answer within ${secondsText(settings.timeoutMs)}`, 'timeout');
       if (network) throw new TranscriptionError(`${where} could not be reached: ${reason}`, 'unavailable');
       throw classify(status, reason, where);
     }

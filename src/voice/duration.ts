@@ -1,28 +1,32 @@
 /**
- * How long a note is, read from its container where that costs two small reads: an Ogg
+ * What a note is and how long, read from its container where that costs two small reads: an Ogg
  * stream's last granule position (Opus counts 48 kHz samples, Vorbis its own rate) and a
  * WAV file's data size over its byte rate. Other containers go to ffprobe (ffmpeg.ts).
  */
 import { open } from 'node:fs/promises';
-import type { AudioContainer } from './formats.js';
+import { sniffContainer, type AudioContainer } from './formats.js';
 
 const HEAD_BYTES = 64 * 1024;
 /** The largest Ogg page is 65,307 bytes, so the last complete page starts within this. */
 const TAIL_BYTES = 65_536 + 1024;
 
-/** Seconds of audio per the file's header, or undefined when the header cannot tell cheaply. */
-export async function headerSeconds(path: string, container: AudioContainer): Promise<number | undefined> {
-  if (container !== 'ogg' && container !== 'wav') return undefined;
+/** What one open of a note tells: its size, its container, and its length when the header says it cheaply. */
+export type NoteFacts = { bytes: number; container: AudioContainer; seconds?: number };
+
+/** Reads a note's size, container and (Ogg, WAV) length: one open, at most two small reads. */
+export async function readNoteFacts(path: string): Promise<NoteFacts> {
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();
     const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
     await file.read(head, 0, head.length, 0);
-    if (container === 'wav') return wavSeconds(head, size);
+    const container = sniffContainer(head);
+    if (container === 'wav') return { bytes: size, container, seconds: wavSeconds(head, size) };
+    if (container !== 'ogg') return { bytes: size, container };
     const tailStart = Math.max(0, size - TAIL_BYTES);
     const tail = Buffer.alloc(size - tailStart);
     await file.read(tail, 0, tail.length, tailStart);
-    return oggSeconds(head, tail);
+    return { bytes: size, container, seconds: oggSeconds(head, tail) };
   } finally {
     await file.close();
   }

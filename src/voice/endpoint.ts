@@ -54,6 +54,9 @@ export async function postToEndpoint(request: EndpointRequest): Promise<Endpoint
         throw new EndpointError(`no answer within ${secondsText(request.timeoutMs)}`, { timeout: true, reason: 'timeout' });
       }
       const reason = scrubKey(networkReason(error), request.apiKey);
+      if (reason.includes('unexpected redirect')) {
+        throw new EndpointError(`${request.url} redirects elsewhere; set the base_url to where it redirects`, { network: true, reason: 'redirect' });
+      }
       if (attempt === 1 && !isAbortError(error)) {
         await pause(500, request.signal);
         continue;
@@ -68,7 +71,9 @@ async function postOnce(request: EndpointRequest): Promise<EndpointAnswer> {
   if (request.apiKey) headers['authorization'] = `Bearer ${request.apiKey}`;
   if (typeof request.body === 'string') headers['content-type'] = request.contentType ?? 'application/json';
   const signals = [AbortSignal.timeout(request.timeoutMs), ...(request.signal ? [request.signal] : [])];
-  const response = await fetch(request.url, { method: 'POST', headers, body: request.body, signal: AbortSignal.any(signals) });
+  // redirect "error": to be able to follow a redirect, fetch keeps every byte of the body
+  // it sent (a 10-minute note: 19 MB held); an audio endpoint has no business redirecting a POST.
+  const response = await fetch(request.url, { method: 'POST', headers, body: request.body, signal: AbortSignal.any(signals), redirect: 'error' });
   const contentType = response.headers.get('content-type') ?? '';
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > request.maxResponseBytes) {

@@ -60,7 +60,8 @@ export function transcriptionClient(settings: TranscriptionSettings): Transcribe
   const url = `${settings.baseUrl}/audio/transcriptions`;
   return async (upload, signal) => {
     const form = new FormData();
-    form.append('file', new File([await openAsBlob(upload.path)], upload.fileName, { type: upload.mimeType }));
+    // The Blob itself, named by append: wrapping it in `new File([blob])` would copy the whole file into memory.
+    form.append('file', await openAsBlob(upload.path, { type: upload.mimeType }), upload.fileName);
     form.append('model', settings.model);
     if (settings.language) form.append('language', settings.language);
     form.append('response_format', settings.responseFormat ?? 'json');
@@ -71,6 +72,7 @@ export function transcriptionClient(settings: TranscriptionSettings): Transcribe
       if (!(error instanceof EndpointError)) throw error;
       const { status, timeout, network, reason } = error.failure;
       if (timeout) throw new TranscriptionError(`${where} did not answer within ${secondsText(settings.timeoutMs)}`, 'timeout');
+      if (reason === 'redirect') throw new TranscriptionError(`${where}: ${error.message}`, 'rejected');
       if (network) throw new TranscriptionError(`${where} could not be reached: ${reason}`, 'unavailable');
       throw classify(status, reason, where);
     }

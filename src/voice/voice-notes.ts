@@ -6,14 +6,14 @@
  * every failure comes back as a sentence for the person and a detail for the log.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { VoiceConfig } from '../config/voice-schema.js';
 import { errorMessage, isAbortError } from '../core/errors.js';
-import { headerSeconds } from './duration.js';
+import { readNoteFacts } from './duration.js';
 import { convertAudio, findFfmpeg, probeSeconds, type Ffmpeg } from './ffmpeg.js';
-import { CONTAINER_OF_TARGET, conversionTarget, mimeTypeOf, planUpload, sniffContainer, type AudioContainer } from './formats.js';
+import { CONTAINER_OF_TARGET, conversionTarget, mimeTypeOf, planUpload, type AudioContainer } from './formats.js';
 import { TranscriptionError, transcriptionClient, type Transcriber, type Transcript } from './transcribe.js';
 import { failedSentence, heardLine, notConfiguredSentence, nothingHeardSentence, tooBigSentence, tooLongSentence, transcriptForModel, type FailureWhy } from './words.js';
 
@@ -93,13 +93,13 @@ export class VoiceNotes {
     const transcribe = this.transcribe;
     if (!config || !transcribe) return { heard: false, why: 'not_configured', forPerson: notConfiguredSentence(note.savedAs) };
     try {
-      const { size: bytes } = await stat(note.path);
-      if (bytes > config.max_bytes) return { heard: false, why: 'too_big', forPerson: tooBigSentence(bytes, config.max_bytes, note.savedAs) };
-      const container = sniffContainer(await readHead(note.path));
+      const facts = await readNoteFacts(note.path);
+      const container = facts.container;
+      if (facts.bytes > config.max_bytes) return { heard: false, why: 'too_big', forPerson: tooBigSentence(facts.bytes, config.max_bytes, note.savedAs) };
       let ffmpeg: Ffmpeg | undefined;
       // Looked up only when needed: most notes are sent as they are.
       const ffmpegNow = async () => (ffmpeg ??= await findFfmpeg(this.options.ffmpegPath));
-      let seconds = (await headerSeconds(note.path, container)) ?? note.declaredSeconds;
+      let seconds = facts.seconds ?? note.declaredSeconds;
       const prober = seconds === undefined ? await ffmpegNow() : undefined;
       if (prober) seconds = await probeSeconds(prober, note.path, { signal });
       if (seconds !== undefined && Math.round(seconds) > config.max_seconds) {
@@ -163,14 +163,4 @@ class ConversionFailed extends Error {
   override name = 'ConversionFailed';
 }
 
-async function readHead(path: string): Promise<Buffer> {
-  const file = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(64);
-    const { bytesRead } = await file.read(head, 0, head.length, 0);
-    return head.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
-}
 

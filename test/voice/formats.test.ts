@@ -2,13 +2,14 @@ import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OPENAI_AUDIO_FORMATS } from '../../src/config/voice-schema.js';
-import { headerSeconds } from '../../src/voice/duration.js';
+import { readNoteFacts } from '../../src/voice/duration.js';
 import { planUpload, sniffContainer, type AudioContainer } from '../../src/voice/formats.js';
 import { silentWav, wavHeader } from '../../src/voice/wav.js';
 import { espeakWav, ffmpeg, ffprobeSeconds, FIXTURE_SECONDS, fixture, hasEspeak, hasFfmpeg, NO_ESPEAK, NO_FFMPEG, tempInbox } from './audio-support.js';
 
 const { root } = tempInbox();
 const none = new Set<AudioContainer>();
+const secondsOf = async (path: string) => (await readNoteFacts(path)).seconds;
 
 describe('what a note is, by its bytes', () => {
   it.each([
@@ -57,26 +58,30 @@ describe('how a note goes to the endpoint', () => {
 });
 
 describe('how long a note is, from its header', () => {
+  it('reads size and container in the same open', async () => {
+    expect(await readNoteFacts(fixture('voice-note.m4a'))).toEqual({ bytes: readFileSync(fixture('voice-note.m4a')).length, container: 'm4a' });
+  });
+
   it('reads a Telegram-style Ogg/Opus note from its last granule position', async () => {
-    expect(await headerSeconds(fixture('voice-note.ogg'), 'ogg')).toBeCloseTo(FIXTURE_SECONDS, 1);
+    expect(await secondsOf(fixture('voice-note.ogg'))).toBeCloseTo(FIXTURE_SECONDS, 1);
   });
 
   it('reads a WAV from its data size, also one written to a pipe that never filled the size in', async () => {
     const plain = join(root, 'three-and-a-half.wav');
     writeFileSync(plain, silentWav(3.5));
-    expect(await headerSeconds(plain, 'wav')).toBe(3.5);
+    expect(await secondsOf(plain)).toBe(3.5);
     const streamed = join(root, 'streamed.wav');
     const header = wavHeader(0);
     header.writeUInt32LE(0xffffffff, 40);
     writeFileSync(streamed, Buffer.concat([header, Buffer.alloc(16_000 * 2 * 2)]));
-    expect(await headerSeconds(streamed, 'wav')).toBe(2);
+    expect(await secondsOf(streamed)).toBe(2);
   });
 
   it('says nothing (rather than a wrong length) for a container without a cheap header, or a broken file', async () => {
-    expect(await headerSeconds(fixture('voice-note.m4a'), 'm4a')).toBeUndefined();
+    expect(await secondsOf(fixture('voice-note.m4a'))).toBeUndefined();
     const broken = join(root, 'broken.ogg');
     writeFileSync(broken, Buffer.concat([Buffer.from('OggS'), Buffer.alloc(20, 0xff)]));
-    expect(await headerSeconds(broken, 'ogg')).toBeUndefined();
+    expect(await secondsOf(broken)).toBeUndefined();
   });
 
   it('reads the length of a 10-minute WAV without reading the file', async () => {
@@ -86,12 +91,12 @@ describe('how long a note is, from its header', () => {
     writeSync(fd, wavHeader(dataBytes));
     writeSync(fd, Buffer.alloc(1), 0, 1, 44 + dataBytes - 1);
     closeSync(fd);
-    expect(await headerSeconds(path, 'wav')).toBe(600);
+    expect(await secondsOf(path)).toBe(600);
   });
 
   it.skipIf(!hasEspeak)(`reads espeak-ng's own WAV${hasEspeak ? '' : NO_ESPEAK}`, async () => {
     const path = espeakWav('The quick brown fox jumps over the lazy dog.', join(root, 'fox.wav'));
-    const seconds = await headerSeconds(path, 'wav');
+    const seconds = await secondsOf(path);
     // espeak-ng writes 22,050 Hz mono 16-bit: 44,100 bytes a second after a 44-byte header.
     expect(seconds).toBeCloseTo((readFileSync(path).length - 44) / 44_100, 3);
   });
@@ -100,10 +105,10 @@ describe('how long a note is, from its header', () => {
     const opus = join(root, 'long.ogg');
     // Over 64 KB, so the end is read from the tail rather than the head.
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=300:duration=70.5', '-ac', '1', '-c:a', 'libopus', '-b:a', '12k', opus);
-    expect(await headerSeconds(opus, 'ogg')).toBeCloseTo(70.5, 1);
-    expect(await headerSeconds(opus, 'ogg')).toBeCloseTo(ffprobeSeconds(opus), 1);
+    expect(await secondsOf(opus)).toBeCloseTo(70.5, 1);
+    expect(await secondsOf(opus)).toBeCloseTo(ffprobeSeconds(opus), 1);
     const vorbis = join(root, 'vorbis.ogg');
     ffmpeg('-f', 'lavfi', '-i', 'sine=frequency=300:duration=3.25', '-ac', '1', '-ar', '22050', '-c:a', 'libvorbis', vorbis);
-    expect(await headerSeconds(vorbis, 'ogg')).toBeCloseTo(3.25, 1);
+    expect(await secondsOf(vorbis)).toBeCloseTo(3.25, 1);
   });
 });

@@ -96,6 +96,24 @@ describe('the transcription client', () => {
     expect(error.message).toMatch(/could not be reached: .*ECONNREFUSED/);
   });
 
+  it('refuses to follow a redirect (a POST body would have to be kept whole to send again), and says where to point', async () => {
+    const redirecting = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(308, { location: 'https://elsewhere.example/v1/audio/transcriptions' });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const { port } = redirecting.address() as AddressInfo;
+    try {
+      const error = await failure(transcriptionClient({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'small', timeoutMs: 2_000 })(NOTE));
+      expect(error.reason).toBe('rejected');
+      expect(error.message).toContain(`http://127.0.0.1:${port}/v1/audio/transcriptions redirects elsewhere; set the base_url to where it redirects`);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+    }
+  });
+
   it('recognises a refused format in OpenAI, FastAPI and whisper.cpp words', async () => {
     for (const errorStyle of ['openai', 'fastapi', 'whisper.cpp'] as const) {
       const transcribe = await client({ accepts: ['wav'], judgeBy: errorStyle === 'whisper.cpp' ? 'content' : 'extension', errorStyle });

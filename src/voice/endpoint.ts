@@ -6,6 +6,7 @@
  * faster-whisper-server, or plain text) — with the key never in any message.
  */
 import { isAbortError } from '../core/errors.js';
+import { secondsText } from './words.js';
 
 export type EndpointRequest = {
   url: string;
@@ -141,11 +142,6 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
-}
-
-/** 300 → "0.3 s", 180000 → "180 s". */
-export function secondsText(ms: number): string {
-  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }
 
 /** A key never appears in a message, even when a server echoes it back. */

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { ConversionTarget } from './formats.js';
+import { secondsText } from './words.js';
 
 export type Ffmpeg = {
   ffmpeg: string;
@@ -35,6 +36,7 @@ function run(command: string, args: string[], options: { timeoutMs: number; sign
       kill();
     }, options.timeoutMs);
     options.signal?.addEventListener('abort', kill, { once: true });
+    if (options.signal?.aborted) kill();
     const finish = (code: number | null) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', kill);
@@ -102,7 +104,7 @@ export async function convertAudio(
   const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', `file:${input}`, '-vn', '-map_metadata', '-1', ...ENCODE[to], `file:${output}`];
   const result = await run(ffmpeg.ffmpeg, args, { timeoutMs, signal: options.signal });
   if (result.code === 0) return;
-  if (result.timedOut) throw new ConversionError(`ffmpeg took longer than ${Math.round(timeoutMs / 1000)} s to convert the note`);
+  if (result.timedOut) throw new ConversionError(`ffmpeg took longer than ${secondsText(timeoutMs)} to convert the note`);
   if (options.signal?.aborted) throw new ConversionError('the conversion was stopped');
   const reason = result.stderr.trim().split('\n').pop() || `exit code ${result.code}`;
   throw new ConversionError(`ffmpeg could not convert the note: ${reason}`);

@@ -1,5 +1,5 @@
 /**
- * What a voice note is (by its first bytes, never by its name: Telegram calls Ogg/Opus
+ * What a voice note is (by its first bytes, never by its name: a chat app may call Ogg/Opus
  * ".oga", which OpenAI refuses although it takes the same bytes as ".ogg") and how it goes
  * to an endpoint: as it is, under the right name, or converted by ffmpeg first.
  */

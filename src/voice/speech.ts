@@ -138,7 +138,7 @@ export function speechClient(settings: SpeechSettings): Speaker {
   };
 }
 
-/** Whether an answer is the format asked for: a server that ignores response_format would hand Telegram an mp3 as a voice message. */
+/** Whether an answer is the format asked for: a server that ignores response_format would make a voice message of an mp3. */
 export function isFormat(answer: SpeechAnswer, format: SpeechFormat): boolean {
   return answer.container === CONTAINER_OF[format];
 }

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpeechFormat, VoiceConfig } from '../config/voice-schema.js';
-import { errorMessage, isAbortError } from '../core/errors.js';
+import { errorMessage } from '../core/errors.js';
 import { convertAudio, findFfmpeg } from './ffmpeg.js';
 import type { ConversionTarget } from './formats.js';
 import { isFormat, shouldSpeak, speakableText, speechClient, speechFormatFor, spokenAudio, type Speaker, type SpokenAudio, type SpokenDelivery } from './speech.js';
@@ -46,7 +46,7 @@ export class SpokenAnswers {
       if (isFormat(answered, format)) return { audio: spokenAudio(answered.data, format) };
       return { audio: spokenAudio(await this.convert(answered.data, format, answered.container, signal), format) };
     } catch (error) {
-      if (signal?.aborted && isAbortError(error)) throw error;
+      if (signal?.aborted) throw signal.reason ?? error;
       return { error: errorMessage(error) };
     }
   }

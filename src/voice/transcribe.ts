@@ -8,7 +8,8 @@
  */
 import { openAsBlob } from 'node:fs';
 import { HobError } from '../core/errors.js';
-import { EndpointError, postToEndpoint, scrubKey, secondsText } from './endpoint.js';
+import { EndpointError, postToEndpoint, scrubKey } from './endpoint.js';
+import { secondsText } from './words.js';
 
 export type TranscriptionSettings = {
   /** e.g. https://api.openai.com/v1 (the SDK appends /audio/transcriptions). */

@@ -5,15 +5,14 @@
  * once it is saved in the inbox. Neither throws (except the AbortError of a stopped run):
  * every failure comes back as a sentence for the person and a detail for the log.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { VoiceConfig } from '../config/voice-schema.js';
-import { errorMessage, isAbortError } from '../core/errors.js';
+import { errorMessage } from '../core/errors.js';
 import { readNoteFacts } from './duration.js';
-import { convertAudio, findFfmpeg, probeSeconds, type Ffmpeg } from './ffmpeg.js';
-import { CONTAINER_OF_TARGET, conversionTarget, mimeTypeOf, planUpload, type AudioContainer } from './formats.js';
+import { ConversionError, convertAudio, findFfmpeg, probeSeconds, type Ffmpeg } from './ffmpeg.js';
+import { CONTAINER_OF_TARGET, conversionTarget, mimeTypeOf, planUpload, type AudioContainer, type ConversionTarget } from './formats.js';
 import { TranscriptionError, transcriptionClient, type Transcriber, type Transcript } from './transcribe.js';
 import { failedSentence, heardLine, notConfiguredSentence, nothingHeardSentence, tooBigSentence, tooLongSentence, transcriptForModel, type FailureWhy } from './words.js';
 
@@ -23,7 +22,7 @@ export type VoiceNote = {
   path: string;
   /** How the model and the person are told where it is: "inbox/1733-voice.ogg". */
   savedAs: string;
-  /** The length the platform reports (Telegram `duration`, Discord `duration_secs`), if any. */
+  /** The length the platform reports for the note, if it does. */
   declaredSeconds?: number;
   /** A video note: only its sound is sent when ffmpeg can take it out. */
   hasVideo?: boolean;
@@ -57,22 +56,25 @@ export type VoiceNotesOptions = {
 
 const CONVERSION_TIMEOUT_MS = 120_000;
 
+type Endpoint = { config: VoiceConfig; transcribe: Transcriber };
+
 export class VoiceNotes {
-  private readonly transcribe: Transcriber | undefined;
+  private readonly endpoint: Endpoint | undefined;
   /** Containers this endpoint refused: converted up front from then on. */
   private readonly refused = new Set<AudioContainer>();
 
   constructor(
-    private readonly config: VoiceConfig | undefined,
+    config: VoiceConfig | undefined,
     private readonly options: VoiceNotesOptions = {},
   ) {
-    this.transcribe =
-      config &&
-      transcriptionClient({ baseUrl: config.base_url, model: config.model, apiKey: config.api_key, language: config.language, timeoutMs: config.timeout_seconds * 1000 });
+    this.endpoint = config && {
+      config,
+      transcribe: transcriptionClient({ baseUrl: config.base_url, model: config.model, apiKey: config.api_key, language: config.language, timeoutMs: config.timeout_seconds * 1000 }),
+    };
   }
 
   get configured(): boolean {
-    return this.config !== undefined;
+    return this.endpoint !== undefined;
   }
 
   /**
@@ -80,7 +82,7 @@ export class VoiceNotes {
    * need not be downloaded for transcription; it may still be kept), else undefined.
    */
   beforeDownload(facts: { sizeBytes?: number; declaredSeconds?: number }): string | undefined {
-    const config = this.config;
+    const config = this.endpoint?.config;
     if (!config) return undefined;
     if (facts.sizeBytes !== undefined && facts.sizeBytes > config.max_bytes) return tooBigSentence(facts.sizeBytes, config.max_bytes);
     if (facts.declaredSeconds !== undefined && Math.round(facts.declaredSeconds) > config.max_seconds) return tooLongSentence(facts.declaredSeconds, config.max_seconds);
@@ -89,23 +91,22 @@ export class VoiceNotes {
 
   /** Transcribes a saved note. Resolves with what was heard or why not; rejects only when `signal` aborts. */
   async hear(note: VoiceNote, signal?: AbortSignal): Promise<Heard> {
-    const config = this.config;
-    const transcribe = this.transcribe;
-    if (!config || !transcribe) return { heard: false, why: 'not_configured', forPerson: notConfiguredSentence(note.savedAs) };
+    const endpoint = this.endpoint;
+    if (!endpoint) return { heard: false, why: 'not_configured', forPerson: notConfiguredSentence(note.savedAs) };
+    const { config } = endpoint;
     try {
       const facts = await readNoteFacts(note.path);
-      const container = facts.container;
       if (facts.bytes > config.max_bytes) return { heard: false, why: 'too_big', forPerson: tooBigSentence(facts.bytes, config.max_bytes, note.savedAs) };
-      let ffmpeg: Ffmpeg | undefined;
+      let ffmpeg: Promise<Ffmpeg | undefined> | undefined;
       // Looked up only when needed: most notes are sent as they are.
-      const ffmpegNow = async () => (ffmpeg ??= await findFfmpeg(this.options.ffmpegPath));
+      const ffmpegNow = () => (ffmpeg ??= findFfmpeg(this.options.ffmpegPath));
       let seconds = facts.seconds ?? note.declaredSeconds;
       const prober = seconds === undefined ? await ffmpegNow() : undefined;
       if (prober) seconds = await probeSeconds(prober, note.path, { signal });
       if (seconds !== undefined && Math.round(seconds) > config.max_seconds) {
         return { heard: false, why: 'too_long', forPerson: tooLongSentence(seconds, config.max_seconds, note.savedAs) };
       }
-      const transcript = await this.send(note, container, ffmpegNow, signal);
+      const transcript = await this.send(endpoint, note, facts.container, ffmpegNow, signal);
       if (!transcript.text) return { heard: false, why: 'nothing_said', forPerson: nothingHeardSentence(note.savedAs) };
       const length = seconds ?? transcript.durationSeconds;
       return {
@@ -116,51 +117,43 @@ export class VoiceNotes {
         forPerson: heardLine(transcript.text),
       };
     } catch (error) {
-      if (signal?.aborted && isAbortError(error)) throw error;
-      const why: FailureWhy = error instanceof TranscriptionError ? error.reason : error instanceof ConversionFailed ? 'conversion' : 'unavailable';
+      // Whatever broke while the run was being stopped, the stop is what the caller must see.
+      if (signal?.aborted) throw signal.reason ?? error;
+      const why: FailureWhy = error instanceof TranscriptionError ? error.reason : error instanceof ConversionError ? 'conversion' : 'unavailable';
       return { heard: false, why, forPerson: failedSentence(why, note.savedAs), detail: errorMessage(error) };
     }
   }
 
   /** Sends the note as it is or converted; a format refusal of the original is learned and answered by one conversion. */
-  private async send(note: VoiceNote, container: AudioContainer, ffmpegNow: () => Promise<Ffmpeg | undefined>, signal?: AbortSignal): Promise<Transcript> {
-    const config = this.config as VoiceConfig;
-    const transcribe = this.transcribe as Transcriber;
-    const needsFfmpeg = note.hasVideo || planUpload({ container, accepts: config.formats, refused: this.refused, ffmpeg: false, originalName: 'x' }).action !== 'send';
-    const ffmpeg = needsFfmpeg ? await ffmpegNow() : undefined;
-    const plan = planUpload({ container, accepts: config.formats, refused: this.refused, ffmpeg: ffmpeg !== undefined, hasVideo: note.hasVideo, originalName: basename(note.path) });
-    if (plan.action === 'refuse') throw new TranscriptionError(plan.why, 'format');
-    if (plan.action === 'convert') return this.sendConverted(note, plan.to, ffmpeg as Ffmpeg, signal);
+  private async send(endpoint: Endpoint, note: VoiceNote, container: AudioContainer, ffmpegNow: () => Promise<Ffmpeg | undefined>, signal?: AbortSignal): Promise<Transcript> {
+    const accepts = endpoint.config.formats;
+    const plan = (ffmpeg: boolean) => planUpload({ container, accepts, refused: this.refused, ffmpeg, hasVideo: note.hasVideo, originalName: basename(note.path) });
+    const withoutFfmpeg = plan(false);
+    const ffmpeg = note.hasVideo || withoutFfmpeg.action !== 'send' ? await ffmpegNow() : undefined;
+    const chosen = ffmpeg ? plan(true) : withoutFfmpeg;
+    if (chosen.action === 'refuse') throw new TranscriptionError(chosen.why, 'format');
+    if (chosen.action === 'convert' && ffmpeg) return this.sendConverted(endpoint, note, chosen.to, ffmpeg, signal);
+    if (chosen.action !== 'send') throw new TranscriptionError(`the note cannot be sent: ${chosen.why}`, 'format');
     try {
-      return await transcribe({ path: note.path, fileName: plan.fileName, mimeType: plan.mimeType }, signal);
+      return await endpoint.transcribe({ path: note.path, fileName: chosen.fileName, mimeType: chosen.mimeType }, signal);
     } catch (error) {
       if (!(error instanceof TranscriptionError) || error.reason !== 'format') throw error;
       this.refused.add(container);
       const converter = await ffmpegNow();
       if (!converter) throw error;
-      return this.sendConverted(note, conversionTarget(config.formats), converter, signal);
+      return this.sendConverted(endpoint, note, conversionTarget(accepts), converter, signal);
     }
   }
 
-  private async sendConverted(note: VoiceNote, to: keyof typeof CONTAINER_OF_TARGET, ffmpeg: Ffmpeg, signal?: AbortSignal): Promise<Transcript> {
+  /** Converts into a temporary directory, sends, and removes it whatever happens. */
+  private async sendConverted(endpoint: Endpoint, note: VoiceNote, to: ConversionTarget, ffmpeg: Ffmpeg, signal?: AbortSignal): Promise<Transcript> {
     const dir = await mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'hob-voice-'));
     try {
-      const converted = join(dir, `${randomUUID()}.${to}`);
-      try {
-        await convertAudio(ffmpeg, note.path, converted, to, { timeoutMs: CONVERSION_TIMEOUT_MS, signal });
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        throw new ConversionFailed(errorMessage(error));
-      }
-      return await (this.transcribe as Transcriber)({ path: converted, fileName: `voice.${to}`, mimeType: mimeTypeOf(CONTAINER_OF_TARGET[to]) }, signal);
+      const converted = join(dir, `voice.${to}`);
+      await convertAudio(ffmpeg, note.path, converted, to, { timeoutMs: CONVERSION_TIMEOUT_MS, signal });
+      return await endpoint.transcribe({ path: converted, fileName: `voice.${to}`, mimeType: mimeTypeOf(CONTAINER_OF_TARGET[to]) }, signal);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 }
-
-class ConversionFailed extends Error {
-  override name = 'ConversionFailed';
-}
-
-

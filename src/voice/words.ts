@@ -14,6 +14,11 @@ export function clock(seconds: number): string {
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${rest}` : `${minutes}:${rest}`;
 }
 
+/** A time limit in words: 30 → "0.03 s", 300 → "0.3 s", 180000 → "180 s". */
+export function secondsText(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 1_000 ? 2 : ms < 10_000 ? 1 : 0))} s`;
+}
+
 /** 26214400 → "25 MB", 900000 → "879 KB". */
 export function size(bytes: number): string {
   if (bytes >= 1024 * 1024) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { VoiceNotes, type Heard } from '../../src/voice/voice-notes.js';
+import { silentWav } from '../../src/voice/wav.js';
 import { startFakeTranscription, type FakeTranscription, type FakeTranscriptionOptions } from '../fakes/transcription.js';
 import { espeakWav, ffmpeg, fixture, hasEspeak, hasFfmpeg, NO_ESPEAK, NO_FFMPEG, tempInbox } from './audio-support.js';
 
@@ -151,6 +152,18 @@ describe.skipIf(!hasFfmpeg)(`a voice note converted with ffmpeg${hasFfmpeg ? '' 
     heard(await notes.hear({ path: video, savedAs: 'inbox/round.mp4', hasVideo: true }));
     expect(fake?.requests[0]).toMatchObject({ fileName: 'voice.mp3', container: 'mp3' });
     expect(fake?.requests[0]?.bytes).toBeLessThan(readFileSync(video).length);
+  });
+
+  it('stops converting when the run is stopped, and leaves no temporary files', async () => {
+    const notes = await voiceNotes('  formats: [ogg]\n');
+    const long = join(inbox.inbox, 'long.wav');
+    writeFileSync(long, silentWav(300));
+    const controller = new AbortController();
+    const pending = notes.hear({ path: long, savedAs: 'inbox/long.wav' }, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+    expect(fake?.requests).toEqual([]);
+    expect(readdirSync(inbox.root).filter((name) => name.startsWith('hob-voice-'))).toEqual([]);
   });
 
   it('says a conversion failed in words', async () => {

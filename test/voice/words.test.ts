@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { clock, failedSentence, heardLine, size } from '../../src/voice/words.js';
+import { clock, failedSentence, heardLine, secondsText, size } from '../../src/voice/words.js';
 
 describe('the words around a voice note', () => {
   it('writes lengths as a clock and sizes in KB or MB', () => {
     expect([clock(0.4), clock(42), clock(600), clock(3725)]).toEqual(['0:00', '0:42', '10:00', '1:02:05']);
     expect([size(900), size(900_000), size(5_500_000), size(26_214_400)]).toEqual(['1 KB', '879 KB', '5.2 MB', '25 MB']);
+    expect([secondsText(30), secondsText(300), secondsText(2_500), secondsText(180_000)]).toEqual(['0.03 s', '0.3 s', '2.5 s', '180 s']);
   });
 
   it('shows a long transcript cut at a word, on one line', () => {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
  */
 export default function setup(): void {
   for (const name of Object.keys(process.env)) {
-    if (name.startsWith('ANTHROPIC_') || name.startsWith('OPENAI_') || name === 'HOB_CONFIG') delete process.env[name];
+    if (name.startsWith('ANTHROPIC_') || name.startsWith('OPENAI_') || name.startsWith('HOB_VOICE_') || name === 'HOB_CONFIG') delete process.env[name];
   }
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 }

@@ -31,6 +31,9 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   const discord = config.channels.discord;
   if (discord) checks.push(...(await checkDiscord(discord.api_url, discord.token, fetchImpl)));
   checks.push(await checkEmbeddings(config));
+  // issue 22: voice notes (endpoint and key), spoken answers, ffmpeg.
+  const { checkVoice } = await import('../voice/doctor.js');
+  checks.push(...(await checkVoice(config.voice, { mask: maskSecret })));
   return checks;
 }
 

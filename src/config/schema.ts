@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { channelsSchema } from './channels-schema.js';
 import { mcpSchema, pluginsSchema, webSearchSchema } from './extensions-schema.js';
 import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
+import { voiceSchema } from './voice-schema.js';
 
 export const MODEL_PROVIDERS = ['anthropic', 'openai'] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
@@ -201,6 +202,8 @@ export const hobConfigSchema = z
     memory: memorySchema,
     mcp: mcpSchema,
     plugins: pluginsSchema,
+    /** issue 22: voice notes transcribed, answers spoken; absent means not transcribed. */
+    voice: voiceSchema,
   })
   .transform((config) => ({
     ...config,
@@ -220,4 +223,5 @@ export type GatewayConfig = HobConfig['gateway'];
 export type SchedulerConfig = HobConfig['scheduler'];
 export type ChannelsConfig = HobConfig['channels'];
 export type MemoryConfig = HobConfig['memory'];
+export type { VoiceConfig } from './voice-schema.js';
 export type LogLevel = HobConfig['log_level'];

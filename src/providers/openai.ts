@@ -233,7 +233,7 @@ function factsOf(error: unknown): Parameters<typeof toProviderError>[0] {
     const body: unknown = error.error;
     const apiMessage = typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string' ? body.message : undefined;
     const kind = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
-    return { provider: PROVIDER, status: error.status, headers: error.headers, message: apiMessage ?? error.message, kind, cause: error };
+    return { provider: PROVIDER, status: error.status, headers: error.headers, message: apiMessage ?? error.message, kind, body, cause: error };
   }
   // A socket reset mid-stream surfaces as a plain TypeError from fetch's body reader.
   const message = error instanceof Error ? error.message : String(error);

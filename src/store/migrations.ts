@@ -227,4 +227,11 @@ export const migrations: string[] = [
   CREATE INDEX compactions_session ON compactions(session_id, id);
   CREATE VIRTUAL TABLE messages_fts USING fts5(text, person_id UNINDEXED, session_id UNINDEXED, role UNINDEXED, tokenize = 'porter unicode61');
   `,
+  /* issue 17: what each model's token counts taught the estimate, kept across restarts */ `
+  CREATE TABLE token_calibration (
+    model TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];

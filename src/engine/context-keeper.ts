@@ -14,6 +14,7 @@ import { autoCompactThreshold, defaultBuffer, fitsWindow, maxTokensFor, MIN_ANSW
 import { TokenCalibrations } from './compaction/calibration.js';
 import { Compactor, type CompactionResult, type CompactionTrigger } from './compaction/compactor.js';
 import { newestPersonMessage } from './compaction/invariants.js';
+import { COMPACTED_MARK, LATEST_MARK } from './compaction/levels.js';
 import { PromptSizer, type PromptParts } from './compaction/tokens.js';
 import { keepInWorkspace, saveMessage } from './kept-texts.js';
 import { ModelWindow } from './model-window.js';
@@ -92,6 +93,9 @@ export class ContextKeeper {
   /** Before a request: compacts when the prompt would not fit, then sizes max_tokens to what the window leaves. */
   async beforeRequest(prompt: Prompt, carried: () => string, onCompacted: OnCompacted, signal?: AbortSignal): Promise<RequestPlan> {
     await this.window();
+    // A message the window cannot hold even alone is answered at once: compacting would only lose the conversation.
+    const tooBig = this.tooBig(this.parts(prompt));
+    if (tooBig) return { refusal: tooBig };
     const size = this.size(prompt);
     if (size <= autoCompactThreshold(this.settings())) return this.plan(prompt);
     const compacted = await this.compact(prompt, 'auto', carried(), onCompacted, signal);
@@ -108,9 +112,12 @@ export class ContextKeeper {
     if (contextWindow) this.windows.learn(model, contextWindow);
     const full = this.parts(prompt);
     if (!promptTokens || !this.sizer.observe(model, promptTokens, full)) {
-      // No figure: it was at least what makes the window overflow with the answer's room.
-      const window = this.windowNow().tokens;
-      this.sizer.assume(model, Math.max(Math.ceil(this.size(prompt) * 1.1), window - (this.sent?.maxTokens ?? 0) + 1), full);
+      // No figure. A window hob only guessed was too big: the prompt sent is an upper bound of the real one.
+      const sent = this.size(prompt);
+      if (!contextWindow && this.windowNow().source === 'default') this.windows.learn(model, Math.floor(sent * 0.9));
+      // A known window: the prompt was at least what overflows it with the answer's room.
+      const overflowing = this.windowNow().source === 'default' ? 0 : this.windowNow().tokens - (this.sent?.maxTokens ?? 0) + 1;
+      this.sizer.assume(model, Math.max(Math.ceil(sent * 1.1), overflowing), full);
     }
     const compacted = await this.compact(prompt, 'reactive', carried, onCompacted, signal);
     const plan = this.plan(compacted ? { ...prompt, messages: compacted.messages } : prompt, compacted);
@@ -165,17 +172,26 @@ export class ContextKeeper {
     this.sent = { tools: parts.tools as ToolSpec[], maxTokens };
     // A small window holds less of a tool's output: about a quarter of it (some four characters a token).
     const toolOutputChars = Math.min(MAX_TOOL_OUTPUT_CHARS, Math.max(2_000, window));
-    return { ...compacted, tools: parts.tools as ToolSpec[], maxTokens, toolOutputChars };
+    return { ...compacted, tools: parts.tools as ToolSpec[], maxTokens, toolOutputChars, promptTokens: size };
   }
 
   private refusal(parts: PromptParts, window: number): string {
+    return this.tooBig(parts) ?? noRoomSentence(window);
+  }
+
+  /** The sentence for a newest message that cannot fit with the fixed prompt and a minimal answer (it is kept in the workspace); else undefined. */
+  private tooBig(parts: PromptParts): string | undefined {
     const model = this.model();
-    const fixed = this.sizer.size(model, { ...parts, messages: [] });
+    const window = this.windowNow().tokens;
     const newest = newestPersonMessage(parts.messages);
-    const messageTokens = newest ? this.sizer.messagesSize(model, [newest]) : 0;
+    if (!newest) return undefined;
+    // Only the person's own blocks: after a compaction the summary shares their message.
+    const own = newest.content.filter((block) => block.type !== 'text' || !(block.text.startsWith(COMPACTED_MARK) || block.text === LATEST_MARK));
+    const messageTokens = this.sizer.messagesSize(model, [{ ...newest, content: own }]);
+    const fixed = this.sizer.size(model, { ...parts, messages: [] });
     const room = window - fixed - MIN_ANSWER_TOKENS - estimateMargin(fixed + messageTokens);
-    if (!newest || messageTokens <= room) return noRoomSentence(window);
-    const said = newest.content.flatMap((block) => (block.type === 'text' && !/^\[[^\]]*\]$/.test(block.text) ? [block.text] : [])).join('\n');
+    if (messageTokens <= room) return undefined;
+    const said = own.flatMap((block) => (block.type === 'text' && !/^\[[^\]]*\]$/.test(block.text) ? [block.text] : [])).join('\n');
     const savedAs = this.deps.workspace ? saveMessage(this.deps.workspace, said) : undefined;
     return tooBigSentence({ messageTokens, contextWindow: window, room, savedAs });
   }

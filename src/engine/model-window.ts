@@ -1,7 +1,7 @@
 /**
  * The window each model runs with, in one hob process: `model.context_window` when set, the
  * known table for hosted models, else what the server says (asked once per model and kept),
- * else the default. A server that refuses a prompt and names its window is believed from then on.
+ * else the default. A server that refuses a prompt and names a smaller window is believed from then on.
  */
 import { staticWindow, type WindowInfo } from '../providers/context-window.js';
 
@@ -35,10 +35,13 @@ export class ModelWindow {
     return asking;
   }
 
-  /** The server refused a prompt and said its window is `tokens`: from now on that is the window. */
+  /**
+   * The server refused a prompt and said its window is `tokens`: from now on that is the window,
+   * when it is smaller than the one believed (also a configured one: the server is what runs).
+   */
   learn(model: string, tokens: number): void {
     const now = this.current(model);
-    if (now.source === 'config' || tokens === now.tokens) return;
+    if (tokens >= now.tokens) return;
     this.resolved.set(model, { ...now, tokens, source: 'server', detail: 'the window the server named when it refused a prompt' });
   }
 

@@ -32,6 +32,8 @@ export type RequestPlan = Partial<Compacted> & {
   tools?: ToolSpec[];
   /** max_tokens of this request (default: the params' maxTokens). */
   maxTokens?: number;
+  /** hob's count of the prompt it is about to send. */
+  promptTokens?: number;
   /** Tool results longer than this are cut (a small window holds less). */
   toolOutputChars?: number;
   /** The request cannot be sent: this sentence is the answer instead. */
@@ -134,7 +136,7 @@ async function* streamTurn(params: QueryParams, messages: Message[], plan?: Requ
           yield { type: 'retry', attempt: event.attempt, delayMs: event.delayMs, message: event.error.message };
           break;
         case 'done':
-          yield { type: 'usage', usage: event.usage, model: event.model };
+          yield { type: 'usage', usage: event.usage, model: event.model, ...(plan?.promptTokens ? { estimated: plan.promptTokens } : {}) };
           return { kind: 'message', message: event.message, stopReason: event.stopReason };
         case 'error':
           if (signal.aborted) return { kind: 'aborted' };

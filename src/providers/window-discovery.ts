@@ -46,7 +46,8 @@ export async function discoverWindow(target: DiscoveryTarget, options: Discovery
     return undefined;
   }
   const get = getter(target, options);
-  const probes: Probe[] = new URL(origin).hostname.endsWith('openrouter.ai') ? [openRouter] : [ollama, llamaCpp, lmStudio, vllm];
+  // OpenRouter's own host needs no guessing; a proxy in front of it is found last.
+  const probes: Probe[] = new URL(origin).hostname.endsWith('openrouter.ai') ? [openRouter] : [ollama, llamaCpp, lmStudio, vllm, openRouter];
   for (const probe of probes) {
     const found = await probe(target, (path, body) => get(path.startsWith('/v1/') ? `${target.baseUrl.replace(/\/+$/, '')}${path.slice(3)}` : `${origin}${path}`, body));
     if (found) return found;

@@ -60,15 +60,15 @@ export function overflow(server: ModelServer, prompt: number, maxTokens: number,
   }
 }
 
-/** The endpoints `server` answers besides chat completions, reporting `window` for `model`. */
-export function discoveryRoutes<Body>(server: ModelServer, window: number, model: ServedModel): ExtraRoutes<Body> {
+/** The endpoints `server` answers besides chat completions, reporting the window it runs now for `model`. */
+export function discoveryRoutes<Body>(server: ModelServer, windowNow: () => number, model: ServedModel): ExtraRoutes<Body> {
   const loaded = model.loaded ?? true;
   switch (server) {
     case 'ollama':
       return {
         'GET /api/ps': () => ({
           status: 200,
-          body: { models: loaded ? [{ name: tagged(model.id), model: tagged(model.id), size: 6591830464, digest: 'a2af6cc3', details: { format: 'gguf', family: 'llama' }, expires_at: '2026-12-01T12:00:00Z', size_vram: 5333539264, context_length: window }] : [] },
+          body: { models: loaded ? [{ name: tagged(model.id), model: tagged(model.id), size: 6591830464, digest: 'a2af6cc3', details: { format: 'gguf', family: 'llama' }, expires_at: '2026-12-01T12:00:00Z', size_vram: 5333539264, context_length: windowNow() }] : [] },
         }),
         'POST /api/show': (request) => {
           const asked = (request.body as { model?: string }).model ?? '';
@@ -78,21 +78,21 @@ export function discoveryRoutes<Body>(server: ModelServer, window: number, model
         },
       };
     case 'llama.cpp':
-      return { 'GET /props': () => ({ status: 200, body: { default_generation_settings: { n_ctx: window, n_predict: -1, temperature: 0.8 }, total_slots: 1, model_path: `/models/${model.id}.gguf` } }) };
+      return { 'GET /props': () => ({ status: 200, body: { default_generation_settings: { n_ctx: windowNow(), n_predict: -1, temperature: 0.8 }, total_slots: 1, model_path: `/models/${model.id}.gguf` } }) };
     case 'vllm':
-      return { 'GET /v1/models': () => ({ status: 200, body: { object: 'list', data: [{ id: model.id, object: 'model', owned_by: 'vllm', root: model.id, max_model_len: window }] } }) };
+      return { 'GET /v1/models': () => ({ status: 200, body: { object: 'list', data: [{ id: model.id, object: 'model', owned_by: 'vllm', root: model.id, max_model_len: windowNow() }] } }) };
     case 'lm-studio':
       return {
         'GET /api/v0/models': () => ({
           status: 200,
           body: {
             object: 'list',
-            data: [{ id: model.id, object: 'model', type: 'llm', arch: 'llama', quantization: 'Q4_K_M', state: loaded ? 'loaded' : 'not-loaded', max_context_length: model.modelMax ?? 131_072, ...(loaded ? { loaded_context_length: window } : {}) }],
+            data: [{ id: model.id, object: 'model', type: 'llm', arch: 'llama', quantization: 'Q4_K_M', state: loaded ? 'loaded' : 'not-loaded', max_context_length: model.modelMax ?? 131_072, ...(loaded ? { loaded_context_length: windowNow() } : {}) }],
           },
         }),
       };
     case 'openrouter':
-      return { 'GET /api/v1/models': () => ({ status: 200, body: { data: [{ id: model.id, name: model.id, context_length: model.modelMax ?? window, top_provider: { context_length: window, max_completion_tokens: 4_096 } }] } }) };
+      return { 'GET /api/v1/models': () => ({ status: 200, body: { data: [{ id: model.id, name: model.id, context_length: model.modelMax ?? windowNow(), top_provider: { context_length: windowNow(), max_completion_tokens: 4_096 } }] } }) };
     case 'openai':
       return {};
   }

@@ -97,6 +97,8 @@ export type FakeOpenAI = ScriptedServer<OpenAIScript, OpenAIRequestBody> & {
   truncated: number[];
   /** Chat requests refused as over the window. */
   refused: number[];
+  /** The server restarted with another window (its endpoints report it from now on). */
+  setContextWindow(tokens: number): void;
 };
 
 export type FakeOpenAIOptions = {
@@ -112,7 +114,7 @@ export type FakeOpenAIOptions = {
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   let completionCount = 0;
   const kind = options.server ?? 'openai';
-  const window = options.contextWindow ?? 128_000;
+  let window = options.contextWindow ?? 128_000;
   const truncated: number[] = [];
   const refused: number[] = [];
   const server = await startScriptedServer<OpenAIScript, OpenAIRequestBody>(
@@ -135,9 +137,17 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       completionCount += 1;
       await answer(script, request.body, `chatcmpl-fake-${completionCount}`, res, Math.min(prompt, window));
     },
-    discoveryRoutes<OpenAIRequestBody>(kind, window, options.model ?? { id: 'local-model' }),
+    discoveryRoutes<OpenAIRequestBody>(kind, () => window, options.model ?? { id: 'local-model' }),
   );
-  return { ...server, baseUrl: `${server.origin}/v1`, truncated, refused };
+  return {
+    ...server,
+    baseUrl: `${server.origin}/v1`,
+    truncated,
+    refused,
+    setContextWindow: (tokens) => {
+      window = tokens;
+    },
+  };
 }
 
 async function answer(script: OpenAIScript, body: OpenAIRequestBody, id: string, res: http.ServerResponse, counted: number): Promise<void> {

@@ -9,7 +9,7 @@
 import type { Estimate, EstimateKind } from './tokens.js';
 
 type Sums = { reported: number; estimated: number };
-type KindState = { whole: Sums; marginal: Sums; /** Decayed sum of relative errors of its predictions, and their weight. */ error: { sum: number; weight: number } };
+type KindState = { whole: Sums; marginal: Sums; /** Decayed sum of relative errors of its predictions, weighted by tokens counted, and that weight. */ error: { sum: number; weight: number } };
 
 export type CalibrationState = { chars: KindState; pieces: KindState; samples: number };
 
@@ -26,6 +26,8 @@ const DECAY = 0.95;
 const MIN_DIFFERENCE = 24;
 /** Ratios are kept within this range (a bad sample must not run away with them). */
 const RANGE = { low: 0.3, high: 3 };
+/** Tokens counted before `chars` may take over from `pieces` (hob's own prompt alone is over a thousand). */
+const MIN_EVIDENCE = 500;
 /** Saved every this many observations, and on flush. */
 const SAVE_EVERY = 16;
 
@@ -43,13 +45,19 @@ export class ModelCalibration {
     this.state = store?.load(model) ?? { chars: emptyKind(), pieces: emptyKind(), samples: 0 };
   }
 
-  /** The estimate whose calibrated predictions have been closer to this model's counts (`pieces` until one has been seen). */
+  /** Whether any count of this model has been seen (until then sizes take the larger estimate, to be safe). */
+  get learnt(): boolean {
+    return this.state.samples > 0;
+  }
+
+  /** The estimate whose calibrated predictions have been closer to this model's counts (`pieces` until `chars` is clearly better). */
   best(): EstimateKind {
     const error = (kind: EstimateKind) => {
       const { sum, weight } = this.state[kind].error;
-      return weight > 0 ? sum / weight : Number.POSITIVE_INFINITY;
+      return weight >= MIN_EVIDENCE ? sum / weight : Number.POSITIVE_INFINITY;
     };
-    return error('chars') < error('pieces') ? 'chars' : 'pieces';
+    // `pieces` follows real tokenizers on most text; `chars` must be clearly closer to take over.
+    return error('chars') < error('pieces') * 0.6 ? 'chars' : 'pieces';
   }
 
   /** Provider tokens per estimated token: for a whole prompt, and for a difference between prompts. */
@@ -66,13 +74,13 @@ export class ModelCalibration {
   learn(counted: { tokens: number; estimate: Estimate }, previous?: { tokens: number; estimate: Estimate }): void {
     for (const kind of KINDS) {
       const state = this.state[kind];
-      // How close this estimate would have come, before it learns from the answer.
-      if (this.state.samples > 0) {
-        const ratios = this.ratios(kind);
-        const predicted = previous ? previous.tokens + (counted.estimate[kind] - previous.estimate[kind]) * ratios.marginal : counted.estimate[kind] * ratios.whole;
-        state.error.sum = state.error.sum * DECAY + Math.abs(predicted - counted.tokens) / counted.tokens;
-        state.error.weight = state.error.weight * DECAY + 1;
-      }
+      // How close this estimate would have come, before it learns from the answer (the first
+      // time, unscaled: each estimate is built to match its kind of tokenizer as it is).
+      const ratios = this.ratios(kind);
+      const predicted = previous ? previous.tokens + (counted.estimate[kind] - previous.estimate[kind]) * ratios.marginal : counted.estimate[kind] * ratios.whole;
+      // Weighted by the prompt's size: a tiny prompt is mostly framing and says little.
+      state.error.sum = state.error.sum * DECAY + (Math.abs(predicted - counted.tokens) / counted.tokens) * counted.tokens;
+      state.error.weight = state.error.weight * DECAY + counted.tokens;
       state.whole.reported = state.whole.reported * DECAY + counted.tokens;
       state.whole.estimated = state.whole.estimated * DECAY + counted.estimate[kind];
       const difference = previous ? counted.estimate[kind] - previous.estimate[kind] : 0;

@@ -133,7 +133,8 @@ export class Compactor {
       level === undefined ? undefined : { messages, level, tokensBefore: run.tokensBefore, tokensAfter: tokens, saved, underTarget: tokens <= run.target };
 
     if (accept(1, clearOldToolResults(messages, keepToolResults))) return done();
-    if (accept(2, collapseLongTexts(messages, keepRecent, this.deps.keep))) return done();
+    // A block over about a quarter of the window is too big to carry even among the recent messages.
+    if (accept(2, collapseLongTexts(messages, keepRecent, this.deps.keep, Math.max(4_000, settings.contextWindow)))) return done();
 
     // Levels 3 and 4 summarize the older messages (level 4 reads them, not level 3's outline);
     // each pass keeps fewer recent ones, the last only the newest request and its tool loop.

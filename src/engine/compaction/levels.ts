@@ -10,6 +10,8 @@ const COMPACTABLE_TOOLS = new Set(['bash', 'read_file', 'grep', 'glob', 'web_fet
 
 /** Marks the text a compaction wrote, so a later one recognizes its own summary. */
 export const COMPACTED_MARK = '[Earlier conversation compacted';
+/** Introduces the person's newest message when a summary carries it. */
+export const LATEST_MARK = "[The person's latest message, as sent:]";
 
 const CLEARED = '[Old result of ';
 const COLLAPSE_OVER = 1_600;
@@ -51,26 +53,29 @@ export function clearOldToolResults(messages: readonly Message[], keepRecent = 5
 export type KeepText = (text: string) => string | undefined;
 
 /**
- * Level 2: long texts and tool results in older messages keep their head and tail; the cut
+ * Level 2: long texts and tool results in older messages keep their head and tail (in the
+ * recent ones too, when longer than `oversizeChars`: a paste the window cannot carry); the cut
  * says where the whole is: a result of a tool that can run again is fetched again, anything
  * else (a paste, an answer, another tool's result) is kept in the workspace by `keep`, and a
  * person's own text is found by session_search when it could not be kept.
  */
-export function collapseLongTexts(messages: readonly Message[], preserveRecent = 6, keep?: KeepText): Message[] {
+export function collapseLongTexts(messages: readonly Message[], preserveRecent = 6, keep?: KeepText, oversizeChars = Number.POSITIVE_INFINITY): Message[] {
   const calls = new Map<string, string>();
   for (const message of messages) for (const block of message.content) if (block.type === 'tool_use') calls.set(block.id, block.name);
   const newest = messages.findLastIndex(isPersonMessage);
   const end = Math.max(0, messages.length - preserveRecent);
   return messages.map((message, index) => {
-    if (index >= end || index === newest) return message;
+    if (index === newest) return message;
+    // The recent messages stay whole, unless a block in them is too big for the window to carry.
+    const over = index >= end ? oversizeChars : COLLAPSE_OVER;
     let changed = false;
     const content = message.content.map((block): Block => {
-      if (block.type === 'text' && block.text.length > COLLAPSE_OVER) {
+      if (block.type === 'text' && block.text.length > over) {
         changed = true;
         const where = keep?.(block.text);
         return { ...block, text: collapse(block.text, where ? `the whole text is kept in the workspace: ${where}` : message.role === 'user' ? 'session_search finds the whole text' : '') };
       }
-      if (block.type === 'tool_result' && block.content.length > COLLAPSE_OVER) {
+      if (block.type === 'tool_result' && block.content.length > over) {
         changed = true;
         const tool = calls.get(block.toolUseId) ?? '';
         const where = COMPACTABLE_TOOLS.has(tool) ? undefined : keep?.(block.content);
@@ -111,7 +116,7 @@ export function withSummary(messages: readonly Message[], cut: number, summary: 
   const first = tail[0];
   if (first && isPersonMessage(first)) return [{ role: 'user', content: [text(summary), ...first.content] }, ...tail.slice(1)];
   const newest = messages.slice(0, cut).findLast(isPersonMessage);
-  const request: Block[] = newest ? [text("[The person's latest message, as sent:]"), ...newest.content] : [];
+  const request: Block[] = newest ? [text(LATEST_MARK), ...newest.content] : [];
   return [{ role: 'user', content: [text(summary), ...request] }, ...tail];
 }
 

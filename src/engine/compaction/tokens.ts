@@ -52,7 +52,7 @@ export function textEstimate(text: string): Estimate {
           const upper = next >= 65 && next <= 90;
           const previous = text.charCodeAt(j - 1);
           if (j === n || !isLetter(next) || (upper && previous >= 97)) {
-            pieces += j - hump <= 7 ? 1 : Math.ceil((j - hump) / 5);
+            pieces += j - hump <= 10 ? 1 : Math.ceil((j - hump) / 6);
             hump = j;
             if (j === n || !isLetter(next)) break;
           }
@@ -79,7 +79,7 @@ export function textEstimate(text: string): Estimate {
           if (next >= 128 || isLetter(next) || isDigit(next) || next === 32 || isBreak(next)) break;
           j += 1;
         }
-        pieces += Math.ceil((j - i) / 2);
+        pieces += Math.ceil((j - i) / 3);
       }
       for (let k = i; k < j; k += 1) {
         const c = text.charCodeAt(k);
@@ -229,8 +229,11 @@ export class PromptSizer {
 
   size(model: string, prompt: PromptParts): number {
     const calibration = this.calibration(model);
+    const both = estimateBoth(prompt);
+    // Nothing learnt of this model yet: the larger estimate (the server may count either way).
+    if (!calibration.learnt) return Math.max(both.chars, both.pieces);
     const kind = calibration.best();
-    const estimate = estimateBoth(prompt)[kind];
+    const estimate = both[kind];
     const ratios = calibration.ratios(kind);
     const anchor = this.anchor?.model === model ? this.anchor : undefined;
     if (anchor) {
@@ -242,16 +245,19 @@ export class PromptSizer {
 
   /** Messages' share of a prompt, in the provider's tokens (a message on its own, say). */
   messagesSize(model: string, messages: readonly Message[]): number {
-    const calibration = this.calibration(model);
-    const kind = calibration.best();
-    return Math.round(estimateMessagesBoth(messages)[kind] * calibration.ratios(kind).marginal);
+    return this.scaled(model, estimateMessagesBoth(messages));
   }
 
   /** A text's size in the provider's tokens. */
   textSize(model: string, text: string): number {
+    return this.scaled(model, textEstimate(text));
+  }
+
+  private scaled(model: string, estimate: Estimate): number {
     const calibration = this.calibration(model);
+    if (!calibration.learnt) return Math.max(estimate.chars, estimate.pieces);
     const kind = calibration.best();
-    return Math.round(textEstimate(text)[kind] * calibration.ratios(kind).marginal);
+    return Math.round(estimate[kind] * calibration.ratios(kind).marginal);
   }
 
   /** A new or reopened session: the last count says nothing about it. */

@@ -36,7 +36,7 @@ import { isCalibrationState, TokenCalibrations } from './engine/compaction/calib
 import { ModelWindow } from './engine/model-window.js';
 import { promptBudget } from './engine/prompt-budget.js';
 import { TokenCalibrationRepository } from './store/token-calibration.js';
-import { toolSearchTool } from './tools/tool-search.js';
+import { TOOL_SEARCH, toolSearchTool } from './tools/tool-search.js';
 import type { WindowInfo } from './providers/context-window.js';
 
 export type AppOptions = {
@@ -193,7 +193,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         now: new Date(clock.now()),
         timezone: memory.timezoneFor(memory.personFor(sessionKey, userId)),
         workspace: config.tools.workspace,
-        toolNames: tools.names(),
+        // tool_search names what it loads itself, and is sent only when something waits for it.
+        toolNames: tools.names().filter((name) => name !== TOOL_SEARCH),
         channel: channelName(sessionKey) ?? options.channel,
         interactive,
         lean: budget.lean,

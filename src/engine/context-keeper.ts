@@ -93,11 +93,12 @@ export class ContextKeeper {
   /** Before a request: compacts when the prompt would not fit, then sizes max_tokens to what the window leaves. */
   async beforeRequest(prompt: Prompt, carried: () => string, onCompacted: OnCompacted, signal?: AbortSignal): Promise<RequestPlan> {
     await this.window();
+    const parts = this.parts(prompt);
+    const size = this.sizer.size(this.model(), parts);
+    if (size <= autoCompactThreshold(this.settings())) return this.plan(prompt, undefined, { parts, size });
     // A message the window cannot hold even alone is answered at once: compacting would only lose the conversation.
-    const tooBig = this.tooBig(this.parts(prompt));
+    const tooBig = this.tooBig(parts);
     if (tooBig) return { refusal: tooBig };
-    const size = this.size(prompt);
-    if (size <= autoCompactThreshold(this.settings())) return this.plan(prompt);
     const compacted = await this.compact(prompt, 'auto', carried(), onCompacted, signal);
     return this.plan(compacted ? { ...prompt, messages: compacted.messages } : prompt, compacted);
   }
@@ -163,10 +164,10 @@ export class ContextKeeper {
   }
 
   /** The request to send: its tools and max_tokens; or, when it cannot fit, the sentence that answers instead. */
-  private plan(prompt: Prompt, compacted?: Compacted): RequestPlan {
-    const parts = this.parts(prompt);
+  private plan(prompt: Prompt, compacted?: Compacted, known?: { parts: PromptParts; size: number }): RequestPlan {
+    const parts = known?.parts ?? this.parts(prompt);
     const window = this.windowNow().tokens;
-    const size = this.sizer.size(this.model(), parts);
+    const size = known?.size ?? this.sizer.size(this.model(), parts);
     if (!fitsWindow(window, size)) return { ...compacted, refusal: this.refusal(parts, window) };
     const maxTokens = maxTokensFor(window, size, this.deps.maxTokens);
     this.sent = { tools: parts.tools as ToolSpec[], maxTokens };

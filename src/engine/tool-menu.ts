@@ -29,7 +29,9 @@ export class ToolMenu {
     const all = this.registry.specs();
     const search = all.find((spec) => spec.name === TOOL_SEARCH);
     if (!search) return budget.lean ? all.map(shortSpec) : all;
-    const loaded = loadedTools(messages);
+    // Most requests in a large window defer nothing: then the history need not be read.
+    const loaded = this.mayDefer(all, budget) ? loadedTools(messages) : undefined;
+    if (!loaded) return this.cached?.specs ?? all;
     const eager: ToolSpec[] = [];
     const deferred: string[] = [];
     let mcpCount = 0;
@@ -38,7 +40,7 @@ export class ToolMenu {
       if (spec === search) continue;
       let send = loaded.has(spec.name);
       if (!send && isMcp(spec.name)) {
-        const tokens = estimateTools([spec]);
+        const tokens = estimateTools([budget.lean ? shortSpec(spec) : spec]);
         send = mcpCount < budget.mcpTools && mcpTokens + tokens <= budget.mcpTokens;
         if (send) {
           mcpCount += 1;
@@ -51,6 +53,20 @@ export class ToolMenu {
       else deferred.push(spec.name);
     }
     return deferred.length ? [...eager, searchSpec(search, deferred)] : eager;
+  }
+
+  /** The last list and window seen, whether they may defer anything, and the list to send when they may not (every tool but tool_search). */
+  private cached: { specs: ToolSpec[]; all: ToolSpec[]; lean: boolean; mcpTools: number; mcpTokens: number; mayDefer: boolean } | undefined;
+
+  /** Whether this window could defer any of these tools (computed once per list and window). */
+  private mayDefer(all: ToolSpec[], budget: PromptBudget): boolean {
+    const cached = this.cached;
+    if (cached && cached.all === all && cached.lean === budget.lean && cached.mcpTools === budget.mcpTools && cached.mcpTokens === budget.mcpTokens) return cached.mayDefer;
+    const mcp = all.filter((spec) => isMcp(spec.name));
+    const mayDefer = (budget.lean && all.some((spec) => RARE_TOOLS.has(spec.name))) || mcp.length > budget.mcpTools || estimateTools(budget.lean ? mcp.map(shortSpec) : mcp) > budget.mcpTokens;
+    const specs = all.filter((spec) => spec.name !== TOOL_SEARCH).map((spec) => (budget.lean ? shortSpec(spec) : spec));
+    this.cached = { specs, all, lean: budget.lean, mcpTools: budget.mcpTools, mcpTokens: budget.mcpTokens, mayDefer };
+    return mayDefer;
   }
 }
 

@@ -59,17 +59,17 @@ type Conversation = {
   largest: number;
   recalled: boolean;
   seconds: number;
-  /** Every request after the first, the first after a compaction excluded. */
+  /** Every request after the first two, the first after a compaction excluded. */
   errors: number[];
   afterCompaction: number[];
-  /** The very first request, before any count of this model was seen (signed: above 0 is over). */
-  first?: number;
+  /** The first two requests, before the server's scale was learnt (signed: above 0 is over). */
+  first: number[];
 };
 
 async function conversation(contextWindow: number): Promise<Conversation> {
   return withApp(contextWindow, async (app, fake) => {
     const engine = app.engine('telegram:42');
-    const result: Conversation = { answered: 0, compactions: 0, levels: new Map(), refused: 0, largest: 0, recalled: false, seconds: 0, errors: [], afterCompaction: [] };
+    const result: Conversation = { answered: 0, compactions: 0, levels: new Map(), refused: 0, largest: 0, recalled: false, seconds: 0, errors: [], afterCompaction: [], first: [] };
     const started = performance.now();
     for (let turn = 1; turn <= TURNS + 1; turn += 1) {
       const events: AgentEvent[] = [];
@@ -83,7 +83,7 @@ async function conversation(contextWindow: number): Promise<Conversation> {
         }
         if (event.type === 'usage' && event.estimated) {
           const signed = (event.estimated - event.usage.inputTokens) / event.usage.inputTokens;
-          if (result.first === undefined) result.first = signed;
+          if (result.first.length < 2) result.first.push(signed);
           else (compactedBefore ? result.afterCompaction : result.errors).push(Math.abs(signed));
           compactedBefore = false;
         }
@@ -119,12 +119,11 @@ export async function run(): Promise<BenchResult> {
     const result = await conversation(window);
     const levels = [...result.levels].sort((a, b) => a[0] - b[0]).map(([level, count]) => `level ${level}: ${count}`).join(', ');
     const all = [...result.errors, ...result.afterCompaction];
-    const first = result.first ?? Number.NaN;
     console.log(
       `${thousands(window)}-token window, ${TURNS} turns + the recall question in ${fmt(result.seconds)} s: ${result.answered} of ${TURNS + 1} answered, ${result.compactions} compactions (${levels}), ${result.refused} requests refused, largest prompt + max_tokens ${thousands(result.largest)}; fact from turn 1 recalled: ${result.recalled ? 'yes' : 'NO'}`,
     );
     console.log(
-      `  hob's count vs the server's (${all.length} requests after the first): median error ${percent(median(all))}, max ${percent(Math.max(...all))}; first request after a compaction (${result.afterCompaction.length}): median ${percent(median(result.afterCompaction))}, max ${percent(Math.max(...result.afterCompaction))}; the very first request, before any count: ${first >= 0 ? '+' : ''}${percent(first)}`,
+      `  hob's count vs the server's (${all.length} requests after the first two): median error ${percent(median(all))}, max ${percent(Math.max(...all))}; first request after a compaction (${result.afterCompaction.length}): median ${percent(median(result.afterCompaction))}, max ${percent(Math.max(...result.afterCompaction))}; the first two requests, before anything was learnt of this server: ${result.first.map((error) => `${error >= 0 ? '+' : ''}${percent(error)}`).join(', ')}`,
     );
     summary.push(
       `small windows: ${thousands(window)} tokens, ${TURNS} turns: ${result.answered}/${TURNS + 1} answered, ${result.compactions} compactions, ${result.refused} refused, largest ${thousands(result.largest)}, recall ${result.recalled ? 'yes' : 'no'}; estimate error median ${percent(median(all))}, max ${percent(Math.max(...all))}, first after compaction max ${percent(Math.max(...result.afterCompaction))}`,

@@ -45,11 +45,6 @@ export class ModelCalibration {
     this.state = store?.load(model) ?? { chars: emptyKind(), pieces: emptyKind(), samples: 0 };
   }
 
-  /** Whether any count of this model has been seen (until then sizes take the larger estimate, to be safe). */
-  get learnt(): boolean {
-    return this.state.samples > 0;
-  }
-
   /** The estimate whose calibrated predictions have been closer to this model's counts (`pieces` until `chars` is clearly better). */
   best(): EstimateKind {
     const error = (kind: EstimateKind) => {

@@ -230,8 +230,6 @@ export class PromptSizer {
   size(model: string, prompt: PromptParts): number {
     const calibration = this.calibration(model);
     const both = estimateBoth(prompt);
-    // Nothing learnt of this model yet: the larger estimate (the server may count either way).
-    if (!calibration.learnt) return Math.max(both.chars, both.pieces);
     const kind = calibration.best();
     const estimate = both[kind];
     const ratios = calibration.ratios(kind);
@@ -255,7 +253,6 @@ export class PromptSizer {
 
   private scaled(model: string, estimate: Estimate): number {
     const calibration = this.calibration(model);
-    if (!calibration.learnt) return Math.max(estimate.chars, estimate.pieces);
     const kind = calibration.best();
     return Math.round(estimate[kind] * calibration.ratios(kind).marginal);
   }

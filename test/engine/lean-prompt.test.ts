@@ -1,12 +1,10 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
 import { messageText, toolUses } from '../../src/core/messages.js';
 import { promptTokens } from '../fakes/model-servers.js';
-import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequestBody, type OpenAIScript } from '../fakes/openai.js';
-import { answering, collect, tempDir } from '../support/engine.js';
-import { isSummaryRequest, unansweredCalls, writeNotes } from '../support/small-window.js';
+import type { OpenAIRequestBody, OpenAIScript } from '../fakes/openai.js';
+import { answering, collect } from '../support/engine.js';
+import { hobOnLocalServer, isSummaryRequest, stopLocalServers, unansweredCalls } from '../support/small-window.js';
 
 /**
  * issue 17: Ollama's default 4,096-token window (most GPUs), found by asking the server, with
@@ -14,13 +12,7 @@ import { isSummaryRequest, unansweredCalls, writeNotes } from '../support/small-
  * loaded through tool_search when the model needs one, and a conversation with tool calls works.
  */
 
-let app: App | undefined;
-let fake: FakeOpenAI | undefined;
-afterEach(async () => {
-  await app?.close();
-  await fake?.close();
-  app = fake = undefined;
-});
+afterEach(stopLocalServers);
 
 const last = (body: OpenAIRequestBody) => body.messages.at(-1);
 const text = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content ?? ''));
@@ -46,13 +38,9 @@ function model(body: OpenAIRequestBody): OpenAIScript {
 
 describe('a 4,096-token window (Ollama on most GPUs)', () => {
   it('is found by asking Ollama, gets the lean prompt (at most half the window), loads a deferred tool on request, and a conversation with tool calls works', async () => {
-    fake = await startFakeOpenAI({ server: 'ollama', contextWindow: 4_096, model: { id: 'llama3.1', modelMax: 131_072 } });
-    fake.respondWith((request) => model(request.body));
-    const dir = tempDir('hob-lean-');
     // A new user's config: no context_window, the default max_tokens of 8,192.
-    const config = parseConfig(`data_dir: ${dir}\nmodel: { provider: openai, name: llama3.1, base_url: "${fake.baseUrl}", api_key: none, retry: { max_attempts: 1 } }\n`, { env: {} });
-    app = await createApp({ config, channel: 'a test', logDestination: 'silent' });
-    writeNotes(config.tools.workspace);
+    const { app, fake } = await hobOnLocalServer({ server: 'ollama', contextWindow: 4_096, model: { id: 'llama3.1', modelMax: 131_072 } }, 'name: llama3.1');
+    fake.respondWith((request) => model(request.body));
     const engine = app.engine('console:local');
     const say = async (message: string) => {
       const events = await collect(engine.submit(message, { userId: 'local', interaction: answering('allow_once', 'allow_once', 'allow_once'), signal: new AbortController().signal }));
@@ -62,7 +50,7 @@ describe('a 4,096-token window (Ollama on most GPUs)', () => {
     };
 
     expect(await say('Please find my notes and read the first one.')).toMatch(/^Done: .*# Day 0/);
-    const chats = () => fake?.requests.filter((request) => request.path === '/v1/chat/completions' && !isSummaryRequest(request.body)) ?? [];
+    const chats = () => fake.requests.filter((request) => request.path === '/v1/chat/completions' && !isSummaryRequest(request.body));
     const [first, afterSearch] = chats();
     // The fixed part of the prompt (system prompt and tool definitions) leaves at least half the window.
     const fixed = promptTokens({ messages: first?.body.messages.slice(0, 1), tools: first?.body.tools });

@@ -1,12 +1,10 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { promptTokens } from '../fakes/model-servers.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai.js';
-import { answering, collect, tempDir } from '../support/engine.js';
-import { isSummaryRequest } from '../support/small-window.js';
+import type { FakeOpenAI } from '../fakes/openai.js';
+import { answering, collect } from '../support/engine.js';
+import { hobOnLocalServer, isSummaryRequest, stopLocalServers } from '../support/small-window.js';
 
 /**
  * issue 17: when the server refuses a prompt as too long, hob believes the server's count and
@@ -14,27 +12,17 @@ import { isSummaryRequest } from '../support/small-window.js';
  * its own; and a model that cannot write summaries never leaves the conversation unable to answer.
  */
 
-let app: App | undefined;
+afterEach(stopLocalServers);
 let fake: FakeOpenAI | undefined;
-afterEach(async () => {
-  await app?.close();
-  await fake?.close();
-  app = fake = undefined;
-});
 
 /** About 1,000 tokens as the server counts them. */
 const paste = (n: number) => `Paste ${n}:\n${Array.from({ length: 60 }, (_, i) => `entry ${n}.${i} logged ok\n`).join('')}${'x'.repeat(2_300)}`;
 
 async function start(contextWindow: number, failSummaries = false) {
-  fake = await startFakeOpenAI({ server: 'vllm', contextWindow });
+  const hob = await hobOnLocalServer({ server: 'vllm', contextWindow }, `name: local-model, context_window: ${contextWindow}, max_tokens: 1024`);
+  fake = hob.fake;
   fake.respondWith((request) => (isSummaryRequest(request.body) ? (failSummaries ? { status: 500, message: 'model crashed' } : { text: '<summary>Pastes.</summary>' }) : { text: 'Noted.' }));
-  const dir = tempDir('hob-reactive-');
-  const config = parseConfig(
-    `data_dir: ${dir}\nmodel: { provider: openai, name: local-model, base_url: "${fake.baseUrl}", api_key: none, context_window: ${contextWindow}, max_tokens: 1024, retry: { max_attempts: 1 } }\n`,
-    { env: {} },
-  );
-  app = await createApp({ config, channel: 'a test', logDestination: 'silent' });
-  const engine = app.engine('console:local');
+  const engine = hob.app.engine('console:local');
   return (text: string) => collect(engine.submit(text, { userId: 'local', interaction: answering(), signal: new AbortController().signal }));
 }
 

@@ -2,14 +2,12 @@ import '../support/env.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import type { App } from '../../src/app.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { messageText, toolUses, type Message } from '../../src/core/messages.js';
 import { promptTokens } from '../fakes/model-servers.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai.js';
-import { answering, collect, tempDir } from '../support/engine.js';
-import { carriesWhole, FACT, FACT_ANSWER, isSummaryRequest, personMessage, scriptedAnswer, unansweredCalls, writeNotes } from '../support/small-window.js';
+import { answering, collect } from '../support/engine.js';
+import { carriesWhole, FACT, FACT_ANSWER, hobOnLocalServer, isSummaryRequest, personMessage, scriptedAnswer, stopLocalServers, unansweredCalls } from '../support/small-window.js';
 
 /**
  * issue 17: a conversation never dies in a small window. The server is vLLM-strict (it refuses
@@ -17,25 +15,12 @@ import { carriesWhole, FACT, FACT_ANSWER, isSummaryRequest, personMessage, scrip
  * runs with its whole prompt and tool set, through the real OpenAI SDK.
  */
 
-let app: App | undefined;
-let fake: FakeOpenAI | undefined;
-afterEach(async () => {
-  await app?.close();
-  await fake?.close();
-  app = fake = undefined;
-});
+afterEach(stopLocalServers);
 
-async function smallWindowApp(contextWindow: number, server: 'vllm' | 'ollama' = 'vllm') {
-  fake = await startFakeOpenAI({ server, contextWindow, model: { id: 'local-model' } });
-  fake.respondWith((request) => scriptedAnswer(request.body));
-  const dir = tempDir('hob-small-window-');
-  const config = parseConfig(
-    `data_dir: ${dir}\nmodel: { provider: openai, name: local-model, base_url: "${fake.baseUrl}", api_key: none, context_window: ${contextWindow}, max_tokens: 1024, retry: { max_attempts: 1 } }\n`,
-    { env: {} },
-  );
-  app = await createApp({ config, channel: 'a test', logDestination: 'silent' });
-  writeNotes(config.tools.workspace);
-  return { app, fake, workspace: config.tools.workspace };
+async function smallWindowApp(contextWindow: number) {
+  const hob = await hobOnLocalServer({ server: 'vllm', contextWindow, model: { id: 'local-model' } }, `name: local-model, context_window: ${contextWindow}, max_tokens: 1024`);
+  hob.fake.respondWith((request) => scriptedAnswer(request.body));
+  return hob;
 }
 
 const say = (engine: ReturnType<App['engine']>, text: string) => collect(engine.submit(text, { userId: 'local', interaction: answering(), signal: new AbortController().signal }));

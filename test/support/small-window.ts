@@ -7,8 +7,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createApp, type App } from '../../src/app.js';
+import { parseConfig } from '../../src/config/load.js';
 import { SUMMARY_SYSTEM } from '../../src/engine/compaction/compactor.js';
-import type { OpenAIRequestBody, OpenAIScript } from '../fakes/openai.js';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions, type OpenAIRequestBody, type OpenAIScript } from '../fakes/openai.js';
+import { tempDir } from './engine.js';
 
 export const FACT = 'my locker code is 4711';
 export const FACT_ANSWER = '4711';
@@ -100,3 +103,26 @@ export function carriesWhole(body: OpenAIRequestBody, text: string): boolean {
 }
 
 export const isSummaryRequest = (body: OpenAIRequestBody): boolean => body.messages[0]?.role === 'system' && contentText(body.messages[0]) === SUMMARY_SYSTEM;
+
+const running: Array<{ app: App; fake: FakeOpenAI }> = [];
+
+/**
+ * hob (the whole app, through the real OpenAI SDK) on the OpenAI fake as a local server;
+ * `model` is the rest of the config's model section, e.g. "name: local-model, context_window: 8000".
+ * Call `stopLocalServers` after each test.
+ */
+export async function hobOnLocalServer(server: FakeOpenAIOptions, model: string): Promise<{ app: App; fake: FakeOpenAI; workspace: string }> {
+  const fake = await startFakeOpenAI(server);
+  const config = parseConfig(`data_dir: ${tempDir('hob-local-')}\nmodel: { provider: openai, base_url: "${fake.baseUrl}", api_key: none, retry: { max_attempts: 1 }, ${model} }\n`, { env: {} });
+  const app = await createApp({ config, channel: 'a test', logDestination: 'silent' });
+  running.push({ app, fake });
+  writeNotes(config.tools.workspace);
+  return { app, fake, workspace: config.tools.workspace };
+}
+
+export async function stopLocalServers(): Promise<void> {
+  for (const { app, fake } of running.splice(0)) {
+    await app.close();
+    await fake.close();
+  }
+}

@@ -81,7 +81,7 @@ export class ContextKeeper {
   /** The provider's count of a request and the history it was sent with. */
   observe(usage: Usage, sent: readonly Message[], system: string): void {
     const tokens = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-    if (tokens > 0) this.sizer.observe(this.model(), tokens, this.parts({ system, messages: sent }));
+    if (tokens > 0) this.sizer.observe(this.model(), tokens, this.sentParts({ system, messages: sent }));
   }
 
   /** A new or reopened session: the last count says nothing about it. */
@@ -111,7 +111,7 @@ export class ContextKeeper {
     const model = this.model();
     const { promptTokens, contextWindow } = error.figures;
     if (contextWindow) this.windows.learn(model, contextWindow);
-    const full = this.parts(prompt);
+    const full = this.sentParts(prompt);
     if (!promptTokens || !this.sizer.observe(model, promptTokens, full)) {
       // No figure. A window hob only guessed was too big: the prompt sent is an upper bound of the real one.
       const sent = this.size(prompt);
@@ -157,6 +157,11 @@ export class ContextKeeper {
   /** The prompt with the tool definitions this history gets. */
   private parts(prompt: Prompt): PromptParts {
     return { system: prompt.system, messages: prompt.messages, tools: this.menu.specs(this.budget(), prompt.messages) };
+  }
+
+  /** The prompt as the last request carried it (its tool definitions as sent). */
+  private sentParts(prompt: Prompt): PromptParts {
+    return this.sent ? { system: prompt.system, messages: prompt.messages, tools: this.sent.tools } : this.parts(prompt);
   }
 
   private size(prompt: Prompt): number {

@@ -243,7 +243,7 @@ export class QueryEngine {
   async compactNow(userId: string): Promise<string> {
     if (this.running) return 'I am busy with a run; /compact again when it has finished.';
     if (this.history.length < 2) return 'There is nothing to compact yet.';
-    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: this.session.id, contextWindow: this.context.windowNow().tokens });
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: this.session.id, contextWindow: (await this.context.window()).tokens });
     const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
     if (this.context.lastError) return `I could not compact the conversation (${this.context.lastError}). It is unchanged.`;
     if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';

@@ -114,7 +114,7 @@ export class ContextKeeper {
     const full = this.sentParts(prompt);
     if (!promptTokens || !this.sizer.observe(model, promptTokens, full)) {
       // No figure. A window hob only guessed was too big: the prompt sent is an upper bound of the real one.
-      const sent = this.size(prompt);
+      const sent = this.sizer.size(model, full);
       if (!contextWindow && this.windowNow().source === 'default') this.windows.learn(model, Math.floor(sent * 0.9));
       // A known window: the prompt was at least what overflows it with the answer's room.
       const overflowing = this.windowNow().source === 'default' ? 0 : this.windowNow().tokens - (this.sent?.maxTokens ?? 0) + 1;
@@ -162,10 +162,6 @@ export class ContextKeeper {
   /** The prompt as the last request carried it (its tool definitions as sent). */
   private sentParts(prompt: Prompt): PromptParts {
     return this.sent ? { system: prompt.system, messages: prompt.messages, tools: this.sent.tools } : this.parts(prompt);
-  }
-
-  private size(prompt: Prompt): number {
-    return this.sizer.size(this.model(), this.parts(prompt));
   }
 
   /** The request to send: its tools and max_tokens; or, when it cannot fit, the sentence that answers instead. */

@@ -141,6 +141,7 @@ export class Compactor {
     const unsummarized = messages;
     const outlineChars = Math.min(4_000, Math.max(600, Math.floor(settings.contextWindow * 0.6)));
     let modelSummary: { cut: number; text: string } | undefined;
+    let askedModel = false;
     const passes = [...new Set([keepRecent, 2, 0])].filter((keep) => keep <= keepRecent || keep === 0);
     let lastCut = 0;
     for (const keep of passes) {
@@ -151,8 +152,11 @@ export class Compactor {
       const head = unsummarized.slice(0, cut);
       const carried = run.carried;
       if (!modelSummary && accept(3, withSummary(unsummarized, cut, summaryText(3, head.length, outline(head, outlineChars), carried)))) return done();
-      const useModel = !modelSummary && !(run.trigger === 'auto' && this.tripped);
-      if (useModel) modelSummary = await this.modelSummary(head, cut, run);
+      // The model is asked once per compaction (a failure is not retried with more to read).
+      if (!askedModel && !(run.trigger === 'auto' && this.tripped)) {
+        askedModel = true;
+        modelSummary = await this.modelSummary(head, cut, run);
+      }
       if (modelSummary) {
         const later = unsummarized.slice(modelSummary.cut, cut);
         const text = later.length ? `${modelSummary.text}\nAfter that:\n${outline(later, outlineChars)}` : modelSummary.text;

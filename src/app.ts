@@ -33,6 +33,12 @@ import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
 import { sessionSearchTool } from './memory/session-search.js';
 import { SessionArchive } from './store/session-archive.js';
+import { isCalibrationState, TokenCalibrations } from './engine/compaction/calibration.js';
+import { ModelWindow } from './engine/model-window.js';
+import { promptBudget } from './engine/prompt-budget.js';
+import { TokenCalibrationRepository } from './store/token-calibration.js';
+import { TOOL_SEARCH, toolSearchTool } from './tools/tool-search.js';
+import type { WindowInfo } from './providers/context-window.js';
 
 export type AppOptions = {
   config: HobConfig;
@@ -150,7 +156,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     timezoneFor: options.timezoneFor ?? ((personId) => memory.timezoneFor(personId)),
     maxJobsPerPerson: config.scheduler.max_jobs_per_person,
   });
-  const tools = new ToolRegistry([
+  const tools: ToolRegistry = new ToolRegistry([
     ...builtinTools({
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
       sandbox,
@@ -160,6 +166,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...scheduling.tools,
     webSearchTool(config.tools.web_search) as unknown as AnyTool,
     sessionSearchTool(new SessionArchive(db), memory.people),
+    // issue 17: in a small window rarely used tools (and MCP tools beyond a few) load through it
+    toolSearchTool(() => tools),
     ...(options.extraTools ?? []),
   ]);
   logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
@@ -176,6 +184,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
   });
 
+  const windows = new ModelWindow({ configured: config.model.context_window, discover: (model) => discoverWindowOf(config, model, options.configPath) });
+  const calibrations = new TokenCalibrations(new TokenCalibrationRepository(db, clock, isCalibrationState));
   const deps: EngineDeps = {
     provider,
     tools,
@@ -184,24 +194,36 @@ export async function createApp(options: AppOptions): Promise<App> {
     conversations,
     sentAt: ({ sessionKey, userId }) => formatSentAt(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
     observe: ({ sessionKey, userId }, said) => memory.observe(sessionKey, userId, said),
-    systemPrompt: ({ sessionKey, userId, interactive, sessionId, chatType }) =>
-      buildSystemPrompt({
+    systemPrompt: ({ sessionKey, userId, interactive, sessionId, chatType, contextWindow }) => {
+      // issue 17: what is always sent scales with the window.
+      const budget = promptBudget(contextWindow, config.memory.snapshot_chars);
+      return buildSystemPrompt({
         now: new Date(clock.now()),
         timezone: memory.timezoneFor(memory.personFor(sessionKey, userId)),
         workspace: config.tools.workspace,
-        toolNames: tools.names(),
+        // tool_search names what it loads itself, and is sent only when something waits for it.
+        toolNames: tools.names().filter((name) => name !== TOOL_SEARCH),
         channel: channelName(sessionKey) ?? options.channel,
         interactive,
+        lean: budget.lean,
         // Skills first (the same for everyone), then this person's memory and profile. A group
         // conversation not keyed to this person (`:u<id>`) is shared: a shared thread, or group_sessions: shared.
-        extra: [extensions.skillsPrompt, memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && !sessionKey.endsWith(`:u${userId}`) })].filter((part) => part).join('\n\n'),
-      }),
+        extra: [
+          budget.skills === 'names' ? extensions.skillsPromptBrief : extensions.skillsPrompt,
+          memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && !sessionKey.endsWith(`:u${userId}`), budget }),
+        ]
+          .filter((part) => part)
+          .join('\n\n'),
+      });
+    },
     costUsd,
     workspace: config.tools.workspace,
     maxTurns: config.model.max_turns,
     maxTokens: config.model.max_tokens,
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
     contextWindow: config.model.context_window,
+    windows,
+    calibrations,
     people: memory.people,
   };
 
@@ -229,10 +251,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     warmUp: () => {
       preloadModel();
+      void windows.resolve(deps.provider.model);
       // In slices between other work: `hob start` calls this once its channels are up.
       if (sandbox.status().state === 'active') void sensitive.onDisk.current().catch(() => undefined);
     },
     close: async () => {
+      calibrations.flush();
       memory.close();
       hooks.close();
       await extensions.close();
@@ -240,6 +264,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       await flushLog(logger);
     },
   };
+}
+
+/** Asks the model's server for its window (hosted APIs have no such endpoint: their models are known). */
+async function discoverWindowOf(config: HobConfig, model: string, configPath: string | undefined): Promise<WindowInfo | undefined> {
+  const official = /(^|\.)(api\.openai\.com|api\.anthropic\.com)$/.test(new URL(config.model.base_url).hostname);
+  if (official) return undefined;
+  const { discoverWindow } = await import('./providers/window-discovery.js');
+  return discoverWindow({ baseUrl: config.model.base_url, model, apiKey: requireModelKey(config, configPath) });
 }
 
 function providerSettings(config: HobConfig, configPath: string | undefined): ProviderSettings {

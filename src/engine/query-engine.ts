@@ -1,8 +1,10 @@
 import type { AgentEvent } from '../core/events.js';
-import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
+import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type Usage } from '../core/messages.js';
 import { platformOf, unlinkedPeople, type PersonResolver } from '../core/person.js';
 import type { CompactionResult, CompactionTrigger } from './compaction/compactor.js';
+import type { TokenCalibrations } from './compaction/calibration.js';
 import { ContextKeeper, type Prompt } from './context-keeper.js';
+import type { ModelWindow } from './model-window.js';
 import { WorkingMemory } from './working-memory.js';
 import { cancelledResult } from './tool-execution.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
@@ -11,6 +13,7 @@ import type { ProviderClient } from '../providers/types.js';
 import type { ConversationRepository, SessionRow } from '../store/conversations.js';
 import type { ToolContext, ToolRegistry } from '../tools/tool.js';
 import type { HookGate, PermissionGate } from './ports.js';
+import { pendingWork } from './pending-work.js';
 import { runQuery, type Compacted } from './run-query.js';
 
 /** What every engine of one hob process shares. */
@@ -20,8 +23,8 @@ export type EngineDeps = {
   permissions: PermissionGate;
   hooks: HookGate;
   conversations: ConversationRepository;
-  /** Built once per submitted message (carries the current time). */
-  systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean; sessionId: string; chatType?: SubmitOptions['chatType'] }): string;
+  /** Built once per submitted message (carries the current time); leaner for a small `contextWindow`. */
+  systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean; sessionId: string; chatType?: SubmitOptions['chatType']; contextWindow: number }): string;
   /** When given, each message from the person is stored starting with `[<sentAt()>]` (in their timezone). */
   sentAt?(context: { sessionKey: string; userId: string }): string;
   /** Sees each message the person sends (memory's fact extraction); must not throw or block. */
@@ -31,8 +34,12 @@ export type EngineDeps = {
   maxTurns: number;
   maxTokens: number;
   approvalTimeoutSeconds: number;
-  /** `model.context_window`; without it, the known window of the model in use. */
+  /** `model.context_window`; without it, `windows` or the known window of the model in use. */
   contextWindow?: number;
+  /** Each model's window, asked of its server once (shared by every conversation). */
+  windows?: ModelWindow;
+  /** Each model's token-count calibration (shared, and kept when it has a store). */
+  calibrations?: TokenCalibrations;
   /** Head room kept below the window besides max_tokens; default min(13,000, window / 10). */
   compactionBufferTokens?: number;
   /** Who a platform identity belongs to: sessions and their search are the person's. */
@@ -98,6 +105,9 @@ export class QueryEngine {
       tools: deps.tools,
       sessionKey,
       contextWindow: deps.contextWindow,
+      windows: deps.windows,
+      calibrations: deps.calibrations,
+      workspace: deps.workspace,
       bufferTokens: deps.compactionBufferTokens,
       maxTokens: deps.maxTokens,
     });
@@ -142,7 +152,7 @@ export class QueryEngine {
     const personId = this.personOf(options.userId);
     const said = given.flatMap((block) => (block.type === 'text' ? [block.text] : []));
     this.workingMemory.rememberGoal(said.join(' '));
-    const pending = this.pendingWork();
+    const pending = pendingWork(this.history);
     // The message is stored together with the session's running mark: from here on, a crash resumes this run.
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
     if (pending.kind !== 'none' && this.history.at(-1)?.role === 'user') {
@@ -168,7 +178,7 @@ export class QueryEngine {
    */
   async *continuePending(options: SubmitOptions, notStarted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent> {
     if (!this.deps.conversations.isRunning(this.session.id)) return;
-    const pending = this.pendingWork(notStarted);
+    const pending = pendingWork(this.history, notStarted);
     if (pending.kind === 'none') return;
     if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
     yield* this.run(options);
@@ -180,7 +190,7 @@ export class QueryEngine {
    * error, ended: it does not resume by itself.
    */
   hasPendingWork(): boolean {
-    return this.deps.conversations.isRunning(this.session.id) && this.pendingWork().kind !== 'none';
+    return this.deps.conversations.isRunning(this.session.id) && pendingWork(this.history).kind !== 'none';
   }
 
   /** Text that arrived during a run; the loop injects it at the next tool boundary. */
@@ -233,7 +243,7 @@ export class QueryEngine {
   async compactNow(userId: string): Promise<string> {
     if (this.running) return 'I am busy with a run; /compact again when it has finished.';
     if (this.history.length < 2) return 'There is nothing to compact yet.';
-    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: this.session.id });
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: this.session.id, contextWindow: (await this.context.window()).tokens });
     const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
     if (this.context.lastError) return `I could not compact the conversation (${this.context.lastError}). It is unchanged.`;
     if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';
@@ -261,7 +271,8 @@ export class QueryEngine {
     const session = this.session;
     const history = this.history;
     const interactive = options.interactive ?? true;
-    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive, sessionId: session.id, chatType: options.chatType });
+    const { tokens: contextWindow } = await this.context.window();
+    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive, sessionId: session.id, chatType: options.chatType, contextWindow });
     const personId = this.personOf(options.userId);
     /** What the model wrote since its last complete message: kept when the person stops the run. */
     let partial = '';
@@ -278,7 +289,7 @@ export class QueryEngine {
         approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
         drainSteering: () => this.steering.splice(0).map(frameSteered),
         beforeRequest: (messages) => this.context.beforeRequest({ system, messages }, () => this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
-        onPromptTooLong: (messages) => this.compactWith({ system, messages }, 'reactive', session, history, options.signal),
+        onPromptTooLong: (messages, error) => this.context.onPromptTooLong({ system, messages }, error, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
         context: {
           signal: options.signal,
           isSensitivePath: (path, resolved) => this.deps.permissions.isSensitivePath?.(path, resolved) ?? false,
@@ -395,24 +406,5 @@ export class QueryEngine {
       this.requests += 1;
     }
     this.deps.conversations.recordUsage(session.id, model, usage, cost);
-  }
-
-  private pendingWork(notStarted: ReadonlySet<string> = new Set()): { kind: 'none' } | { kind: 'user_waiting' } | { kind: 'unanswered_tools'; results: ToolResultBlock[] } {
-    const last = this.history.at(-1);
-    if (!last) return { kind: 'none' };
-    if (last.role === 'user') return { kind: 'user_waiting' };
-    const calls = toolUses(last);
-    if (calls.length === 0) return { kind: 'none' };
-    return {
-      kind: 'unanswered_tools',
-      results: calls.map((call) => ({
-        type: 'tool_result',
-        toolUseId: call.id,
-        content: notStarted.has(call.id)
-          ? 'Not run: hob restarted while this call waited for approval. Call it again if it is still needed.'
-          : 'Interrupted: hob stopped before this call finished, so it may or may not have run. Check its effect before repeating it.',
-        isError: true,
-      })),
-    };
   }
 }

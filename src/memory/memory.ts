@@ -170,10 +170,10 @@ export class Memory {
 
   /**
    * The profile and the most used, then most recent entries, one line each, within
-   * `snapshot_chars` (whole lines only).
+   * `snapshot_chars` (whole lines only), or less when the window asks for less.
    */
-  snapshot(personId: string): string {
-    const budget = this.options.snapshotChars;
+  snapshot(personId: string, maxChars = this.options.snapshotChars): string {
+    const budget = Math.min(maxChars, this.options.snapshotChars);
     if (budget <= 0) return '';
     const lines: string[] = [];
     let used = 0;
@@ -199,13 +199,17 @@ export class Memory {
    * local time, and the snapshot. Built when the session starts and kept for it (the prompt
    * cache holds); a new session reads the persona and memory again. When the person behind
    * the session changes (`/link`, `/unlink`), it is built again at once: an unlinked account
-   * no longer carries the other person's memory, also in a session that was open.
+   * no longer carries the other person's memory, also in a session that was open. A small
+   * model window (`lean`) gets less of the persona and the snapshot, and shorter guidance.
    */
-  promptSection(context: { sessionKey: string; sessionId: string; userId: string; shared: boolean }): string {
+  promptSection(context: { sessionKey: string; sessionId: string; userId: string; shared: boolean; budget?: { snapshotChars: number; personaChars: number; lean: boolean } }): string {
+    const { budget } = context;
     const personId = this.personFor(context.sessionKey, context.userId);
-    const cached = this.prompts.get(context.sessionId);
+    const key = budget ? `${context.sessionId}:${budget.snapshotChars}:${budget.personaChars}:${budget.lean}` : context.sessionId;
+    const cached = this.prompts.get(key);
     if (cached !== undefined && cached.personId === personId) return cached.section;
-    const persona = readPersona(this.options.dataDir);
+    const whole = readPersona(this.options.dataDir);
+    const persona = budget && whole.length > budget.personaChars ? `${whole.slice(0, budget.personaChars).trimEnd()}…` : whole;
     const parts = persona ? [persona] : [];
     if (context.shared) {
       parts.push('This is a shared group conversation: several people talk here. Do not tell one person what you remember about another. The memory tools act for whoever asked.');
@@ -220,16 +224,18 @@ export class Memory {
         `Their timezone is ${timezone}; at the start of this session their local time was ${localTime(new Date(this.options.clock.now()), timezone)}.`,
       ].filter(Boolean);
       parts.push(about.join('\n'));
-      const snapshot = this.snapshot(personId);
+      const snapshot = this.snapshot(personId, budget?.snapshotChars);
       const entries = snapshot.split('\n').filter((line) => line.startsWith('- ['));
       if (entries.length) parts.push(`What you remember about them (ids in brackets; memory_search finds more):\n${entries.join('\n')}`);
     }
     parts.push(
-      'Memory: memory_search before answering about the person\'s life, plans, preferences or setup; memory_save what they ask you to remember or what will matter later; profile_update a stated preference (name, timezone, language, style).',
+      budget?.lean
+        ? 'Memory: memory_search before answering about the person\'s life or plans; memory_save what they ask you to remember.'
+        : 'Memory: memory_search before answering about the person\'s life, plans, preferences or setup; memory_save what they ask you to remember or what will matter later; profile_update a stated preference (name, timezone, language, style).',
     );
     const section = parts.join('\n\n');
     if (this.prompts.size > 1000) this.prompts.clear();
-    this.prompts.set(context.sessionId, { personId, section });
+    this.prompts.set(key, { personId, section });
     return section;
   }
 

@@ -235,4 +235,11 @@ export const migrations: string[] = [
   ) STRICT;
   CREATE INDEX link_failures_person ON link_failures(person_id, at);
   `,
+  /* issue 17: what each model's token counts taught the estimate, kept across restarts */ `
+  CREATE TABLE token_calibration (
+    model TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  `,
 ];

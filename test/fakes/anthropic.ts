@@ -13,8 +13,13 @@
  * Each request takes the next queued response; an empty queue answers 400
  * "no scripted response" so a test that under-scripts fails loudly instead of retrying.
  * Accepts `x-api-key` and `Authorization: Bearer`; with `{ apiKey }` any other key gets 401.
+ * As strict as the API: a prompt over `contextWindow` (default 200,000) is refused ("prompt is
+ * too long: N tokens > W maximum"), and so is one whose prompt plus max_tokens exceeds it
+ * ("input length and `max_tokens` exceed context limit"); usage counts the prompt as its
+ * characters over four unless scripted. `respondWith` makes answers from the request.
  */
 import type http from 'node:http';
+import { promptTokens } from './model-servers.js';
 import {
   hangUntilClosed,
   retryHeaders,
@@ -76,6 +81,8 @@ export type AnthropicRequestBody = {
 export type FakeAnthropic = ScriptedServer<AnthropicScript, AnthropicRequestBody> & {
   /** What to pass as the SDK's `baseURL` (the origin; the SDK appends /v1/messages). */
   baseUrl: string;
+  /** Requests refused as over the window (their indexes in `requests`). */
+  refused: number[];
 };
 
 const errorTypeByStatus: Record<number, string> = {
@@ -89,21 +96,33 @@ const errorTypeByStatus: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(options: { apiKey?: string; contextWindow?: number } = {}): Promise<FakeAnthropic> {
   let messageCount = 0;
+  const window = options.contextWindow ?? 200_000;
+  const refused: number[] = [];
   const server = await startScriptedServer<AnthropicScript, AnthropicRequestBody>('/v1/messages', async (script, request, res) => {
     if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
       return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
     }
+    const prompt = promptTokens(request.body);
+    const maxTokens = request.body.max_tokens ?? 0;
+    if (prompt > window || prompt + maxTokens > window) {
+      refused.push(server.requests.indexOf(request));
+      const message =
+        prompt > window
+          ? `prompt is too long: ${prompt} tokens > ${window} maximum`
+          : `input length and \`max_tokens\` exceed context limit: ${prompt} + ${maxTokens} > ${window}, decrease input length or \`max_tokens\` and try again`;
+      return sendError(res, 400, 'invalid_request_error', message);
+    }
     if (!script) return sendError(res, 400, 'invalid_request_error', 'fake-anthropic: no scripted response queued');
     if (script.delayMs) await sleep(script.delayMs);
     messageCount += 1;
-    await answer(script, request.body, `msg_fake_${messageCount}`, res);
+    await answer(script, request.body, `msg_fake_${messageCount}`, res, prompt);
   });
-  return { ...server, baseUrl: server.origin };
+  return { ...server, baseUrl: server.origin, refused };
 }
 
-async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: string, res: http.ServerResponse): Promise<void> {
+async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: string, res: http.ServerResponse, counted: number): Promise<void> {
   if ('status' in script) {
     const type = script.errorType ?? errorTypeByStatus[script.status] ?? 'api_error';
     return sendError(res, script.status, type, script.message ?? `fake ${type}`, retryHeaders(script));
@@ -111,7 +130,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
   if ('promptTooLong' in script) {
     return sendError(res, 400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum');
   }
-  const usage = { input: 10, output: 0, cacheRead: 0, cacheWrite: 0, ...script.usage };
+  const usage = { input: counted, output: 0, cacheRead: 0, cacheWrite: 0, ...script.usage };
   startSse(res);
   event(res, {
     type: 'message_start',

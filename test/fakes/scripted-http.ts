@@ -24,6 +24,8 @@ export type ScriptedServer<Response, Body> = {
   requests: RecordedRequest<Body>[];
   /** Queues responses; each request takes the next one. */
   push(...responses: Response[]): void;
+  /** Answers every request that finds the queue empty (a conversation scripted by what it is asked). */
+  respondWith(answer: (request: RecordedRequest<Body>) => Response | undefined): void;
   /** How many queued responses are still unused. */
   pending(): number;
   /** Resolves once at least `count` requests have arrived. */
@@ -38,11 +40,16 @@ export type Handler<Response, Body> = (
   res: http.ServerResponse,
 ) => Promise<void>;
 
+/** Other endpoints of the same server (a local model server's discovery endpoints), keyed "GET /api/ps". */
+export type ExtraRoutes<Body> = Record<string, (request: RecordedRequest<Body>) => { status: number; body: unknown }>;
+
 export async function startScriptedServer<Response, Body>(
   route: string,
   handle: Handler<Response, Body>,
+  extraRoutes: ExtraRoutes<Body> = {},
 ): Promise<ScriptedServer<Response, Body>> {
   const queue: Response[] = [];
+  let fallback: ((request: RecordedRequest<Body>) => Response | undefined) | undefined;
   const requests: RecordedRequest<Body>[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
 
@@ -62,11 +69,17 @@ export async function startScriptedServer<Response, Body>(
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve();
       }
+      const extra = extraRoutes[`${recorded.method} ${recorded.path.split('?')[0]}`];
+      if (extra) {
+        const answer = extra(recorded);
+        sendJson(res, answer.status, answer.body);
+        return;
+      }
       if (req.method !== 'POST' || recorded.path.split('?')[0] !== route) {
         sendJson(res, 404, { error: { type: 'not_found_error', message: `fake: no route ${recorded.path}` } });
         return;
       }
-      await handle(queue.shift(), recorded, res);
+      await handle(queue.shift() ?? fallback?.(recorded), recorded, res);
     })().catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { type: 'api_error', message: String(error) } });
       else res.destroy();
@@ -79,6 +92,9 @@ export async function startScriptedServer<Response, Body>(
     origin: `http://127.0.0.1:${port}`,
     requests,
     push: (...responses) => void queue.push(...responses),
+    respondWith: (answer) => {
+      fallback = answer;
+    },
     pending: () => queue.length,
     waitForRequests: (count) =>
       requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),

@@ -4,10 +4,11 @@ import { App, Assistant, HTTPReceiver, SocketModeReceiver, type Receiver } from 
 import { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
-  OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
+  OutboundMessage, SendOptions, SentRef, Target, UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { BusyIndicator, remember } from './busy-indicator.js';
+import { slackEditedLiveAnswer, UpdateBudget } from './edited-live-answer.js';
 import { SlackLiveAnswer } from './live-answer.js';
 import { boltLogger, stderrLogger, type SlackLogger } from './logger.js';
 import {
@@ -16,6 +17,7 @@ import {
 import { describeError, SlackOutbound, slackErrorCode, threadOf } from './outbound.js';
 import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
 import { channelCommandPointer, slashCommandText, type SlashCommand } from './slash-command.js';
+import { findDelivered, settleLive } from './recovery.js';
 import { ThreadMembership } from './thread-membership.js';
 
 export type { SlackLogger } from './logger.js';
@@ -37,6 +39,8 @@ export type SlackAdapterOptions = {
   /** Live answers: flush at least this often, and when this many characters are waiting. */
   streamFlushMs?: number;
   streamFlushChars?: number;
+  /** Live answers shown by editing (no stream): at most one edit this often (default 1.2 s in DMs, 2 s elsewhere; tests shorten it). */
+  liveEditIntervalMs?: number;
 };
 
 export interface SlackAdapter extends ChannelAdapter {
@@ -87,6 +91,7 @@ class SlackChannel implements SlackAdapter {
   /** Assistant threads that got their title (from the first message). */
   private readonly titledThreads = new Set<string>();
   private readonly names = new Map<string, Promise<string>>();
+  private readonly updates = new UpdateBudget();
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger ?? stderrLogger;
@@ -192,12 +197,21 @@ class SlackChannel implements SlackAdapter {
     await this.busy.working(target);
   }
 
+  /**
+   * A stream (chat.startStream) where Slack allows one: in a thread, with the recipient named
+   * outside DMs. Elsewhere (a top-level DM, a workspace that refuses streaming) one message
+   * edited as the answer grows.
+   */
   liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
-    // Slack streams into threads only; a top-level DM answer is sent (with progress edits).
+    if (this.state !== 'running') return undefined;
     const threadTs = threadOf(target, options.replyTo);
-    if (this.streamingRefused || threadTs === undefined || this.state !== 'running') return undefined;
+    const where = { chatId: target.chatId, ...(threadTs !== undefined ? { threadId: threadTs } : {}) };
+    const onAnswered = () => void this.busy.sent(where, { text: 'the live answer' });
     const teamId = this.identity?.teamId;
-    if (options.chatType !== 'dm' && teamId === undefined) return undefined;
+    if (this.streamingRefused || threadTs === undefined || (options.chatType !== 'dm' && teamId === undefined)) {
+      const intervalMs = options.chatType === 'dm' ? SLACK_CAPABILITIES.editIntervalMs : (SLACK_CAPABILITIES.groupEditIntervalMs ?? SLACK_CAPABILITIES.editIntervalMs);
+      return slackEditedLiveAnswer({ outbound: this.outbound, logger: this.logger, where, intervalMs: this.options.liveEditIntervalMs ?? intervalMs, budget: this.updates, onAnswered }, options);
+    }
     return new SlackLiveAnswer({
       client: this.client,
       logger: this.logger,
@@ -209,8 +223,20 @@ class SlackChannel implements SlackAdapter {
       onRefused: () => {
         this.streamingRefused = true;
       },
-      onAnswered: () => void this.busy.sent({ chatId: target.chatId, threadId: threadTs }, { text: 'the streamed answer' }),
+      onAnswered,
+      ...(options.onCreating ? { onCreating: options.onCreating } : {}),
+      ...(options.onShown ? { onShown: options.onShown } : {}),
     });
+  }
+
+  settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
+    return settleLive(this.client, this.outbound, ref, answer);
+  }
+
+  /** Also at start-up, before the socket is up: the bot's id then comes from auth.test. */
+  async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
+    const botId = this.identity?.botId ?? (await this.client.auth.test()).bot_id;
+    return findDelivered(this.client, botId, target, deliveries, known);
   }
 
   async directTarget(userId: string): Promise<Target | undefined> {

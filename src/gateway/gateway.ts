@@ -18,7 +18,7 @@ import type { Memory } from '../memory/memory.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliveryFault } from './delivery.js';
 import { handleJobPress, jobsMessage } from './commands/jobs.js';
 import type { JobAccess } from '../scheduler/tools.js';
 import { PairingService } from './pairing.js';
@@ -53,6 +53,8 @@ export type GatewayOptions = {
   /** `/skill`, plugin commands and `/mcp` (issue 12). */
   extensions?: ExtensionCommands;
   deliveryRetryBaseMs?: number;
+  /** Crash tests: kills the process at a delivery step (HOB_FAULT=delivery:<point>). */
+  deliveryFault?: (point: DeliveryFault) => void;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
@@ -101,7 +103,7 @@ export class Gateway implements InboundSink {
     const { db, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
-    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, options.deliveryRetryBaseMs);
+    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, options.deliveryRetryBaseMs, options.deliveryFault);
     const pairings = new PairingRepository(db);
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
     this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
@@ -127,8 +129,10 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
-    // First: what the previous process leased is due again, before anything new is sent.
+    // First: what the previous process leased is due again, and the live messages it left
+    // become their answers or go, before anything new is sent.
     this.delivery.releaseLeases();
+    await this.delivery.settleLeftLive();
     const notStarted = await this.broker.recoverAfterRestart(this.adapters);
     for (const key of sessionsWithPendingWork(this.options.db)) {
       const found = this.conversationForKey(key);

@@ -26,7 +26,7 @@ class PartsChannel extends MemoryChannel {
     for (let index = options.skipParts ?? 0; index < parts.length; index++) {
       last = await super.send(target, { ...message, text: parts[index] ?? '' });
       if (index === parts.length - 1) break;
-      options.onPartSent?.(index + 1);
+      options.onPartSent?.(index + 1, last.messageId, false);
       if (this.dieAfterPart === index + 1) {
         this.died = true;
         return new Promise<SentRef>(() => undefined);

@@ -20,7 +20,7 @@ type OutboxLine = { status: string; message: string; platform_message_id: string
 const outboxRows = (test: TestGateway) => test.db.prepare('SELECT status, message, platform_message_id FROM outbox ORDER BY id').all() as OutboxLine[];
 
 describe('live answers and the outbox', () => {
-  it('records the answer before the streamed message becomes it, then marks it sent with that message: nothing is sent twice', async () => {
+  it('records the streamed message as it starts and the answer before the message becomes it, then marks it sent: nothing is sent twice', async () => {
     const channel = new MemoryChannel({ streaming: 'native' });
     const sends: string[] = [];
     channel.onSend = (_target, message) => void sends.push(message.text);
@@ -32,7 +32,8 @@ describe('live answers and the outbox', () => {
     channel.say(OWNER, 'hi');
     const answer = await find(channel, 'The streamed answer, complete.');
     await channel.waitFor(() => outboxRows(hob as TestGateway).some((row) => row.status === 'sent'), 5000, 'the outbox mark');
-    expect(storedWhenFinishing).toEqual([expect.objectContaining({ status: 'pending', message: expect.stringContaining('The streamed answer, complete.') })]);
+    // One row: the live message, recorded when it showed, holding the answer it is to become.
+    expect(storedWhenFinishing).toEqual([{ status: 'live', message: expect.stringContaining('The streamed answer, complete.'), platform_message_id: answer.id }]);
     expect(outboxRows(hob)).toEqual([expect.objectContaining({ status: 'sent', platform_message_id: answer.id })]);
     expect(sends).toEqual([]);
     expect(copies(channel, 'The streamed answer, complete.')).toBe(1);
@@ -87,16 +88,19 @@ describe('live answers and the outbox', () => {
     expect(channel.chat(CHAT).map((m) => m.text)).toEqual(['An earlier notice.', 'The later answer.']);
   });
 
-  it('an answer too long for one message ends the live view and goes out in parts', async () => {
+  it('an answer too long for one message: the live message becomes its first part and the rest follow; nothing is deleted', async () => {
     const channel = new MemoryChannel({ streaming: 'edit', maxMessageLength: 200 });
     const long = Array.from({ length: 12 }, (_, n) => `Line ${n} of a long answer.`).join('\n\n');
     hob = await startTestGateway(channel, new ScriptedModel([{ text: long }]));
     channel.say(OWNER, 'hi');
     await find(channel, 'Line 11 of a long answer.');
     await channel.waitFor(() => new OutboxRepository((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
-    const texts = channel.chat(CHAT).map((m) => m.text);
-    expect(texts.length).toBeGreaterThan(1);
-    expect(texts.join('\n\n')).toBe(long);
-    expect(channel.liveLog.at(-1)?.event).toBe('cancel');
+    const messages = channel.chat(CHAT);
+    expect(messages.length).toBeGreaterThan(1);
+    expect(messages.map((m) => m.text).join('\n\n')).toBe(long);
+    expect(channel.liveLog.some((entry) => entry.event === 'cancel')).toBe(false);
+    // The first part is the live message, edited into place.
+    expect(messages[0]?.id).toBe('1');
+    expect(channel.liveLog.filter((entry) => entry.event === 'finish').map((entry) => entry.text)).toEqual([messages[0]?.text]);
   });
 });

@@ -3,6 +3,7 @@ import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { LiveRow, OutboxRepository, OutboxRow } from '../store/outbox.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target, UnconfirmedDelivery } from './channel.js';
+import { splitMessage } from './format/split.js';
 
 /** How far back a look-up treats hob's recorded messages as taken (they can never be a cut-off send's). */
 const KNOWN_WINDOW_MS = 10 * 60_000;
@@ -20,6 +21,10 @@ export type RecoveryDeps = {
   decode(json: string): OutboundMessage;
   /** A row found delivered: whoever waits for it hears where it landed. */
   delivered(id: number, ref: SentRef): void;
+  /** Records a message for the worker (the rest of an answer found in the session). */
+  record(target: Target, row: LiveRow, message: OutboundMessage): void;
+  /** The answer a session's run stored since a time (see DeliveryOptions.answerSince). */
+  answerSince?(sessionKey: string, since: number): string | undefined;
 };
 
 /**
@@ -57,7 +62,7 @@ export class DeliveryRecovery {
         continue;
       }
       const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
-      const answer = row.answer === undefined ? undefined : this.deps.decode(row.answer);
+      const answer = row.answer === undefined ? this.storedAnswer(row) : this.deps.decode(row.answer);
       try {
         // Created, but hob died before it heard back: the message is looked up by its key or text.
         const messageId = row.platformMessageId ?? (await this.findLive(adapter, target, row));
@@ -77,6 +82,22 @@ export class DeliveryRecovery {
         this.leftLive.push(row);
       }
     }
+  }
+
+  /**
+   * The run finished its answer but died before the outbox had it: the answer the session
+   * stored, split as the channel sends it (the first part here, the rest as new rows).
+   */
+  private storedAnswer(row: LiveRow): OutboundMessage | undefined {
+    const text = row.sessionKey ? this.deps.answerSince?.(row.sessionKey, row.createdAt) : undefined;
+    if (text === undefined) return undefined;
+    const limit = this.deps.adapter(row.platform)?.capabilities.maxMessageLength ?? Infinity;
+    const [first, ...rest] = splitMessage(text, limit);
+    const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
+    if (first === undefined) return undefined;
+    this.deps.outbox.setLiveAnswer(row.id, JSON.stringify({ text: first }));
+    for (const part of rest) this.deps.record(target, row, { text: part });
+    return { text: first };
   }
 
   /** A live message whose creation hob never heard back about, found in the chat (or not there). */

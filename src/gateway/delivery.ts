@@ -36,6 +36,17 @@ export type LiveRecorder = {
  */
 export type DeliveryFault = 'live-started' | 'live-updated' | 'answer-recorded' | 'live-finished';
 
+export type DeliveryOptions = {
+  /** The first retry waits this long, doubling after each failure (default 1 s). */
+  retryBaseMs?: number;
+  fault?: (point: DeliveryFault) => void;
+  /**
+   * The answer a session's run stored since a time, if that is how it ended: a live message a
+   * crash left before its answer reached the outbox becomes that answer after the restart.
+   */
+  answerSince?(sessionKey: string, since: number): string | undefined;
+};
+
 /** A row just recorded, and the key its messages carry to the platform. */
 export type Recorded = { id: number; key: string };
 
@@ -61,20 +72,26 @@ export class Delivery {
   private stopping = false;
   private readonly recovery: DeliveryRecovery;
 
+  private readonly retryBaseMs: number;
+  private readonly fault: ((point: DeliveryFault) => void) | undefined;
+
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly retryBaseMs = 1000,
-    private readonly fault?: (point: DeliveryFault) => void,
+    options: DeliveryOptions = {},
   ) {
+    this.retryBaseMs = options.retryBaseMs ?? 1000;
+    this.fault = options.fault;
     this.recovery = new DeliveryRecovery({
+      ...(options.answerSince ? { answerSince: options.answerSince } : {}),
       outbox,
       clock,
       logger,
       adapter: (platform) => this.adapters.get(platform),
       decode,
       delivered: (id, ref) => this.delivered(id, ref),
+      record: (target, row, message) => this.record(row.platform, target, message, row.sessionKey ?? undefined),
     });
   }
 

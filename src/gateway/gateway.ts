@@ -4,7 +4,7 @@ import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import { ApprovalRepository } from '../store/approvals.js';
-import { sessionsWithPendingWork } from '../store/conversations.js';
+import { lastAnswerSince, sessionsWithPendingWork } from '../store/conversations.js';
 import type { Db } from '../store/db.js';
 import { InboxRepository } from '../store/inbox.js';
 import { OutboxRepository } from '../store/outbox.js';
@@ -103,7 +103,7 @@ export class Gateway implements InboundSink {
     const { db, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
-    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, options.deliveryRetryBaseMs, options.deliveryFault);
+    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, { retryBaseMs: options.deliveryRetryBaseMs, fault: options.deliveryFault, answerSince: (key, since) => lastAnswerSince(db, key, since) });
     const pairings = new PairingRepository(db);
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
     this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {

@@ -47,7 +47,7 @@ afterEach(async () => {
 function deliveryOn(path: string, channel: MemoryChannel): Delivery {
   const db = openDatabase(path);
   open.push(db);
-  const delivery = new Delivery(new OutboxRepository(db), systemClock, logger, 20);
+  const delivery = new Delivery(new OutboxRepository(db), systemClock, logger, { retryBaseMs: 20 });
   delivery.register(channel);
   stoppers.push(delivery);
   return delivery;

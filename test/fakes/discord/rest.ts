@@ -57,12 +57,13 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
   const body: Json = typeof parsed.fields.payload_json === 'string' ? (JSON.parse(parsed.fields.payload_json) as Json) : parsed.fields;
   const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
   fake.calls.push(call);
-  const heldAt = fake.holds.findIndex((hold) => hold.pattern.test(`${method} ${call.path}`));
-  const hold = heldAt >= 0 ? fake.holds.splice(heldAt, 1)[0] : undefined;
   let extraHeaders: Record<string, string> = {};
   const answer = (status: number, payload?: unknown): void => {
     call.status = status;
     fake.changed();
+    // Only a request that was carried out is held (a refused one is answered at once).
+    const heldAt = status < 400 ? fake.holds.findIndex((entry) => entry.pattern.test(`${method} ${call.path}`)) : -1;
+    const hold = heldAt >= 0 ? fake.holds.splice(heldAt, 1)[0] : undefined;
     if (!hold) return json(res, status, payload, extraHeaders);
     hold.markArrived();
     void hold.released.then(() => json(res, status, payload, extraHeaders));

@@ -8,8 +8,7 @@ import type {
   OutboundMessage, SendOptions, SentRef, Target, UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { BusyIndicator, remember } from './busy-indicator.js';
-import { slackEditedLiveAnswer, UpdateBudget } from './edited-live-answer.js';
-import { SlackLiveAnswer } from './live-answer.js';
+import { SlackLiveAnswers } from './live-answers.js';
 import { boltLogger, stderrLogger, type SlackLogger } from './logger.js';
 import {
   attachmentOf, chatTypeOf, isPersonMessage, mentions, normalizeButtonPress, normalizeSlackMessage, type Addressing, type SlackIdentity, type SlackMessageEvent,
@@ -70,7 +69,6 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   return new SlackChannel(options);
 }
 
-
 class SlackChannel implements SlackAdapter {
   readonly platform = 'slack';
   readonly capabilities = SLACK_CAPABILITIES;
@@ -83,7 +81,6 @@ class SlackChannel implements SlackAdapter {
   private sink: InboundSink | undefined;
   private identity: SlackIdentity | undefined;
   private server: Server | undefined;
-  private streamingRefused = false;
   private commandNames = new Set<string>();
   private readonly threads: ThreadMembership;
   /** Per conversation (`channel:thread_ts`, or the DM): the tail of its inbound queue. */
@@ -91,7 +88,7 @@ class SlackChannel implements SlackAdapter {
   /** Assistant threads that got their title (from the first message). */
   private readonly titledThreads = new Set<string>();
   private readonly names = new Map<string, Promise<string>>();
-  private readonly updates = new UpdateBudget();
+  private readonly live: SlackLiveAnswers;
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger ?? stderrLogger;
@@ -99,6 +96,12 @@ class SlackChannel implements SlackAdapter {
     this.client = new WebClient(options.botToken, { ...this.clientOptions(), logger: boltLogger(this.logger) });
     this.outbound = new SlackOutbound(this.client, this.logger);
     this.busy = new BusyIndicator(this.client, this.logger);
+    const edits = { dm: SLACK_CAPABILITIES.editIntervalMs, group: SLACK_CAPABILITIES.groupEditIntervalMs ?? SLACK_CAPABILITIES.editIntervalMs };
+    this.live = new SlackLiveAnswers({
+      client: this.client, outbound: this.outbound, logger: this.logger, busy: this.busy, teamId: () => this.identity?.teamId,
+      flushMs: options.streamFlushMs ?? 500, flushChars: options.streamFlushChars ?? 400,
+      editIntervalMs: options.liveEditIntervalMs !== undefined ? { dm: options.liveEditIntervalMs, group: options.liveEditIntervalMs } : edits,
+    });
     this.threads = new ThreadMembership(this.client, this.logger);
   }
 
@@ -197,41 +200,12 @@ class SlackChannel implements SlackAdapter {
     await this.busy.working(target);
   }
 
-  /**
-   * A stream (chat.startStream) where Slack allows one: in a thread, with the recipient named
-   * outside DMs. Elsewhere (a top-level DM, a workspace that refuses streaming) one message
-   * edited as the answer grows.
-   */
+  /** A stream in threads, else one message edited as the answer grows (SlackLiveAnswers). */
   liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
-    if (this.state !== 'running') return undefined;
-    const threadTs = threadOf(target, options.replyTo);
-    const where = { chatId: target.chatId, ...(threadTs !== undefined ? { threadId: threadTs } : {}) };
-    const onAnswered = () => void this.busy.sent(where, { text: 'the live answer' });
-    const teamId = this.identity?.teamId;
-    if (this.streamingRefused || threadTs === undefined || (options.chatType !== 'dm' && teamId === undefined)) {
-      const intervalMs = options.chatType === 'dm' ? SLACK_CAPABILITIES.editIntervalMs : (SLACK_CAPABILITIES.groupEditIntervalMs ?? SLACK_CAPABILITIES.editIntervalMs);
-      return slackEditedLiveAnswer({ outbound: this.outbound, logger: this.logger, where, intervalMs: this.options.liveEditIntervalMs ?? intervalMs, budget: this.updates, onAnswered }, options);
-    }
-    return new SlackLiveAnswer({
-      client: this.client,
-      logger: this.logger,
-      channel: target.chatId,
-      threadTs,
-      ...(options.chatType !== 'dm' && teamId !== undefined ? { recipient: { teamId, userId: options.userId } } : {}),
-      flushMs: this.options.streamFlushMs ?? 500,
-      flushChars: this.options.streamFlushChars ?? 400,
-      onRefused: () => {
-        this.streamingRefused = true;
-      },
-      onAnswered,
-      ...(options.onCreating ? { onCreating: options.onCreating } : {}),
-      ...(options.onShown ? { onShown: options.onShown } : {}),
-    });
+    return this.state === 'running' ? this.live.start(target, options) : undefined;
   }
 
-  settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
-    return settleLive(this.client, this.outbound, ref, answer);
-  }
+  readonly settleLive = (ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> => settleLive(this.client, this.outbound, ref, answer);
 
   /** Also at start-up, before the socket is up: the bot's id then comes from auth.test. */
   async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
@@ -421,7 +395,6 @@ class SlackChannel implements SlackAdapter {
       .then(() => undefined)
       .catch((error: unknown) => this.logger.warn({ method: 'chat.postEphemeral', ...describeError(error) }, 'slack notice failed'));
   };
-
 
   /** The person's name as the thread shows it (profile in the event, else users.info, once per person). */
   private nameOf(event: SlackMessageEvent): Promise<string> {

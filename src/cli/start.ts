@@ -148,7 +148,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     jobs: app.scheduling.access,
     people: app.memory.people,
     extensions: app.extensions,
-    deliveryFault: faultFromEnv<DeliveryFault>('delivery'),
+    delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
   });
 }
 

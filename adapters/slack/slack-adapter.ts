@@ -89,6 +89,7 @@ class SlackChannel implements SlackAdapter {
   private readonly titledThreads = new Set<string>();
   private readonly names = new Map<string, Promise<string>>();
   private readonly live: SlackLiveAnswers;
+  private botId: Promise<string | undefined> | undefined;
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger ?? stderrLogger;
@@ -209,7 +210,8 @@ class SlackChannel implements SlackAdapter {
 
   /** Also at start-up, before the socket is up: the bot's id then comes from auth.test. */
   async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
-    const botId = this.identity?.botId ?? (await this.client.auth.test()).bot_id;
+    this.botId ??= this.identity?.botId ? Promise.resolve(this.identity.botId) : this.client.auth.test().then((auth) => auth.bot_id);
+    const botId = await this.botId;
     return findDelivered(this.client, botId, target, deliveries, known);
   }
 

@@ -268,7 +268,8 @@ export class Delivery {
   /** Oldest first; in each chat, nothing passes a message that is still failing or undecided. */
   private async flushDue(): Promise<void> {
     if (this.recovery.hasLeftLive) await this.recovery.settleLeftLive();
-    const held = await this.recovery.resolve(this.outbox.due(this.clock.now()));
+    // Every undecided row due now, in one look-up per chat (not only this pass's 50).
+    const held = await this.recovery.resolve(this.outbox.due(this.clock.now(), 1000).filter((row) => row.unconfirmed));
     for (const row of this.outbox.due(this.clock.now())) {
       if (this.stopping) return;
       const chat = `${row.platform}:${row.chatId}`;

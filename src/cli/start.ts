@@ -9,7 +9,7 @@ import { OutboxRepository } from '../store/outbox.js';
 import { SessionArchive } from '../store/session-archive.js';
 import { consoleOutlet } from './console-outlet.js';
 import { faultFromEnv } from '../core/fault.js';
-import type { DeliveryFault } from '../gateway/delivery.js';
+import type { DeliveryFault } from '../gateway/delivery-ports.js';
 import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';

@@ -13,7 +13,7 @@ import type { Attachment, ButtonPress, ChannelAdapter, ChatType, OutboundMessage
 import type { Delivery } from './delivery.js';
 import { ChatEditClock, RunReporter } from './reply.js';
 import { attachmentBlocks } from './attachments.js';
-import type { AnswerAdoption } from './delivery.js';
+import type { AnswerAdoption } from './delivery-ports.js';
 import { LiveAnswerFeed } from './live-answer.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';

@@ -3,7 +3,7 @@ import type { AgentEvent } from '../core/events.js';
 import { toolUses } from '../core/messages.js';
 import type { Logger } from '../logger.js';
 import type { AdoptedAnswer, ChannelAdapter, FinalAnswer, LiveAnswer, LiveAnswerOptions, SentRef, Target } from './channel.js';
-import type { LiveRecorder } from './delivery.js';
+import type { LiveRecorder } from './delivery-ports.js';
 
 /**
  * One run's answer as it is written, shown through the channel's live-answer capability.

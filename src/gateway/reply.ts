@@ -3,7 +3,7 @@ import { assertNever, type AgentEvent } from '../core/events.js';
 import { messageText, toolUses } from '../core/messages.js';
 import type { Logger } from '../logger.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
-import type { AnswerAdoption } from './delivery.js';
+import type { AnswerAdoption } from './delivery-ports.js';
 import { splitMessage } from './format/split.js';
 import type { LiveAnswerFeed } from './live-answer.js';
 

@@ -166,11 +166,7 @@ export class OutboxRepository {
       )
       .all()
       .map((row) => ({
-        id: row.id,
-        platform: row.platform,
-        chatId: row.chat_id,
-        threadId: row.thread_id,
-        sessionKey: row.session_key,
+        ...whereOf(row),
         platformMessageId: row.platform_message_id ?? undefined,
         preview: row.preview ?? '',
         createdAt: row.created_at,
@@ -207,11 +203,7 @@ export class OutboxRepository {
       )
       .all(now, limit)
       .map((row) => ({
-        id: row.id,
-        platform: row.platform,
-        chatId: row.chat_id,
-        threadId: row.thread_id,
-        sessionKey: row.session_key,
+        ...whereOf(row),
         message: row.message,
         attempts: row.attempts,
         partsSent: row.parts_sent,
@@ -227,4 +219,9 @@ export class OutboxRepository {
     for (const row of rows) counts[row.status] = row.n;
     return counts;
   }
+}
+
+/** A row's id and where it goes, as the repository hands them out. */
+function whereOf(row: { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null }) {
+  return { id: row.id, platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, sessionKey: row.session_key };
 }

@@ -1,13 +1,15 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type Interaction, type Message } from 'discord.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { stderrLoggerOf } from '../logger.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
 import { applicationCommands, buttonPress, commandMessage, commandScopes } from './interactions.js';
-import { DiscordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
+import { discordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
 import { normalizeMessage } from './normalize.js';
 import { describeError, DiscordOutbound, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outbound.js';
+import { findDelivered, settleLive } from './recovery.js';
 
 export type { DiscordLogger } from './outbound.js';
 
@@ -53,6 +55,11 @@ const MAX_COMMANDS = 100;
 
 /** Interactions remembered to handle each once (a replayed dispatch must not press twice). */
 const SEEN_INTERACTIONS = 500;
+
+/** A bot token's first part is the bot's user id in base64. */
+function botIdOf(token: string): string {
+  return Buffer.from(token.split('.')[0] ?? '', 'base64').toString('utf8');
+}
 
 export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAdapter {
   return new DiscordChannel(options);
@@ -157,7 +164,18 @@ class DiscordChannel implements DiscordAdapter {
 
   liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
     if (this.failure !== undefined || this.state !== 'running') return undefined;
-    return new DiscordLiveAnswer(this.outbound, target, options, this.logger, this.options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
+    return discordLiveAnswer(this.outbound, target, options, this.logger, this.options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
+  }
+
+  async settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
+    this.assertUsable();
+    return settleLive(this.outbound, ref, answer);
+  }
+
+  async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
+    this.assertUsable();
+    // The bot's id is in its token (REST works before the gateway is up, so this runs at start-up too).
+    return findDelivered(this.outbound, this.client.user?.id ?? botIdOf(this.options.token), target, deliveries, known);
   }
 
   /** A person's DM channel (opened once, then remembered). */

@@ -4,11 +4,11 @@ import { App, Assistant, HTTPReceiver, SocketModeReceiver, type Receiver } from 
 import { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
-  OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
+  OutboundMessage, SendOptions, SentRef, Target, UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { BusyIndicator, remember } from './busy-indicator.js';
-import { SlackLiveAnswer } from './live-answer.js';
+import { SlackLiveAnswers } from './live-answers.js';
 import { boltLogger, stderrLogger, type SlackLogger } from './logger.js';
 import {
   attachmentOf, chatTypeOf, isPersonMessage, mentions, normalizeButtonPress, normalizeSlackMessage, type Addressing, type SlackIdentity, type SlackMessageEvent,
@@ -17,6 +17,7 @@ import { describeError, SlackOutbound, slackErrorCode, threadOf } from './outbou
 import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
 import { withinRequestWindow } from './request-window.js';
 import { channelCommandPointer, slashCommandText, type SlashCommand } from './slash-command.js';
+import { findDelivered, settleLive } from './recovery.js';
 import { ThreadMembership } from './thread-membership.js';
 
 export type { SlackLogger } from './logger.js';
@@ -38,6 +39,8 @@ export type SlackAdapterOptions = {
   /** Live answers: flush at least this often, and when this many characters are waiting. */
   streamFlushMs?: number;
   streamFlushChars?: number;
+  /** Live answers shown by editing (no stream): at most one edit this often (default 1.2 s in DMs, 2 s elsewhere; tests shorten it). */
+  liveEditIntervalMs?: number;
 };
 
 export interface SlackAdapter extends ChannelAdapter {
@@ -67,7 +70,6 @@ export function createSlackAdapter(options: SlackAdapterOptions): SlackAdapter {
   return new SlackChannel(options);
 }
 
-
 class SlackChannel implements SlackAdapter {
   readonly platform = 'slack';
   readonly capabilities = SLACK_CAPABILITIES;
@@ -80,7 +82,6 @@ class SlackChannel implements SlackAdapter {
   private sink: InboundSink | undefined;
   private identity: SlackIdentity | undefined;
   private server: Server | undefined;
-  private streamingRefused = false;
   private commandNames = new Set<string>();
   private readonly threads: ThreadMembership;
   /** Per conversation (`channel:thread_ts`, or the DM): the tail of its inbound queue. */
@@ -88,6 +89,8 @@ class SlackChannel implements SlackAdapter {
   /** Assistant threads that got their title (from the first message). */
   private readonly titledThreads = new Set<string>();
   private readonly names = new Map<string, Promise<string>>();
+  private readonly live: SlackLiveAnswers;
+  private botId: Promise<string | undefined> | undefined;
 
   constructor(private readonly options: SlackAdapterOptions) {
     this.logger = options.logger ?? stderrLogger;
@@ -95,6 +98,12 @@ class SlackChannel implements SlackAdapter {
     this.client = new WebClient(options.botToken, { ...this.clientOptions(), logger: boltLogger(this.logger) });
     this.outbound = new SlackOutbound(this.client, this.logger);
     this.busy = new BusyIndicator(this.client, this.logger);
+    const edits = { dm: SLACK_CAPABILITIES.editIntervalMs, group: SLACK_CAPABILITIES.groupEditIntervalMs ?? SLACK_CAPABILITIES.editIntervalMs };
+    this.live = new SlackLiveAnswers({
+      client: this.client, outbound: this.outbound, logger: this.logger, busy: this.busy, teamId: () => this.identity?.teamId,
+      flushMs: options.streamFlushMs ?? 500, flushChars: options.streamFlushChars ?? 400,
+      editIntervalMs: options.liveEditIntervalMs !== undefined ? { dm: options.liveEditIntervalMs, group: options.liveEditIntervalMs } : edits,
+    });
     this.threads = new ThreadMembership(this.client, this.logger);
   }
 
@@ -197,25 +206,18 @@ class SlackChannel implements SlackAdapter {
     await this.busy.working(target);
   }
 
+  /** A stream in threads, else one message edited as the answer grows (SlackLiveAnswers). */
   liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
-    // Slack streams into threads only; a top-level DM answer is sent (with progress edits).
-    const threadTs = threadOf(target, options.replyTo);
-    if (this.streamingRefused || threadTs === undefined || this.state !== 'running') return undefined;
-    const teamId = this.identity?.teamId;
-    if (options.chatType !== 'dm' && teamId === undefined) return undefined;
-    return new SlackLiveAnswer({
-      client: this.client,
-      logger: this.logger,
-      channel: target.chatId,
-      threadTs,
-      ...(options.chatType !== 'dm' && teamId !== undefined ? { recipient: { teamId, userId: options.userId } } : {}),
-      flushMs: this.options.streamFlushMs ?? 500,
-      flushChars: this.options.streamFlushChars ?? 400,
-      onRefused: () => {
-        this.streamingRefused = true;
-      },
-      onAnswered: () => void this.busy.sent({ chatId: target.chatId, threadId: threadTs }, { text: 'the streamed answer' }),
-    });
+    return this.state === 'running' ? this.live.start(target, options) : undefined;
+  }
+
+  readonly settleLive = (ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> => settleLive(this.client, this.outbound, ref, answer);
+
+  /** Also at start-up, before the socket is up: the bot's id then comes from auth.test. */
+  async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
+    this.botId ??= this.identity?.botId ? Promise.resolve(this.identity.botId) : this.client.auth.test().then((auth) => auth.bot_id);
+    const botId = await this.botId;
+    return findDelivered(this.client, botId, target, deliveries, known);
   }
 
   async directTarget(userId: string): Promise<Target | undefined> {
@@ -400,7 +402,6 @@ class SlackChannel implements SlackAdapter {
       .then(() => undefined)
       .catch((error: unknown) => this.logger.warn({ method: 'chat.postEphemeral', ...describeError(error) }, 'slack notice failed'));
   };
-
 
   /** The person's name as the thread shows it (profile in the event, else users.info, once per person). */
   private nameOf(event: SlackMessageEvent): Promise<string> {

@@ -8,7 +8,9 @@ import { Gateway } from '../gateway/gateway.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { SessionArchive } from '../store/session-archive.js';
 import { consoleOutlet } from './console-outlet.js';
-import { drainer, faultFromEnv } from '../scheduler/index.js';
+import { faultFromEnv } from '../core/fault.js';
+import type { DeliveryFault } from '../gateway/delivery-ports.js';
+import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
@@ -31,7 +33,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
@@ -42,7 +44,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       delivery.register(consoleOutlet());
       if (!gateway) {
         delivery.start(1000);
-        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
+        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
         stopDelivery = () => delivery.stop();
       }
       await runChat({
@@ -146,6 +148,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     jobs: app.scheduling.access,
     people: app.memory.people,
     extensions: app.extensions,
+    delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
   });
 }
 

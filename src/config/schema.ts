@@ -4,6 +4,7 @@
  * Messages are phrased as "expected …"; errors.ts appends what was received.
  */
 import { z } from 'zod';
+import { canonicalTimezone } from '../core/timezone.js';
 import { channelsSchema } from './channels-schema.js';
 import { mcpSchema, pluginsSchema, webSearchSchema } from './extensions-schema.js';
 import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
@@ -25,21 +26,13 @@ export const MODEL_KEY_ENV: Record<ModelProvider, string> = {
 
 export { HOOK_EVENTS, type HookEvent } from '../policy/hook-events.js';
 
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const TIME_ZONE = 'expected an IANA time zone name like "Europe/Berlin" or "America/New_York"';
 const timeZone = z
   .string({ error: TIME_ZONE })
-  .refine(isTimeZone, { error: TIME_ZONE })
-  // "utc" and "europe/berlin" are accepted by Intl; hand consumers the canonical spelling.
-  .transform((name) => new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone);
+  .refine((name) => canonicalTimezone(name) !== undefined, { error: TIME_ZONE })
+  // "utc" and "europe/berlin" are accepted by Intl; the name is kept as written, its case set right.
+  .transform((name) => canonicalTimezone(name) as string);
 
 const retrySchema = z
   .strictObject({

@@ -13,7 +13,7 @@ import type { Attachment, ButtonPress, ChannelAdapter, ChatType, OutboundMessage
 import type { Delivery } from './delivery.js';
 import { ChatEditClock, RunReporter } from './reply.js';
 import { attachmentBlocks } from './attachments.js';
-import type { AnswerAdoption } from './delivery.js';
+import type { AnswerAdoption } from './delivery-ports.js';
 import { LiveAnswerFeed } from './live-answer.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
@@ -267,7 +267,7 @@ export class Conversation {
       sessionKey: this.key,
       send: (outbound) => this.send(outbound),
       sendAnswer: (messages, live) => this.sendAnswer(messages, live),
-      live: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...replyTo }, this.deps.logger, this.key),
+      live: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...replyTo }, this.deps.logger, this.key, this.deps.delivery.liveRecorder(this.adapter.platform, this.target, this.key)),
       sendNow: async (outbound) => (this.closing ? undefined : this.deps.delivery.sendNow(this.adapter.platform, this.target, outbound, this.key)),
       editIntervalMs: this.chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
       ...replyTo,

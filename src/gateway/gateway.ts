@@ -4,7 +4,7 @@ import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import { ApprovalRepository } from '../store/approvals.js';
-import { sessionsWithPendingWork } from '../store/conversations.js';
+import { lastAnswerSince, sessionsWithPendingWork } from '../store/conversations.js';
 import type { Db } from '../store/db.js';
 import { InboxRepository } from '../store/inbox.js';
 import { OutboxRepository } from '../store/outbox.js';
@@ -18,7 +18,7 @@ import type { Memory } from '../memory/memory.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliveryOptions } from './delivery.js';
 import { handleJobPress, jobsMessage } from './commands/jobs.js';
 import type { JobAccess } from '../scheduler/tools.js';
 import { PairingService } from './pairing.js';
@@ -52,7 +52,8 @@ export type GatewayOptions = {
   jobs?: JobAccess;
   /** `/skill`, plugin commands and `/mcp` (issue 12). */
   extensions?: ExtensionCommands;
-  deliveryRetryBaseMs?: number;
+  /** The outbox's first retry delay (tests shorten it) and crash-test faults (HOB_FAULT=delivery:<point>). */
+  delivery?: Pick<DeliveryOptions, 'retryBaseMs' | 'fault'>;
   /** How long a long paste or an album waits for its next part (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
@@ -62,7 +63,6 @@ export type GatewayOptions = {
 
 /** An edit within this many seconds is a correction hob answers; a later one is left alone. */
 const EDIT_WINDOW_SECONDS = 600;
-
 
 /** An attachment as the inbox keeps it: everything but the download closure. */
 type StoredAttachment = Omit<Attachment, 'download'>;
@@ -101,7 +101,7 @@ export class Gateway implements InboundSink {
     const { db, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
-    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, options.deliveryRetryBaseMs);
+    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, { ...options.delivery, answerSince: (key, since) => lastAnswerSince(db, key, since) });
     const pairings = new PairingRepository(db);
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
     this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
@@ -127,8 +127,9 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
-    // First: what the previous process leased is due again, before anything new is sent.
+    // First: what the previous process leased is due again, its live messages settled, before anything new is sent.
     this.delivery.releaseLeases();
+    await this.delivery.settleLeftLive();
     const notStarted = await this.broker.recoverAfterRestart(this.adapters);
     for (const key of sessionsWithPendingWork(this.options.db)) {
       const found = this.conversationForKey(key);
@@ -348,8 +349,7 @@ export class Gateway implements InboundSink {
     if (!adapter || !chatId) return undefined;
     const threadId = rest.find((part) => !part.startsWith('u'));
     const user = rest.find((part) => part.startsWith('u'))?.slice(1);
-    // Who spoke last, and where, is in the inbox; without it: a per-person key names the person,
-    // and in a DM the chat is the person (Telegram, and the in-memory channel).
+    // Who spoke last, and where, is in the inbox; else a per-person key names them, and a DM's chat is the person.
     const latest = this.inbox.latestFor(key);
     const last = latest ? (JSON.parse(latest) as StoredInbound) : undefined;
     const chatType: ChatType = last?.chatType ?? (user ? 'group' : 'dm');

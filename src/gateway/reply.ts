@@ -3,7 +3,7 @@ import { assertNever, type AgentEvent } from '../core/events.js';
 import { messageText, toolUses } from '../core/messages.js';
 import type { Logger } from '../logger.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
-import type { AnswerAdoption } from './delivery.js';
+import type { AnswerAdoption } from './delivery-ports.js';
 import { splitMessage } from './format/split.js';
 import type { LiveAnswerFeed } from './live-answer.js';
 
@@ -123,10 +123,11 @@ export class RunReporter {
     const text = parts.join('\n\n');
     const messages = splitMessage(text, this.options.adapter.capabilities.maxMessageLength).map((chunk): OutboundMessage => ({ text: chunk, ...this.replyTo() }));
     const { live, sendAnswer } = this.options;
-    // Only a whole answer that fits one message may take the live view's place; a stop or an
-    // error ends it, and so does an answer sent in parts (the parts are sent as usual).
-    if (live?.showing && sendAnswer && this.answered && !this.errorText && !this.stopped && messages.length === 1) {
-      await sendAnswer(messages, { adopt: () => live.adopt(text), decline: () => live.cancel() });
+    // A whole answer takes the live view's place (a long one from its first part on: the
+    // live message becomes that part); a stop or an error ends the live view.
+    if (live?.showing && sendAnswer && this.answered && !this.errorText && !this.stopped) {
+      const parts = messages.map((message) => message.text);
+      await sendAnswer(messages, { liveRow: () => live.liveRow, adopt: () => live.adopt({ text, parts }), decline: () => live.cancel({ keepRow: true }) });
       return;
     }
     await live?.cancel();

@@ -5,6 +5,8 @@
  * after the gap; a local time that occurs twice (fall back) is its first occurrence.
  */
 
+export { canonicalTimezone } from '../core/timezone.js';
+
 /** Local date and time fields; month is 1-12. */
 export type Wall = { year: number; month: number; day: number; hour: number; minute: number; second: number };
 
@@ -26,16 +28,6 @@ function formatter(timezone: string): Intl.DateTimeFormat {
     formatters.set(timezone, format);
   }
   return format;
-}
-
-/** The canonical name of an IANA timezone ("europe/berlin" → "Europe/Berlin"), or undefined when unknown. */
-export function canonicalTimezone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
 }
 
 export function wallAt(instant: number, timezone: string): Wall {

@@ -242,4 +242,32 @@ export const migrations: string[] = [
     updated_at INTEGER NOT NULL
   ) STRICT;
   `,
+  /* issue 18: live messages are recorded as they start ('live'; 'withdrawn' once removed); a send cut off (a crash, a timeout) is looked up before it is sent again */ `
+  CREATE TABLE outbox_new (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    session_key TEXT,
+    message TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'live', 'withdrawn')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    platform_message_id TEXT,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    parts_sent INTEGER NOT NULL DEFAULT 0,
+    unconfirmed INTEGER NOT NULL DEFAULT 0,
+    attempted_at INTEGER,
+    preview TEXT
+  ) STRICT;
+  INSERT INTO outbox_new (id, platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, platform_message_id, last_error, created_at, sent_at, parts_sent, unconfirmed, attempted_at)
+    SELECT id, platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, platform_message_id, last_error, created_at, sent_at, parts_sent,
+      CASE WHEN status = 'pending' AND attempts > 0 THEN 1 ELSE 0 END, CASE WHEN attempts > 0 THEN created_at END FROM outbox;
+  DROP TABLE outbox;
+  ALTER TABLE outbox_new RENAME TO outbox;
+  CREATE INDEX outbox_pending ON outbox(status, next_attempt_at);
+  CREATE INDEX outbox_chat_pending ON outbox(platform, chat_id, status, id);
+  `,
 ];

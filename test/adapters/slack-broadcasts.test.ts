@@ -55,7 +55,8 @@ describe('slack: broadcast mentions in what hob sends are plain text', () => {
     await fake.waitFor(() => fake.web.callsOf('chat.startStream').length === 1, 5000, 'the stream to start');
     live.update('Deploy done, <!channel> please check');
     await fake.waitFor(() => fake.web.callsOf('chat.appendStream').length === 1, 5000, 'an append');
-    const ref = await live.finish(`Deploy done, <!channel> please check. ${PINGS}`);
+    const final = `Deploy done, <!channel> please check. ${PINGS}`;
+    const ref = await live.finish({ text: final, parts: [final] });
     expect(ref).toBeDefined();
     expect(pinged()).toEqual([]);
     expect(shown()).toEqual(['Deploy done, @channel please check. Heads up @channel, @here and @everyone; also @oncall and @here.']);

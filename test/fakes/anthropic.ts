@@ -46,7 +46,7 @@ type Common = {
 /** One scripted answer. */
 export type AnthropicScript = Common &
   (
-    | { text: string; chunks?: number; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence' }
+    | { text: string; chunks?: number; /** Pause between chunks: the answer is written slowly. */ chunkDelayMs?: number; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence' }
     | {
         toolCalls: Array<{ id?: string; name: string; input?: unknown; /** Sent verbatim instead of JSON(input). */ rawJson?: string }>;
         text?: string;
@@ -161,9 +161,10 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
     event(res, { type: 'content_block_stop', index });
     index += 1;
   }
-  const textBlock = (text: string, chunks: number): void => {
+  const textBlock = async (text: string, chunks: number, delayMs = 0): Promise<void> => {
     event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-    for (const piece of splitText(text, chunks)) {
+    for (const [n, piece] of splitText(text, chunks).entries()) {
+      if (n > 0 && delayMs) await sleep(delayMs);
       event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     }
     event(res, { type: 'content_block_stop', index });
@@ -188,7 +189,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
 
   let stopReason: string;
   if ('toolCalls' in script) {
-    if (script.text) textBlock(script.text, 1);
+    if (script.text) await textBlock(script.text, 1);
     for (const [n, call] of script.toolCalls.entries()) {
       const json = call.rawJson ?? JSON.stringify(call.input ?? {});
       const toolId = call.id ?? `toolu_fake_${n + 1}`;
@@ -202,7 +203,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
     }
     stopReason = 'tool_use';
   } else {
-    textBlock(script.text, script.chunks ?? 3);
+    await textBlock(script.text, script.chunks ?? 3, script.chunkDelayMs);
     stopReason = script.stopReason ?? 'end_turn';
   }
   event(res, {

@@ -54,7 +54,7 @@ export function harness(options: { fullAuto?: boolean; start?: string; settings?
   const db = openDatabase(join(dir, 'hob.db'));
   const clock = testClock(options.start ?? '2026-12-01T10:00:00Z');
   const channel = new MemoryChannel();
-  const delivery = new Delivery(new OutboxRepository(db), clock, silent, 10);
+  const delivery = new Delivery(new OutboxRepository(db), clock, silent, { retryBaseMs: 10 });
   delivery.register(channel);
   const settings = { ...SETTINGS, ...options.settings };
   const scheduling = createScheduling({ db, clock, defaultTimezone: 'Europe/Berlin', settings, timezoneFor: options.timezoneFor, people: options.people, maxJobsPerPerson: options.maxJobsPerPerson });

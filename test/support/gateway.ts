@@ -72,7 +72,7 @@ export async function startTestGateway(
     pairingTtlSeconds: 3600,
     model: { current: () => provider.model, switch: async (name) => `Switched to ${name}.` },
     permissions: createPermissionAdmin(permissions, rules, 'default'),
-    deliveryRetryBaseMs: 50,
+    delivery: { retryBaseMs: 50 },
     ...overrides,
   });
   await gateway.start();

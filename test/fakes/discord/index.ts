@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Waiters } from '../waiters.js';
 import { FakeGateway } from './gateway.js';
 import { handleRest, type RestHost } from './rest.js';
+import { MessageBuckets, newHold, NonceMemory, type Hold } from './limits.js';
 import {
   APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, snowflake, userObject,
   type Channel, type FakePerson, type Interaction, type Json, type Notice, type RestCall, type StoredMessage,
@@ -56,6 +57,14 @@ export class FakeDiscord implements RestHost {
   readonly rateLimits: { pattern: RegExp; retryAfter: number }[] = [];
   /** @internal `http://127.0.0.1:PORT` */
   origin = '';
+  /** The per-channel message buckets (5 creates and 5 edits per 5 s); tests may loosen them. */
+  readonly buckets = new MessageBuckets();
+  /** Nonces remembered for `enforce_nonce` (a few minutes). */
+  readonly nonces = new NonceMemory();
+  /** @internal answers held back (see holdNext) */
+  readonly holds: Hold[] = [];
+  /** How far the fake's clock is ahead of the real one (tests move it: "minutes later"). */
+  clockOffsetMs = 0;
   private readonly waiters = new Waiters();
   private server: http.Server | undefined;
 
@@ -170,6 +179,22 @@ export class FakeDiscord implements RestHost {
     const event = this.dispatched.get(interactionId);
     if (!event) throw new Error(`no interaction ${interactionId}`);
     this.gateway.dispatch('INTERACTION_CREATE', event);
+  }
+
+  /** The fake's time: the real clock, moved on by `clockOffsetMs`. */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  /**
+   * The next request whose `METHOD /path` matches is carried out (a message is in the
+   * channel) but its answer is held back until `release` (or forever): as when hob dies
+   * before it hears from Discord.
+   */
+  holdNext(pattern: RegExp): Hold {
+    const hold = newHold(pattern);
+    this.holds.push(hold);
+    return hold;
   }
 
   /** The next `count` requests whose `METHOD /path` matches answer 429 with `retryAfter` seconds. */

@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import type { PostgresBridge } from '../../src/store/postgres/bridge.js';
 
 /** Where the run's shared cluster is coordinated (set by test/global-setup.ts). */
 export const SHARED_DIR_ENV = 'HOB_TEST_POSTGRES_DIR';
@@ -208,4 +209,22 @@ export function stopSharedCluster(shared: string): void {
 export async function testDatabase(): Promise<{ url: string; cluster: Cluster }> {
   const cluster = await sharedCluster();
   return { url: await createDatabase(cluster), cluster };
+}
+
+/** A memory entry as the PostgreSQL tests and benchmark write it (the repository's save comes with the Store port). */
+export type TestEntry = { id: string; content: string; title?: string; tags?: string[]; updatedAt: number; lastUsedAt?: number; useCount?: number };
+
+/** Writes entries for one person in one statement; returns their seqs in order. */
+export function insertEntries(bridge: PostgresBridge, personId: string, entries: TestEntry[]): number[] {
+  const rows = bridge.query<{ seq: number }>(
+    `INSERT INTO memory_entries (id, person_id, title, content, content_key, tags, source, created_at, updated_at, last_used_at, use_count)
+     SELECT id, $1, title, content, lower(content), coalesce(tags, '{}')::text[], 'tool', at, at, used, uses
+     FROM jsonb_to_recordset($2::jsonb) AS x(id text, title text, content text, tags text[], at bigint, used bigint, uses int)
+     RETURNING seq`,
+    [
+      personId,
+      JSON.stringify(entries.map((entry) => ({ id: entry.id, title: entry.title ?? null, content: entry.content, tags: entry.tags ?? [], at: entry.updatedAt, used: entry.lastUsedAt ?? null, uses: entry.useCount ?? 0 }))),
+    ],
+  ).rows;
+  return rows.map((row) => row.seq);
 }

@@ -228,12 +228,19 @@ export const postgresMigrations: PostgresMigration[] = [
     CREATE INDEX memory_unembedded ON memory_entries (seq) WHERE NOT embedded;
     CREATE INDEX memory_words ON memory_entries USING GIN (search);
 
-    -- One vector per entry, as floats; ranked in hob per person (pgvector, when installed,
-    -- can rank the same column through its real[] → vector cast). Gone with its entry.
+    -- A vector's signs, one bit a dimension: the cheap first pass of a vector search.
+    CREATE FUNCTION hob_vector_signs(embedding real[]) RETURNS varbit LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+      SELECT string_agg(CASE WHEN x > 0 THEN '1' ELSE '0' END, '' ORDER BY i)::varbit FROM unnest(embedding) WITH ORDINALITY AS u(x, i)
+    $$;
+    -- One vector per entry, as floats; ranked in hob per person: the nearest signs (Hamming
+    -- distance, in the server) give candidates, hob ranks those by cosine, as the SQLite store
+    -- does with sqlite-vec's bits. (pgvector, when installed, can rank the same column
+    -- through its real[] → vector cast.) Gone with its entry.
     CREATE TABLE memory_vectors (
       seq BIGINT PRIMARY KEY REFERENCES memory_entries (seq) ON DELETE CASCADE,
       person_id TEXT NOT NULL,
-      embedding REAL[] NOT NULL
+      embedding REAL[] NOT NULL,
+      signs varbit GENERATED ALWAYS AS (hob_vector_signs(embedding)) STORED
     );
     CREATE INDEX memory_vectors_person ON memory_vectors (person_id);
 

@@ -77,7 +77,7 @@ export function describeFailure(failure: DriverFailure, target: PostgresTarget, 
     case '57P01':
     case '57P02':
     case '57P03':
-      return new PostgresStoreError(`${where} is shutting down or starting up (${words(failure.message)}); hob connects again on the next call.`, failure.code);
+      return new PostgresStoreError(`${where} ended the connection (${words(failure.message)}); hob connects again.`, failure.code);
     default: {
       const detail = failure.detail ? ` (${words(failure.detail)})` : '';
       const statement = context.sql ? ` in: ${sqlHead(context.sql)}` : '';

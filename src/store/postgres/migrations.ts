@@ -25,9 +25,10 @@ const TEXT_SEARCH = `
     SELECT to_tsvector('simple', body) || to_tsvector('english', body) || to_tsvector('german', body)
         || to_tsvector('italian', body) || to_tsvector('french', body) || to_tsvector('spanish', body)
   $$;
+  -- A word's distinct forms ORed ('dormi' | 'dorm'), not one per language: the planner
+  -- estimates a repeated form as several, and then scans the table instead of the index.
   CREATE FUNCTION hob_word_query(word text) RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT plainto_tsquery('simple', word) || plainto_tsquery('english', word) || plainto_tsquery('german', word)
-        || plainto_tsquery('italian', word) || plainto_tsquery('french', word) || plainto_tsquery('spanish', word)
+    SELECT coalesce(string_agg(quote_literal(form), ' | ')::tsquery, ''::tsquery) FROM unnest(tsvector_to_array(hob_text_vector(word))) AS form
   $$;
   -- Title, tags and content weighted A, B, C: the ranking weighs them as SQLite's bm25 does (2, 1.5, 1).
   -- (array_to_string is only STABLE in general; for text[] it cannot change, so this is IMMUTABLE.)

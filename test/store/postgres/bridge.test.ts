@@ -3,12 +3,13 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../../scripts/build.mjs';
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
 import { PostgresStoreError } from '../../../src/store/postgres/errors.js';
 import { tempDir } from '../../support/engine.js';
-import { postgresSkipReason, testDatabase, type Cluster } from '../../support/postgres.js';
+import { postgresSkipReason } from '../../support/postgres.js';
+import { postgresDatabase } from '../../support/postgres-fixture.js';
 
 /**
  * A TCP hop between the bridge and the server that can stop passing bytes on (a network that
@@ -45,6 +46,19 @@ async function silentableProxy(target: { host: string; port: number }): Promise<
   };
 }
 
+/** What a first statement on a bridge to `target` fails with. */
+function failureOf(target: string): string {
+  const bridge = new PostgresBridge({ url: target });
+  try {
+    bridge.query('SELECT 1');
+    return 'no failure';
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    bridge.close();
+  }
+}
+
 function withPort(url: string, port: number): string {
   const next = new URL(url);
   next.port = String(port);
@@ -52,18 +66,11 @@ function withPort(url: string, port: number): string {
 }
 
 describe.skipIf(postgresSkipReason)(`the PostgreSQL bridge${postgresSkipReason ? ` (skipped: ${postgresSkipReason})` : ''}`, () => {
-  let url: string;
-  let cluster: Cluster;
-  let bridge: PostgresBridge;
-  beforeAll(async () => {
-    ({ url, cluster } = await testDatabase());
-    bridge = new PostgresBridge({ url });
-  });
-  afterAll(() => bridge?.close());
+  const db = postgresDatabase();
 
   it('runs statements synchronously with parameters, and gives numbers, arrays and bytes back as they went in', () => {
-    bridge.exec('CREATE TABLE notes (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body TEXT NOT NULL, at BIGINT NOT NULL, tags TEXT[] NOT NULL, vector REAL[], raw BYTEA)');
-    const inserted = bridge.query<{ id: number }>('INSERT INTO notes (body, at, tags, vector, raw) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
+    db.bridge.exec('CREATE TABLE notes (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body TEXT NOT NULL, at BIGINT NOT NULL, tags TEXT[] NOT NULL, vector REAL[], raw BYTEA)');
+    const inserted = db.bridge.query<{ id: number }>('INSERT INTO notes (body, at, tags, vector, raw) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
       'Padel on Thursday',
       1_764_590_000_000,
       ['sport', 'weekly'],
@@ -71,39 +78,39 @@ describe.skipIf(postgresSkipReason)(`the PostgreSQL bridge${postgresSkipReason ?
       new Uint8Array([1, 2, 3]),
     ]);
     expect(inserted.rows).toEqual([{ id: 1 }]);
-    const { rows, rowCount } = bridge.query('SELECT id, body, at, tags, vector, raw FROM notes WHERE id = $1', [1]);
+    const { rows, rowCount } = db.bridge.query('SELECT id, body, at, tags, vector, raw FROM notes WHERE id = $1', [1]);
     expect(rowCount).toBe(1);
     expect(rows[0]).toEqual({ id: 1, body: 'Padel on Thursday', at: 1_764_590_000_000, tags: ['sport', 'weekly'], vector: [0.5, -0.25], raw: new Uint8Array([1, 2, 3]) });
-    expect(bridge.query("UPDATE notes SET body = 'Padel on Friday'").rowCount).toBe(1);
+    expect(db.bridge.query("UPDATE notes SET body = 'Padel on Friday'").rowCount).toBe(1);
   });
 
   it('commits a transaction that returns, rolls back one that throws, and keeps the outer one when a nested one fails', () => {
-    bridge.exec('CREATE TABLE ledger (entry TEXT PRIMARY KEY)');
-    const added = bridge.transaction(() => {
-      bridge.query("INSERT INTO ledger VALUES ('kept')");
+    db.bridge.exec('CREATE TABLE ledger (entry TEXT PRIMARY KEY)');
+    const added = db.bridge.transaction(() => {
+      db.bridge.query("INSERT INTO ledger VALUES ('kept')");
       return 'done';
     });
     expect(added).toBe('done');
     expect(() =>
-      bridge.transaction(() => {
-        bridge.query("INSERT INTO ledger VALUES ('dropped')");
+      db.bridge.transaction(() => {
+        db.bridge.query("INSERT INTO ledger VALUES ('dropped')");
         throw new Error('changed my mind');
       }),
     ).toThrow('changed my mind');
-    bridge.transaction(() => {
-      bridge.query("INSERT INTO ledger VALUES ('outer')");
-      expect(() => bridge.transaction(() => bridge.query("INSERT INTO ledger VALUES ('kept')"))).toThrow(/duplicate key/);
+    db.bridge.transaction(() => {
+      db.bridge.query("INSERT INTO ledger VALUES ('outer')");
+      expect(() => db.bridge.transaction(() => db.bridge.query("INSERT INTO ledger VALUES ('kept')"))).toThrow(/duplicate key/);
     });
-    expect(bridge.query<{ entry: string }>('SELECT entry FROM ledger ORDER BY entry').rows.map((row) => row.entry)).toEqual(['kept', 'outer']);
+    expect(db.bridge.query<{ entry: string }>('SELECT entry FROM ledger ORDER BY entry').rows.map((row) => row.entry)).toEqual(['kept', 'outer']);
   });
 
   it('names the statement that failed and keeps working after it', () => {
-    expect(() => bridge.query('SELECT * FROM no_such_table')).toThrow(/relation "no_such_table" does not exist \[42P01\] in: SELECT \* FROM no_such_table/);
-    expect(bridge.query<{ one: number }>('SELECT 1 AS one').rows).toEqual([{ one: 1 }]);
+    expect(() => db.bridge.query('SELECT * FROM no_such_table')).toThrow(/relation "no_such_table" does not exist \[42P01\] in: SELECT \* FROM no_such_table/);
+    expect(db.bridge.query<{ one: number }>('SELECT 1 AS one').rows).toEqual([{ one: 1 }]);
   });
 
   it('cancels a statement past statement_timeout with an error that says so, and the connection stays usable', () => {
-    const quick = new PostgresBridge({ url, statementTimeoutMs: 200 });
+    const quick = new PostgresBridge({ url: db.url, statementTimeoutMs: 200 });
     try {
       expect(() => quick.query('SELECT pg_sleep(5)')).toThrow(/ran longer than 0.2 s and was cancelled \(statement_timeout\): SELECT pg_sleep\(5\)/);
       expect(quick.query<{ one: number }>('SELECT 1 AS one').rows).toEqual([{ one: 1 }]);
@@ -113,44 +120,24 @@ describe.skipIf(postgresSkipReason)(`the PostgreSQL bridge${postgresSkipReason ?
   });
 
   it('says which server refused the connection and what to check, without the password', () => {
-    const password = new URL(url).password;
-    const refused = new PostgresBridge({ url: withPort(url, 1) });
-    try {
-      expect(() => refused.query('SELECT 1')).toThrow('PostgreSQL at 127.0.0.1:1 refused the connection; check store.url (is the server running and listening there?).');
-    } finally {
-      refused.close();
-    }
-    const wrong = new URL(url);
+    const password = new URL(db.url).password;
+    expect(failureOf(withPort(db.url, 1))).toBe('PostgreSQL at 127.0.0.1:1 refused the connection; check store.url (is the server running and listening there?).');
+    const wrong = new URL(db.url);
     wrong.password = 'not-the-password';
-    const denied = new PostgresBridge({ url: wrong.toString() });
-    try {
-      let message = '';
-      try {
-        denied.query('SELECT 1');
-      } catch (error) {
-        message = (error as Error).message;
-      }
-      expect(message).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+ did not let user "hob" in \(password authentication failed for user "hob"\); check the user and password in store.url\.$/);
-      expect(message).not.toContain(password);
-      expect(message).not.toContain('not-the-password');
-    } finally {
-      denied.close();
-    }
-    const missing = new URL(url);
+    const denied = failureOf(wrong.toString());
+    expect(denied).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+ did not let user "hob" in \(password authentication failed for user "hob"\); check the user and password in store.url\.$/);
+    expect(denied).not.toContain(password);
+    expect(denied).not.toContain('not-the-password');
+    const missing = new URL(db.url);
     missing.pathname = '/no_such_db';
-    const nowhere = new PostgresBridge({ url: missing.toString() });
-    try {
-      expect(() => nowhere.query('SELECT 1')).toThrow(`PostgreSQL at 127.0.0.1:${cluster.port} has no database "no_such_db"; create it (createdb -O hob no_such_db) or fix store.url.`);
-    } finally {
-      nowhere.close();
-    }
+    expect(failureOf(missing.toString())).toBe(`PostgreSQL at 127.0.0.1:${db.cluster.port} has no database "no_such_db"; create it (createdb -O hob no_such_db) or fix store.url.`);
     expect(() => new PostgresBridge({ url: 'mysql://hob:secret@db/hob' })).toThrow('store.url must start with postgres:// (expected postgres://USER:PASSWORD@HOST:PORT/DATABASE); it starts with mysql://.');
   });
 
   it('turns a server that stops answering mid-transaction into an error at the wait limit, keeps nothing of it, and works again on the next call', async () => {
-    bridge.exec('CREATE TABLE transfers (note TEXT)');
-    const proxy = await silentableProxy({ host: cluster.host, port: cluster.port });
-    const flaky = new PostgresBridge({ url: withPort(url, proxy.port), statementTimeoutMs: 300, connectTimeoutMs: 2000 });
+    db.bridge.exec('CREATE TABLE transfers (note TEXT)');
+    const proxy = await silentableProxy({ host: db.cluster.host, port: db.cluster.port });
+    const flaky = new PostgresBridge({ url: withPort(db.url, proxy.port), statementTimeoutMs: 300, connectTimeoutMs: 2000 });
     try {
       let failure: unknown;
       let outcome: unknown;
@@ -181,15 +168,15 @@ describe.skipIf(postgresSkipReason)(`the PostgreSQL bridge${postgresSkipReason ?
       await proxy.close();
     }
     // The server saw the connection end and rolled back the first half.
-    await expect.poll(() => bridge.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = $1', ['idle in transaction']).rows[0]).toEqual({ n: 0 });
-    expect(bridge.query('SELECT note FROM transfers').rows).toEqual([]);
+    await expect.poll(() => db.bridge.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = $1', ['idle in transaction']).rows[0]).toEqual({ n: 0 });
+    expect(db.bridge.query('SELECT note FROM transfers').rows).toEqual([]);
   });
 
   it('works from the bundle: the worker file is built beside the code that starts it', async () => {
     const out = tempDir('hob-pg-bundle-');
     try {
       await build(bundleOptions({ probe: 'test/store/postgres/bundle-probe.ts', 'postgres-worker': 'src/store/postgres/worker.ts' }, out));
-      const printed = execFileSync(process.execPath, [join(out, 'probe.js'), url], { encoding: 'utf8', timeout: 15_000 });
+      const printed = execFileSync(process.execPath, [join(out, 'probe.js'), db.url], { encoding: 'utf8', timeout: 15_000 });
       expect(JSON.parse(printed)).toEqual([{ answer: 42 }]);
     } finally {
       rmSync(out, { recursive: true, force: true });

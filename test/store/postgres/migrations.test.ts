@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
 import { migratePostgres, postgresMigrations } from '../../../src/store/postgres/migrations.js';
 import { openDatabase } from '../../../src/store/db.js';
-import { postgresSkipReason, testDatabase } from '../../support/postgres.js';
+import { postgresSkipReason } from '../../support/postgres.js';
+import { postgresDatabase } from '../../support/postgres-fixture.js';
 import { NEXT_MIGRATIONS } from './migrate-runner.js';
 
 /** The tables of the SQLite store, by name; PostgreSQL has each (full-text indexes are columns there). */
@@ -18,22 +19,16 @@ function sqliteTables(): string[] {
 }
 
 describe.skipIf(postgresSkipReason)(`PostgreSQL schema migrations${postgresSkipReason ? ` (skipped: ${postgresSkipReason})` : ''}`, () => {
-  let url: string;
-  let bridge: PostgresBridge;
-  beforeAll(async () => {
-    ({ url } = await testDatabase());
-    bridge = new PostgresBridge({ url });
-  });
-  afterAll(() => bridge?.close());
+  const db = postgresDatabase();
 
   it('applies every migration to an empty database, with a table for each of the SQLite store’s, and nothing again on restart', () => {
-    expect(migratePostgres(bridge)).toEqual({ from: 0, to: postgresMigrations.length });
-    const tables = bridge.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'").rows.map((row) => row.name);
+    expect(migratePostgres(db.bridge)).toEqual({ from: 0, to: postgresMigrations.length });
+    const tables = db.bridge.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'").rows.map((row) => row.name);
     for (const table of sqliteTables()) expect(tables).toContain(table);
     expect(tables).toEqual(expect.arrayContaining(['message_search', 'memory_vectors', 'hob_schema']));
 
     // A restart (a new connection) finds the schema current and changes nothing.
-    const restarted = new PostgresBridge({ url });
+    const restarted = new PostgresBridge({ url: db.url });
     try {
       expect(migratePostgres(restarted)).toEqual({ from: postgresMigrations.length, to: postgresMigrations.length });
       expect(restarted.query('SELECT version, name FROM hob_schema ORDER BY version').rows).toEqual(postgresMigrations.map((migration, index) => ({ version: index + 1, name: migration.name })));
@@ -46,17 +41,17 @@ describe.skipIf(postgresSkipReason)(`PostgreSQL schema migrations${postgresSkipR
     const started = [1, 2].map(
       () =>
         new Promise<number | null>((resolve) => {
-          execFile(process.execPath, ['--import', 'tsx', 'test/store/postgres/migrate-runner.ts', url], { timeout: 60_000 }, (error) => resolve(error ? (error.code as number) : 0));
+          execFile(process.execPath, ['--import', 'tsx', 'test/store/postgres/migrate-runner.ts', db.url], { timeout: 60_000 }, (error) => resolve(error ? (error.code as number) : 0));
         }),
     );
     expect(await Promise.all(started)).toEqual([0, 0]);
-    expect(bridge.query('SELECT n FROM counter').rows).toEqual([{ n: 1 }]);
-    expect(bridge.query<{ version: number }>('SELECT max(version) AS version FROM hob_schema').rows[0]?.version).toBe(NEXT_MIGRATIONS.length);
+    expect(db.bridge.query('SELECT n FROM counter').rows).toEqual([{ n: 1 }]);
+    expect(db.bridge.query<{ version: number }>('SELECT max(version) AS version FROM hob_schema').rows[0]?.version).toBe(NEXT_MIGRATIONS.length);
   });
 
   it('refuses a database written by a newer hob, with the SQLite store’s sentence', () => {
     const older = postgresMigrations.slice(0, 2);
-    expect(() => migratePostgres(bridge, older)).toThrow(
+    expect(() => migratePostgres(db.bridge, older)).toThrow(
       `The database was written by a newer hob (schema ${postgresMigrations.length + 1}, this hob knows 2). Upgrade hob or use another store.url.`,
     );
   });

@@ -13,9 +13,12 @@
  * Each request takes the next queued response; an empty queue answers 400
  * "no scripted response" so a test that under-scripts fails loudly instead of retrying.
  * Accepts `x-api-key` and `Authorization: Bearer`; with `{ apiKey }` any other key gets 401.
+ * With `{ whenEmpty }` an empty queue answers with that script instead (an instant stand-in
+ * model for benchmarks), and `{ keepRequests }` bounds what `requests` holds.
  */
 import type http from 'node:http';
 import {
+  type ScriptedServerOptions,
   hangUntilClosed,
   retryHeaders,
   sendJson,
@@ -89,7 +92,7 @@ const errorTypeByStatus: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(options: { apiKey?: string } & ScriptedServerOptions<AnthropicScript> = {}): Promise<FakeAnthropic> {
   let messageCount = 0;
   const server = await startScriptedServer<AnthropicScript, AnthropicRequestBody>('/v1/messages', async (script, request, res) => {
     if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
@@ -99,7 +102,7 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     if (script.delayMs) await sleep(script.delayMs);
     messageCount += 1;
     await answer(script, request.body, `msg_fake_${messageCount}`, res);
-  });
+  }, options);
   return { ...server, baseUrl: server.origin };
 }
 

@@ -9,6 +9,8 @@ import {
 export interface RestHost {
   readonly token: string;
   readonly calls: RestCall[];
+  /** Told of every call as it arrives. */
+  readonly onCall: ((call: RestCall) => void) | undefined;
   readonly notices: Notice[];
   readonly commands: Map<string, Json[]>;
   readonly messages: StoredMessage[];
@@ -52,6 +54,7 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
   const body: Json = typeof parsed.fields.payload_json === 'string' ? (JSON.parse(parsed.fields.payload_json) as Json) : parsed.fields;
   const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
   fake.calls.push(call);
+  fake.onCall?.(call);
   const answer = (status: number, payload?: unknown): void => {
     call.status = status;
     json(res, status, payload);

@@ -53,16 +53,16 @@ export type GatewayOptions = {
   /** `/skill`, plugin commands and `/mcp` (issue 12). */
   extensions?: ExtensionCommands;
   deliveryRetryBaseMs?: number;
-  /** How long a long paste or an album waits for its next part (tests shorten them). */
+  /** How long a long paste or an album waits for its next part; how long a run goes before busy shows (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
+  busyAfterMs?: number;
   /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
   people?: PersonResolver;
 };
 
 /** An edit within this many seconds is a correction hob answers; a later one is left alone. */
 const EDIT_WINDOW_SECONDS = 600;
-
 
 /** An attachment as the inbox keeps it: everything but the download closure. */
 type StoredAttachment = Omit<Attachment, 'download'>;
@@ -334,6 +334,7 @@ export class Gateway implements InboundSink {
         logger: this.options.logger,
         workspace: this.options.workspace,
         busyMode: this.options.busyMode,
+        busyAfterMs: this.options.busyAfterMs,
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),

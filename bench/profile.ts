@@ -1,18 +1,19 @@
 /**
  * Where `hob start`'s CPU and memory per message go, serving Telegram, Slack and Discord at
  * once against the fakes (as bench/vs-floor.ts runs it), or the floor's (`floor`: the bare
- * bot on the same libraries), for comparison. After a warm-up of 90 messages, one of three
- * modes covers the next ones:
+ * bot on the same libraries), for comparison. `start` profiles the CPU from the spawn until
+ * all three channels are up (`--cpu-prof`). The other modes cover the messages after a
+ * warm-up of 90:
  * - `cpu`: a CPU profile (inspector `Profiler`);
  * - `alloc`: every allocation sampled, also those collected since (inspector
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held.
- * `cpu` and `alloc` print the cost per message by source file or package (mapped back
+ * `start`, `cpu` and `alloc` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts cpu|alloc|heap [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|cpu|alloc|heap [messages=600] [floor]
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -23,7 +24,7 @@ import { tempDir } from '../test/support/engine.js';
 import { heapByConstructor } from './heap-snapshot.js';
 import { residentBytes } from './hob-process.js';
 import { fmt, fmtBytes } from './stats.js';
-import { bundleFloor, spawnSubject } from './subjects.js';
+import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
 import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 
 const WARMUP = 90;
@@ -51,7 +52,7 @@ function origin(frame: CallFrame): { name: string; ours: boolean } {
 }
 
 /** Cost per message by source, by the nearest hob file or package on the stack, and by function. */
-function summarise(costs: Costs, messages: number, unit: string, format: (value: number) => string): string[] {
+function summarise(costs: Costs, messages: number, unit: string, format: (value: number) => string, title = `per message over ${messages} messages`): string[] {
   const byOrigin = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const byCaller = new Map<string, number>();
@@ -70,7 +71,7 @@ function summarise(costs: Costs, messages: number, unit: string, format: (value:
   const top = (map: Map<string, number>) =>
     [...map].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([name, value]) => `  ${format(value / messages).padStart(9)}${unit}  ${((100 * value) / total).toFixed(1).padStart(5)}%  ${name}`);
   return [
-    `per message over ${messages} messages: ${format(total / messages)}${unit}`,
+    `${title}: ${format(total / messages)}${unit}`,
     'by source:',
     ...top(byOrigin),
     'by the nearest hob file or package on the stack:',
@@ -83,13 +84,19 @@ function summarise(costs: Costs, messages: number, unit: string, format: (value:
 type CpuProfile = { nodes: { id: number; callFrame: CallFrame; children?: number[] }[]; samples: number[]; timeDeltas: number[] };
 type SamplingNode = { callFrame: CallFrame; selfSize: number; children: SamplingNode[] };
 
-function cpuCosts(profile: CpuProfile): Costs {
+/** The profile's self times in milliseconds, of the samples in its first `untilMs` (all by default). */
+function cpuCosts(profile: CpuProfile, untilMs = Infinity): Costs {
   const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
   const costs: Costs = profile.nodes.map((node) => ({ frame: node.callFrame, self: 0 }));
   profile.nodes.forEach((node, at) => {
     for (const child of node.children ?? []) (costs[index.get(child) as number] as Costs[number]).parent = at;
   });
-  profile.samples.forEach((id, at) => ((costs[index.get(id) as number] as Costs[number]).self += (profile.timeDeltas[at] ?? 0) / 1000));
+  let elapsedMs = 0;
+  profile.samples.forEach((id, at) => {
+    const deltaMs = (profile.timeDeltas[at] ?? 0) / 1000;
+    elapsedMs += deltaMs;
+    if (elapsedMs <= untilMs) (costs[index.get(id) as number] as Costs[number]).self += deltaMs;
+  });
   return costs;
 }
 
@@ -148,9 +155,10 @@ async function sendMany(fakes: ThreeChannels, from: number, count: number): Prom
 
 async function main(): Promise<void> {
   const mode = process.argv[2];
-  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'heap') throw new Error('usage: bench/profile.ts cpu|alloc|heap [messages] [floor]');
+  if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
+  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|heap [messages] [floor]');
   const messages = Number(process.argv[3] ?? 600);
-  const subject = process.argv[4] === 'floor' ? 'floor' : 'hob';
+  const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
   const dir = tempDir('hob-profile-');
   const nodeFlags = mode === 'heap' ? [`--diagnostic-dir=${dir}`, '--heapsnapshot-signal=SIGUSR2'] : ['--inspect=127.0.0.1:0'];
@@ -186,6 +194,31 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   for (const line of lines) console.log(line);
+}
+
+/** From the spawn until all three channels are up: where the start-up's CPU goes. */
+async function profileStart(subject: Subject): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  try {
+    await fakes.allReady(started.failed);
+    const ready = Object.entries(fakes.readyAt).map(([platform, at]) => `${platform} ${fmt(at - started.startedAt)} ms`);
+    const upMs = Math.max(...Object.values(fakes.readyAt)) - started.startedAt;
+    // Stopped once it handles SIGTERM itself (a kill before that writes no profile).
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, 'the running line');
+    await started.stop();
+    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no CPU profile was written (stderr: ${started.stderr()})`);
+    console.log(`${subject}: up on ${ready.join(', ')} after the spawn`);
+    // The profile starts when node does, a little after the spawn: the window is a little long, not short.
+    for (const line of summarise(cpuCosts(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, upMs), 1, ' ms', fmt, 'CPU until all three are up (sampled)')) console.log(line);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 await main();

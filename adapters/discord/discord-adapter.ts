@@ -1,13 +1,14 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type Interaction, type Message } from 'discord.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { stderrLoggerOf } from '../logger.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
 import { applicationCommands, buttonPress, commandMessage, commandScopes } from './interactions.js';
 import { DiscordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
 import { normalizeMessage } from './normalize.js';
-import { describeError, DiscordOutbound, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outbound.js';
+import { describeError, DiscordOutbound, type DiscordLogger } from './outbound.js';
+import { DISCORD_CAPABILITIES } from './capabilities.js';
 
 export type { DiscordLogger } from './outbound.js';
 
@@ -38,15 +39,7 @@ export interface DiscordAdapter extends ChannelAdapter {
   readonly botId: string | undefined;
 }
 
-export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'discord-markdown',
-  buttons: true,
-  edits: true,
-  files: true,
-  editIntervalMs: LIVE_EDIT_INTERVAL_MS,
-  streaming: 'edit',
-});
+export { DISCORD_CAPABILITIES };
 
 /** Discord's limit of chat-input commands per application (and per guild). */
 const MAX_COMMANDS = 100;

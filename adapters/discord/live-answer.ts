@@ -1,12 +1,9 @@
 import type { LiveAnswer, LiveAnswerOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 import { channelOf, describeError, fitted, MAX_MESSAGE_LENGTH, type DiscordLogger, type DiscordOutbound } from './outbound.js';
+import { LIVE_EDIT_INTERVAL_MS } from './capabilities.js';
 
-/**
- * Discord allows about five edits of messages in a channel per five seconds; one edit a
- * second and a bit leaves room for the progress message and the typing indicator.
- */
-export const LIVE_EDIT_INTERVAL_MS = 1200;
+export { LIVE_EDIT_INTERVAL_MS };
 
 /**
  * An answer shown while it is written, Discord style: the first text posts one message, and

@@ -1,12 +1,9 @@
 import slackifyMarkdown from 'slackify-markdown';
 import type { Button } from '../../src/gateway/channel.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/**
- * Slack's limits, in characters of the text a person reads: a section's text and a message's
- * notification text are best kept under 3000 (a markdown block holds 12,000 in all, but a
- * part that fits a section also fits every fallback).
- */
-export const MAX_MESSAGE_LENGTH = 3000;
+export { MAX_MESSAGE_LENGTH };
+
 /** A button's label. */
 const MAX_LABEL_LENGTH = 75;
 

@@ -135,17 +135,16 @@ export class Gateway implements InboundSink {
       found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
     }
     this.requeueInbox();
-    for (const adapter of this.adapters.values()) {
+    // Each channel comes up as fast as its own platform answers, not after the others.
+    await Promise.all([...this.adapters.values()].map(async (adapter) => {
       await adapter.start(this);
       // Everyone's menu leaves out the owner's commands; the owners' DMs show them all.
       // Plugin commands join both, so they are in the menus and Slack's `/hob` knows them.
       const plugins = this.options.extensions?.menu() ?? [];
       const everyone = [...COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry })), ...plugins];
       const owners = { userIds: this.access.owners(adapter.platform), commands: [...COMMANDS.map((entry) => ({ ...entry })), ...plugins] };
-      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) =>
-        this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
-      );
-    }
+      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
+    }));
     this.delivery.start(1000);
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();

@@ -233,7 +233,7 @@ export class Conversation {
       chatType: this.chatType,
       inGroup: this.chatType !== 'dm',
     });
-    yield* markTaken(events, () => this.markDone(message.inboxIds));
+    yield* markTaken(events, (start) => this.deps.inbox.markDoneWith(message.inboxIds, start));
   }
 
   /** Steered text the run ended without reading becomes the next message, keeping its inbox rows. */
@@ -404,11 +404,14 @@ export class Conversation {
   }
 }
 
-/** Calls `taken` once the engine has stored the message (its first step runs synchronously). */
-async function* markTaken(events: AsyncGenerator<AgentEvent>, taken: () => unknown): AsyncGenerator<AgentEvent> {
-  const first = events.next();
-  taken();
-  const step = await first;
+/**
+ * Starts the run inside `taking`, which marks the message taken in the same commit: the
+ * engine stores the message in its first step, which runs synchronously.
+ */
+async function* markTaken(events: AsyncGenerator<AgentEvent>, taking: (start: () => void) => void): AsyncGenerator<AgentEvent> {
+  let first: Promise<IteratorResult<AgentEvent>> | undefined;
+  taking(() => (first = events.next()));
+  const step = await (first ?? events.next());
   if (step.done) return;
   yield step.value;
   yield* events;

@@ -1,5 +1,6 @@
 import slackifyMarkdown from 'slackify-markdown';
 import type { Button } from '../../src/gateway/channel.js';
+import { isPlainText } from '../../src/gateway/format/plain-text.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
 export { MAX_MESSAGE_LENGTH };
@@ -23,7 +24,7 @@ export const ACTION_PREFIX = 'hob_';
 
 /** Slack's own mrkdwn, for places without a markdown block (file comments, notices). */
 export function toMrkdwn(markdown: string): string {
-  return slackifyMarkdown(markdown).replace(/\u200b/g, '').trim();
+  return isPlainText(markdown) ? markdown : slackifyMarkdown(markdown).replace(/\u200b/g, '').trim();
 }
 
 /** `&`, `<` and `>` are control characters in Slack text; plain text shows them as typed. */

@@ -173,7 +173,7 @@ export class Gateway implements InboundSink {
   message(message: InboundMessage): void {
     const key = sessionKeyFor(message, this.options.groupSessions);
     try {
-      this.route(message, key);
+      this.options.db.transaction(() => this.route(message, key))(); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
       this.options.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void this.reply(message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);

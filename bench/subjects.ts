@@ -27,6 +27,9 @@ export async function bundleFloor(dir: string): Promise<string> {
     platform: 'node',
     target: 'node20',
     banner: { js: "import { createRequire as __floorRequire } from 'node:module'; const require = __floorRequire(import.meta.url);" },
+    // As dist/ has them: bench/profile.ts maps the floor's costs to its packages too.
+    sourcemap: true,
+    sourcesContent: false,
     logLevel: 'warning',
   });
   return join(dir, 'index.mjs');

@@ -3,7 +3,24 @@
 // which takes about a third off `hob ask`'s start. better-sqlite3 stays external (a native
 // addon); channel SDKs sit in split chunks that load only when their channel is configured.
 import { renameSync, rmSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { build } from 'esbuild';
+
+// zod's API re-exports every locale (`z.locales`: 60+ languages, ~340 KB of source) as a
+// namespace, which a bundler cannot shake out, so each start compiled them all. hob's messages
+// are zod's default English: the namespace holds only that one.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${sep}zod${sep}`) ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 // Chunk names carry content hashes, so each build starts from an empty folder; it is built
 // beside dist/ and swapped in, so dist/ is never seen half-written.
@@ -22,6 +39,7 @@ await build({
   sourcemap: true,
   sourcesContent: false,
   logLevel: 'warning',
+  plugins: [zodEnglishOnly],
 });
 rmSync('dist', { recursive: true, force: true });
 renameSync(staging, 'dist');

@@ -80,7 +80,7 @@ export type App = {
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
-  /** Loads the model SDK in the background, if it is not loaded yet. */
+  /** Loads the model SDK in the background, if it is not loaded yet, and logs the bash sandbox's state (once). */
   warmUp(): void;
   /** Closes the database and waits until every log line is written. */
   close(): Promise<void>;
@@ -92,8 +92,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const client = options.provider ? undefined : createProvider(providerSettings(config, options.configPath));
   const provider: ProviderClient = options.provider ?? (client as ProviderClient);
   // A load failure surfaces on the first request, in words.
-  const warmUp = () => void client?.preload().catch(() => undefined);
-  if (!options.deferModelLoad) warmUp();
+  const loadModel = () => void client?.preload().catch(() => undefined);
+  if (!options.deferModelLoad) loadModel();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -154,7 +154,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     sessionSearchTool(new SessionArchive(db), memory.people),
     ...(options.extraTools ?? []),
   ]);
-  logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
+  // Learning the sandbox's state runs bwrap once (tens of ms): `hob start` logs it after its channels are up.
+  let sandboxLogged = false;
+  const logSandbox = () => {
+    if (!sandboxLogged) logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
+    sandboxLogged = true;
+  };
+  if (!options.deferModelLoad) logSandbox();
   const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: COMMAND_NAMES, mcpConnection: options.mcpConnection });
   for (const tool of extensions.tools) tools.register(tool);
   // Servers connect in the background: start-up never waits for them.
@@ -219,7 +225,10 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger.info({ model: name }, 'model switched');
       return `Switched to ${name}. New messages use it.`;
     },
-    warmUp,
+    warmUp: () => {
+      loadModel();
+      logSandbox();
+    },
     close: async () => {
       memory.close();
       hooks.close();

@@ -12,6 +12,12 @@ import type { ThreeChannels } from './three-channels.js';
 
 export type Subject = 'hob' | 'floor';
 
+/**
+ * The hob build to run: dist/, or another build of hob in the repository (`BENCH_HOB_DIST=
+ * dist-before` measures an earlier commit's `npm run build`, moved there, in the same sitting).
+ */
+const HOB_DIST = process.env.BENCH_HOB_DIST ?? 'dist';
+
 /** What the floor prints on stderr once all three channels are up. */
 const FLOOR_RUNNING_LINE = 'floor is running';
 
@@ -41,7 +47,7 @@ export async function bundleFloor(dir: string): Promise<string> {
  */
 export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[] }): StartedHob {
   const { dir, floorBundle, people, nodeFlags = [] } = options;
-  if (subject === 'hob') return spawnNode([...nodeFlags, 'dist/cli.js', '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
+  if (subject === 'hob') return spawnNode([...nodeFlags, join(HOB_DIST, 'cli.js'), '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
   const settings: FloorSettings = {
     historyFile: join(dir, 'history.json'),
     model: { baseUrl: fakes.model.baseUrl, apiKey: 'test', name: 'claude-bench' },

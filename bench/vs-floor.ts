@@ -9,7 +9,8 @@
  * message, RSS after 90 and after 690 messages, cold start to each channel, the burst, and
  * platform calls per answer.
  *
- * `BENCH_SITTINGS=N` sets the number of sittings per subject (3).
+ * `BENCH_SITTINGS=N` sets the number of sittings per subject (3); `BENCH_HOB_DIST=DIR` runs
+ * another build of hob than dist/ (bench/subjects.ts).
  * Soak: `BENCH_SOAK=5000 node --import tsx bench/vs-floor.ts` sends that many DMs one at a
  * time to each (hob first, then the floor) and prints RSS every 500, so a steady climb shows.
  */

@@ -30,6 +30,8 @@ type Bed = {
   seen(): string[];
   /** Calls hob made since the DM that change what people see (reads and polling left out), in order. */
   visibleCalls(): string[];
+  /** The one call that puts a message in the DM. */
+  messageCall: string;
   /** Whether hob showed its busy sign since the DM (typing, or Slack's 👀). */
   busyShown(): boolean;
   /** The busy sign is still up (Slack's reaction stays until the answer is out). */
@@ -54,6 +56,7 @@ async function telegramBed(): Promise<Bed> {
     },
     seen: () => fake.chat(chat).filter((message) => !message.deleted).map((message) => message.text),
     visibleCalls: since,
+    messageCall: 'sendMessage',
     busyShown: () => since().includes('sendChatAction'),
     busyStaying: () => false,
     liveText: () => fake.draft(chat)?.text,
@@ -77,6 +80,7 @@ async function slackBed(): Promise<Bed> {
     },
     seen: () => fake.seen(dmOf(person.id)).map((message) => message.text),
     visibleCalls: since,
+    messageCall: 'chat.postMessage',
     busyShown: () => fake.web.reactions.some((reaction) => reaction.name === 'eyes'),
     busyStaying: () => fake.web.reactions.some((reaction) => reaction.name === 'eyes' && !reaction.removed),
     // Slack streams into threads only; a top-level DM shows the 👀 reaction instead.
@@ -100,6 +104,7 @@ async function discordTestBed(): Promise<Bed> {
     },
     seen: () => fake.botMessages(channel).map((message) => message.content),
     visibleCalls: since,
+    messageCall: `POST /channels/${channel}/messages`,
     busyShown: () => since().includes(`POST /channels/${channel}/typing`),
     busyStaying: () => false,
     liveText: () => fake.botMessages(channel).at(-1)?.content,
@@ -107,13 +112,6 @@ async function discordTestBed(): Promise<Bed> {
     close: () => bed.close(),
   };
 }
-
-/** The one call that puts a message in the DM, per platform. */
-const MESSAGE_CALL: Record<string, (bed: Bed) => string> = {
-  telegram: () => 'sendMessage',
-  slack: () => 'chat.postMessage',
-  discord: () => `POST /channels/${`19${OWNER.id.padStart(17, '0')}`}/messages`,
-};
 
 const lookupTool = defineTool({
   name: 'lookup',
@@ -157,7 +155,7 @@ describe.each(beds)('%s: what a person sees while hob answers', (platform, makeB
     await bed.dm('hi');
     await settled(bed, hob, 'Quick answer, right away.');
     expect(bed.seen()).toEqual(['Quick answer, right away.']);
-    expect(bed.visibleCalls()).toEqual([MESSAGE_CALL[platform]?.(bed)]);
+    expect(bed.visibleCalls()).toEqual([bed.messageCall]);
     expect(bed.busyShown()).toBe(false);
   });
 

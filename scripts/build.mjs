@@ -4,9 +4,25 @@
 // addon); channel SDKs sit in split chunks that load only when their channel is configured;
 // the PostgreSQL store's worker thread is a second entry point.
 import { renameSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+
+// zod's API re-exports every locale (`z.locales`: 60+ languages, ~340 KB of source) as a
+// namespace, which a bundler cannot shake out, so each start compiled them all. hob's messages
+// are zod's default English: the namespace holds only that one.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${sep}zod${sep}`) ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 /** The entry points of dist/; a Worker loads a file, so the PostgreSQL worker is one of them. */
 export const ENTRY_POINTS = { cli: 'src/cli.ts', 'postgres-worker': 'src/store/postgres/worker.ts' };
@@ -31,6 +47,7 @@ export function bundleOptions(entryPoints, outdir) {
     sourcemap: true,
     sourcesContent: false,
     logLevel: 'warning',
+    plugins: [zodEnglishOnly],
   };
 }
 

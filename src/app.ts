@@ -88,8 +88,9 @@ export type App = {
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
   /**
-   * Loads the model SDK in the background, if it is not loaded yet, and starts the sandbox's
-   * first walk for secrets on disk, so the first bash call does not wait for it.
+   * Loads the model SDK in the background, if it is not loaded yet, logs the bash sandbox's
+   * state (once), and starts the sandbox's first walk for secrets on disk, so the first bash
+   * call does not wait for it.
    */
   warmUp(): void;
   /** Closes the database and waits until every log line is written. */
@@ -170,7 +171,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     toolSearchTool(() => tools),
     ...(options.extraTools ?? []),
   ]);
-  logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
+  // Learning the sandbox's state runs bwrap once (tens of ms): `hob start` logs it after its channels are up.
+  let sandboxLogged = false;
+  const logSandbox = () => {
+    if (!sandboxLogged) logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
+    sandboxLogged = true;
+  };
+  if (!options.deferModelLoad) logSandbox();
   const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: COMMAND_NAMES, mcpConnection: options.mcpConnection });
   for (const tool of extensions.tools) tools.register(tool);
   // Servers connect in the background: start-up never waits for them.
@@ -252,6 +259,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     warmUp: () => {
       preloadModel();
       void windows.resolve(deps.provider.model);
+      logSandbox();
       // In slices between other work: `hob start` calls this once its channels are up.
       if (sandbox.status().state === 'active') void sensitive.onDisk.current().catch(() => undefined);
     },

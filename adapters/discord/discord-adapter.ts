@@ -1,6 +1,6 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type Interaction, type Message } from 'discord.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
   UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { stderrLoggerOf } from '../logger.js';
@@ -8,8 +8,9 @@ import { fatalSentence, isFatalCloseCode } from './fatal.js';
 import { applicationCommands, buttonPress, commandMessage, commandScopes } from './interactions.js';
 import { discordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
 import { normalizeMessage } from './normalize.js';
-import { describeError, DiscordOutbound, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outbound.js';
+import { describeError, DiscordOutbound, type DiscordLogger } from './outbound.js';
 import { findDelivered, settleLive } from './recovery.js';
+import { DISCORD_CAPABILITIES } from './capabilities.js';
 
 export type { DiscordLogger } from './outbound.js';
 
@@ -40,15 +41,7 @@ export interface DiscordAdapter extends ChannelAdapter {
   readonly botId: string | undefined;
 }
 
-export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'discord-markdown',
-  buttons: true,
-  edits: true,
-  files: true,
-  editIntervalMs: LIVE_EDIT_INTERVAL_MS,
-  streaming: 'edit',
-});
+export { DISCORD_CAPABILITIES };
 
 /** Discord's limit of chat-input commands per application (and per guild). */
 const MAX_COMMANDS = 100;

@@ -1,13 +1,10 @@
 import type { LiveAnswer, LiveAnswerOptions, Target } from '../../src/gateway/channel.js';
 import { EditedLiveAnswer } from '../../src/gateway/edited-live-answer.js';
 import { partKey } from '../../src/gateway/send-parts.js';
+import { LIVE_EDIT_INTERVAL_MS } from './capabilities.js';
 import { channelOf, describeError, fitted, type DiscordLogger, type DiscordOutbound } from './outbound.js';
 
-/**
- * Discord allows about five edits of messages in a channel per five seconds; one edit a
- * second and a bit leaves room for the progress message and the typing indicator.
- */
-export const LIVE_EDIT_INTERVAL_MS = 1200;
+export { LIVE_EDIT_INTERVAL_MS };
 
 /**
  * An answer shown while it is written, Discord style: one message, posted with the first

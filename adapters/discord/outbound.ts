@@ -4,9 +4,9 @@ import type { AdapterLogger } from '../logger.js';
 import type { Button, OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 import { partKey, sendInParts } from '../../src/gateway/send-parts.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/** Discord's limit for a message's content, in UTF-16 units. */
-export const MAX_MESSAGE_LENGTH = 2000;
+export { MAX_MESSAGE_LENGTH };
 
 /**
  * Sent with every message and edit: nothing hob writes (or the model writes through it) can

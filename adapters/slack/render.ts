@@ -1,12 +1,10 @@
 import slackifyMarkdown from 'slackify-markdown';
 import type { Button } from '../../src/gateway/channel.js';
+import { isPlainText } from '../../src/gateway/format/plain-text.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/**
- * Slack's limits, in characters of the text a person reads: a section's text and a message's
- * notification text are best kept under 3000 (a markdown block holds 12,000 in all, but a
- * part that fits a section also fits every fallback).
- */
-export const MAX_MESSAGE_LENGTH = 3000;
+export { MAX_MESSAGE_LENGTH };
+
 /** A button's label. */
 const MAX_LABEL_LENGTH = 75;
 
@@ -26,7 +24,7 @@ export const ACTION_PREFIX = 'hob_';
 
 /** Slack's own mrkdwn, for places without a markdown block (file comments, notices). */
 export function toMrkdwn(markdown: string): string {
-  return neutralizeBroadcasts(slackifyMarkdown(markdown).replace(/\u200b/g, '').trim());
+  return neutralizeBroadcasts(isPlainText(markdown) ? markdown : slackifyMarkdown(markdown).replace(/\u200b/g, '').trim());
 }
 
 /**

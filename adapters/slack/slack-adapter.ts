@@ -4,7 +4,7 @@ import { App, Assistant, HTTPReceiver, SocketModeReceiver, type Receiver } from 
 import { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
+  BotCommand, ChannelAdapter, FoundDelivery, InboundMessage, InboundSink, LiveAnswer, LiveAnswerOptions,
   OutboundMessage, SendOptions, SentRef, Target, UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { BusyIndicator, remember } from './busy-indicator.js';
@@ -14,8 +14,9 @@ import {
   attachmentOf, chatTypeOf, isPersonMessage, mentions, normalizeButtonPress, normalizeSlackMessage, type Addressing, type SlackIdentity, type SlackMessageEvent,
 } from './normalize.js';
 import { describeError, SlackOutbound, slackErrorCode, threadOf } from './outbound.js';
-import { ACTION_PREFIX, MAX_MESSAGE_LENGTH, escapeText } from './render.js';
+import { ACTION_PREFIX, escapeText } from './render.js';
 import { withinRequestWindow } from './request-window.js';
+import { SLACK_CAPABILITIES } from './capabilities.js';
 import { channelCommandPointer, slashCommandText, type SlashCommand } from './slash-command.js';
 import { findDelivered, settleLive } from './recovery.js';
 import { ThreadMembership } from './thread-membership.js';
@@ -48,17 +49,7 @@ export interface SlackAdapter extends ChannelAdapter {
   readonly httpAddress: AddressInfo | undefined;
 }
 
-export const SLACK_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'slack-mrkdwn',
-  buttons: true,
-  edits: true,
-  files: true,
-  // chat.update is Tier 3 (about 50 a minute) and a channel takes about one message a second.
-  editIntervalMs: 1200,
-  groupEditIntervalMs: 2000,
-  streaming: 'native',
-});
+export { SLACK_CAPABILITIES };
 
 const SUGGESTED_PROMPTS = [
   { title: 'What can you do?', message: 'What can you do for me?' },

@@ -5,9 +5,10 @@ import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gatew
 import { sendInParts } from '../../src/gateway/send-parts.js';
 import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
 import type { TelegramLogger } from './logger.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/** Telegram's limits, in UTF-16 units of the text a person reads. */
-export const MAX_MESSAGE_LENGTH = 4096;
+export { MAX_MESSAGE_LENGTH };
+
 const MAX_CAPTION_LENGTH = 1024;
 
 type ChatId = number | string;

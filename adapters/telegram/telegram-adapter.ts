@@ -4,13 +4,14 @@ import { autoRetry } from '@grammyjs/auto-retry';
 import { run, type RunnerHandle } from '@grammyjs/runner';
 import { Api, Bot, HttpError, type Transformer } from 'grammy';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { CallbackAnswers } from './callback-answers.js';
 import { TelegramDrafts } from './drafts.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
 import { normalizeCallback, normalizeMessage, type BotIdentity } from './normalize.js';
-import { describeError, MAX_MESSAGE_LENGTH, TelegramOutbound } from './outbound.js';
+import { describeError, TelegramOutbound } from './outbound.js';
+import { TELEGRAM_CAPABILITIES } from './capabilities.js';
 import { closeServer, startWebhookServer } from './webhook-server.js';
 
 export type { TelegramLogger } from './logger.js';
@@ -37,19 +38,7 @@ export interface TelegramAdapter extends ChannelAdapter {
   readonly webhookAddress: AddressInfo | undefined;
 }
 
-export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'telegram-html',
-  buttons: true,
-  edits: true,
-  files: true,
-  // Telegram allows about one message per second per chat before it answers 429.
-  editIntervalMs: 1000,
-  // In groups about 20 messages (edits included) a minute.
-  groupEditIntervalMs: 3000,
-  // Answers appear as drafts in DMs (sendMessageDraft); groups keep progress edits.
-  streaming: 'draft',
-});
+export { TELEGRAM_CAPABILITIES };
 
 /** The most commands one Telegram menu takes (setMyCommands). */
 const MAX_COMMANDS = 100;

@@ -54,9 +54,10 @@ export type GatewayOptions = {
   extensions?: ExtensionCommands;
   /** The outbox's first retry delay (tests shorten it) and crash-test faults (HOB_FAULT=delivery:<point>). */
   delivery?: Pick<DeliveryOptions, 'retryBaseMs' | 'fault'>;
-  /** How long a long paste or an album waits for its next part (tests shorten them). */
+  /** How long a long paste or an album waits for its next part; how long a run goes before busy shows (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
+  busyAfterMs?: number;
   /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
   people?: PersonResolver;
 };
@@ -136,17 +137,16 @@ export class Gateway implements InboundSink {
       found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
     }
     this.requeueInbox();
-    for (const adapter of this.adapters.values()) {
+    // Each channel comes up as fast as its own platform answers, not after the others.
+    await Promise.all([...this.adapters.values()].map(async (adapter) => {
       await adapter.start(this);
       // Everyone's menu leaves out the owner's commands; the owners' DMs show them all.
       // Plugin commands join both, so they are in the menus and Slack's `/hob` knows them.
       const plugins = this.options.extensions?.menu() ?? [];
       const everyone = [...COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry })), ...plugins];
       const owners = { userIds: this.access.owners(adapter.platform), commands: [...COMMANDS.map((entry) => ({ ...entry })), ...plugins] };
-      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) =>
-        this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
-      );
-    }
+      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
+    }));
     this.delivery.start(1000);
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
@@ -175,7 +175,7 @@ export class Gateway implements InboundSink {
   message(message: InboundMessage): void {
     const key = sessionKeyFor(message, this.options.groupSessions);
     try {
-      this.route(message, key);
+      this.options.db.transaction(() => this.route(message, key))(); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
       this.options.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void this.reply(message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
@@ -335,6 +335,7 @@ export class Gateway implements InboundSink {
         logger: this.options.logger,
         workspace: this.options.workspace,
         busyMode: this.options.busyMode,
+        busyAfterMs: this.options.busyAfterMs,
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),

@@ -20,6 +20,9 @@ export class ChatEditClock {
 
 type ToolLine = { id: string; text: string; state: 'running' | 'ok' | 'error' | 'note' };
 
+/** The run's live answer as the reporter uses it (a LiveAnswerFeed, or one held back until the run is slow). */
+export type LiveView = Pick<LiveAnswerFeed, 'onEvent' | 'cancel' | 'adopt' | 'showing' | 'liveRow'>;
+
 export type ReplyOptions = {
   adapter: ChannelAdapter;
   target: Target;
@@ -31,8 +34,8 @@ export type ReplyOptions = {
    * view, else sent (`Delivery.sendAnswer`). Without it, the answer goes through `send`.
    */
   sendAnswer?(messages: OutboundMessage[], live: AnswerAdoption): Promise<unknown>;
-  /** The answer shown while it is written, when the channel can (see LiveAnswerFeed). */
-  live?: LiveAnswerFeed;
+  /** The answer shown while it is written, when the channel can (see LiveAnswerFeed and SlowRun). */
+  live?: LiveView;
   /** Sends at once, unrecorded (the progress message: a failed one is not delivered later). */
   sendNow(message: OutboundMessage): Promise<SentRef | undefined>;
   /** Minimum milliseconds between progress edits in this chat. */

@@ -1,6 +1,8 @@
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import { platformOf } from '../core/person.js';
+import { zonedFormat, type DateShape } from '../core/zoned-format.js';
+import { formatDay } from '../engine/system-prompt.js';
 import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { embeddingsClient, reciprocalRankFusion, VectorIndex, type Embedder, type EmbeddingsSettings } from './embeddings.js';
@@ -307,9 +309,9 @@ export function entryLine(entry: MemoryEntry): string {
   return `- [${entry.id}] ${cut}`;
 }
 
+const CLOCK_TIME: DateShape = { locale: 'en-GB', options: { hour: '2-digit', minute: '2-digit', hour12: false } };
+
 /** "14:05 on Tuesday 1 December 2026". */
 function localTime(now: Date, timezone: string): string {
-  const time = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hour12: false }).format(now);
-  const day = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }).format(now);
-  return `${time} on ${day}`;
+  return `${zonedFormat(CLOCK_TIME, timezone).format(now)} on ${formatDay(now, timezone)}`;
 }

@@ -6,29 +6,17 @@
  */
 
 export { canonicalTimezone } from '../core/timezone.js';
+import { zonedFormat, type DateShape } from '../core/zoned-format.js';
 
 /** Local date and time fields; month is 1-12. */
 export type Wall = { year: number; month: number; day: number; hour: number; minute: number; second: number };
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const WALL: DateShape = {
+  locale: 'en-US',
+  options: { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' },
+};
 
-function formatter(timezone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, format);
-  }
-  return format;
-}
+const formatter = (timezone: string): Intl.DateTimeFormat => zonedFormat(WALL, timezone);
 
 export function wallAt(instant: number, timezone: string): Wall {
   const wall: Wall = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };

@@ -39,18 +39,9 @@ const inputSchema = z.object({
  */
 export function bashTool(options: BashToolOptions = {}) {
   const defaultTimeout = Math.min(options.defaultTimeoutSeconds ?? 120, BASH_MAX_TIMEOUT_SECONDS);
-  const sandboxed = options.sandbox?.status().state === 'active';
-  return defineTool({
+  const tool = defineTool({
     name: 'bash',
-    description:
-      'Run a shell command (bash) in the workspace directory. stdout and stderr are merged; the result ends ' +
-      'with the exit code. ' +
-      (sandboxed
-        ? 'Commands run in a sandbox: the file system is read-only except the workspace and a private /tmp, ' +
-          'secrets are hidden, and nothing the command starts outlives it. '
-        : 'Background processes are stopped when the command exits (start long-running ' +
-          'servers with setsid and redirect their output to a file). ') +
-      `Default timeout ${defaultTimeout} s.`,
+    description: '',
     input: inputSchema,
     readOnly: false,
     target: (input) => ({ command: input.command }),
@@ -64,6 +55,22 @@ export function bashTool(options: BashToolOptions = {}) {
         sandbox: options.sandbox,
       }),
   });
+  // Whether the sandbox is active takes a bwrap run to learn (tens of ms): it is asked when the
+  // model first needs the description, not while hob starts.
+  return Object.defineProperty(tool, 'description', { enumerable: true, get: () => bashDescription(options.sandbox?.status().state === 'active', defaultTimeout) });
+}
+
+function bashDescription(sandboxed: boolean, defaultTimeout: number): string {
+  return (
+    'Run a shell command (bash) in the workspace directory. stdout and stderr are merged; the result ends ' +
+    'with the exit code. ' +
+    (sandboxed
+      ? 'Commands run in a sandbox: the file system is read-only except the workspace and a private /tmp, ' +
+        'secrets are hidden, and nothing the command starts outlives it. '
+      : 'Background processes are stopped when the command exits (start long-running ' +
+        'servers with setsid and redirect their output to a file). ') +
+    `Default timeout ${defaultTimeout} s.`
+  );
 }
 
 type RunSettings = {

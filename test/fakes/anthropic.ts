@@ -17,10 +17,13 @@
  * too long: N tokens > W maximum"), and so is one whose prompt plus max_tokens exceeds it
  * ("input length and `max_tokens` exceed context limit"); usage counts the prompt as its
  * characters over four unless scripted. `respondWith` makes answers from the request.
+ * With `{ whenEmpty }` an empty queue answers with that script instead (an instant stand-in
+ * model for benchmarks), and `{ keepRequests }` bounds what `requests` holds.
  */
 import type http from 'node:http';
 import { promptTokens } from './model-servers.js';
 import {
+  type ScriptedServerOptions,
   hangUntilClosed,
   retryHeaders,
   sendJson,
@@ -96,7 +99,7 @@ const errorTypeByStatus: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export async function startFakeAnthropic(options: { apiKey?: string; contextWindow?: number } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(options: { apiKey?: string; contextWindow?: number } & ScriptedServerOptions<AnthropicScript> = {}): Promise<FakeAnthropic> {
   let messageCount = 0;
   const window = options.contextWindow ?? 200_000;
   const refused: number[] = [];
@@ -118,7 +121,7 @@ export async function startFakeAnthropic(options: { apiKey?: string; contextWind
     if (script.delayMs) await sleep(script.delayMs);
     messageCount += 1;
     await answer(script, request.body, `msg_fake_${messageCount}`, res, prompt);
-  });
+  }, {}, options);
   return { ...server, baseUrl: server.origin, refused };
 }
 

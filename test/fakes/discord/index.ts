@@ -40,6 +40,8 @@ export class FakeDiscord implements RestHost {
   /** `http://127.0.0.1:PORT/api`: discord.js appends `/v10`. */
   apiRoot = '';
   readonly calls: RestCall[] = [];
+  /** Called on every REST call as it arrives, before it is answered (benchmarks time replies with it). */
+  onCall: ((call: RestCall) => void) | undefined;
   readonly notices: Notice[] = [];
   /** Application commands as last bulk-overwritten: `global` or a guild id → their bodies. */
   readonly commands = new Map<string, Json[]>();

@@ -10,6 +10,8 @@ import {
 export interface RestHost {
   readonly token: string;
   readonly calls: RestCall[];
+  /** Told of every call as it arrives. */
+  readonly onCall: ((call: RestCall) => void) | undefined;
   readonly notices: Notice[];
   readonly commands: Map<string, Json[]>;
   readonly messages: StoredMessage[];
@@ -58,6 +60,7 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
   const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
   fake.calls.push(call);
   let extraHeaders: Record<string, string> = {};
+  fake.onCall?.(call);
   const answer = (status: number, payload?: unknown): void => {
     call.status = status;
     fake.changed();

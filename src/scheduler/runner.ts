@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { ClaimPlan, Job, JobRun } from '../store/job.js';
 import type { JobRepository } from '../store/jobs.js';
 import type { OutboxRepository } from '../store/outbox.js';
+import { encodeOutboxMessage } from '../store/outbox-message.js';
 import { planDueRuns } from './due-runs.js';
 import { cutOffNote, failedNote, reminderText, skippedNote } from './notes.js';
 import { formatLocal } from './time.js';
@@ -266,7 +267,7 @@ export class Scheduler {
       chatId: job.target.chatId,
       threadId: job.target.threadId,
       sessionKey: `job:${job.id}`,
-      message: JSON.stringify({ text, plain: true }),
+      message: encodeOutboxMessage({ text, plain: true }),
       now,
     });
   }

@@ -8,7 +8,8 @@ import { extractFacts } from './extract.js';
 import { PeopleStore } from './people.js';
 import { ensurePersona, readPersona } from './persona.js';
 import { ProfileStore, type Profile } from './profile.js';
-import { MemoryStore, type MemoryEntry, type NewEntry, type SaveResult } from './store.js';
+import type { MemoryEntry, NewEntry, SaveResult } from '../store/memory/entry.js';
+import { MemoryStore } from '../store/memory/entries.js';
 
 export type MemoryOptions = {
   db: Db;

@@ -15,7 +15,7 @@ import { PostgresStoreError } from './errors.js';
 export type PostgresMigration = { name: string; sql: string };
 
 /**
- * Words in every language hob drops stop words for (src/memory/query.ts): each text is
+ * Words in every language hob drops stop words for (src/store/memory/query.ts): each text is
  * indexed unstemmed ('simple', for prefixes and names) and stemmed by each language's
  * snowball stemmer, so "plays" finds "playing" and "spiele" finds "spielen" without knowing
  * which language an entry is in. A question's word is looked up the same way.

@@ -23,9 +23,10 @@ import { handleJobPress, jobsMessage } from './commands/jobs.js';
 import type { JobAccess } from '../scheduler/tools.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
-import { ChatEditClock, oneLine } from './reply.js';
+import { ChatEditClock } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
 import { unlinkedPeople, type PersonResolver } from '../core/person.js';
+import { oneLine } from '../core/text.js';
 import { SessionArchive } from '../store/session-archive.js';
 import { framedText } from './framing.js';
 

@@ -8,7 +8,7 @@ import type { PersonResolver } from '../core/person.js';
 import type { Interaction } from '../policy/types.js';
 import type { ProviderClient } from '../providers/types.js';
 import type { ConversationRepository } from '../store/conversations.js';
-import type { ToolContext, ToolRegistry } from '../tools/tool.js';
+import type { ToolContext, ToolSet } from '../tools/tool.js';
 import type { TokenCalibrations } from './compaction/calibration.js';
 import type { ModelWindow } from './model-window.js';
 import type { HookGate, PermissionGate } from './ports.js';
@@ -16,7 +16,7 @@ import type { HookGate, PermissionGate } from './ports.js';
 /** What every engine of one hob process shares. */
 export type EngineDeps = {
   provider: ProviderClient;
-  tools: ToolRegistry;
+  tools: ToolSet;
   permissions: PermissionGate;
   hooks: HookGate;
   conversations: ConversationRepository;
@@ -57,4 +57,6 @@ export type SubmitOptions = {
   chatType?: 'dm' | 'group' | 'channel';
   /** The conversation is a group chat (tools then keep the person's private data out). */
   inGroup?: boolean;
+  /** The chat the run answers in (background tasks deliver there). */
+  chat?: ToolContext['chat'];
 };

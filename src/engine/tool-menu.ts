@@ -7,7 +7,7 @@
  */
 import type { Message } from '../core/messages.js';
 import type { ToolSpec } from '../providers/types.js';
-import type { ToolRegistry } from '../tools/tool.js';
+import type { ToolSet } from '../tools/tool.js';
 import { loadedByToolSearch, TOOL_SEARCH, toolSearchDescription } from '../tools/tool-search.js';
 import { estimateTools } from './compaction/tokens.js';
 import type { PromptBudget } from './prompt-budget.js';
@@ -22,7 +22,7 @@ const shortForms = new WeakMap<ToolSpec, ToolSpec>();
 const searchSpecs = new Map<string, ToolSpec>();
 
 export class ToolMenu {
-  constructor(private readonly registry: ToolRegistry) {}
+  constructor(private readonly registry: ToolSet) {}
 
   /** The definitions to send with this history, for this window. */
   specs(budget: PromptBudget, messages: readonly Message[]): ToolSpec[] {

@@ -316,8 +316,8 @@ export class Gateway implements InboundSink {
       // Question ids are random: the conversation asking it is found whoever presses (in a
       // per-person group that is the asker's, so someone else is told it is not theirs).
       const id = question[1] as string;
-      const conversation = this.pool.all().find((candidate) => candidate.asks(id));
-      if (conversation) return conversation.handleQuestionPress(press, id, Number(question[2]));
+      const conversation = this.pool.all().find((candidate) => candidate.questions.asks(id));
+      if (conversation) return conversation.questions.handlePress(press, id, Number(question[2]));
       return press.answer('This question is no longer open.');
     }
     await press.answer('This button is no longer active.');

@@ -21,7 +21,7 @@ import { noHooks } from '../src/engine/ports.js';
 import { QueryEngine, type EngineDeps } from '../src/engine/query-engine.js';
 import { Compactor, SUMMARY_SYSTEM, type CompactionLevel } from '../src/engine/compaction/compactor.js';
 import { TokenCalibrations } from '../src/engine/compaction/calibration.js';
-import { PromptSizer } from '../src/engine/compaction/tokens.js';
+import { PromptSizer } from '../src/engine/compaction/prompt-sizer.js';
 import { createLogger } from '../src/logger.js';
 import { Memory } from '../src/memory/memory.js';
 import { sessionSearchTool } from '../src/memory/session-search.js';

@@ -18,6 +18,7 @@ import { createLogger } from '../src/logger.js';
 import type { ProviderClient, ProviderEvent } from '../src/providers/types.js';
 import { openDatabase } from '../src/store/db.js';
 import { OutboxRepository } from '../src/store/outbox.js';
+import { encodeOutboxMessage } from '../src/store/outbox-message.js';
 import { startFakeDiscord, type FakeDiscord } from '../test/fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../test/fakes/slack/index.js';
 import { dmOf } from '../test/fakes/slack/web-api.js';
@@ -152,7 +153,7 @@ async function recoveryCost(name: string, fakeCalls: () => number, fakeMessages:
       const target = chatOf(index % CHATS);
       const message: OutboundMessage = { text: `Delivery number ${index}, cut off by a crash.` };
       const now = Date.now();
-      const id = outbox.add({ platform: adapter.platform, chatId: target.chatId, message: JSON.stringify(message), now, leaseUntil: now + 120_000 });
+      const id = outbox.add({ platform: adapter.platform, chatId: target.chatId, message: encodeOutboxMessage(message), now, leaseUntil: now + 120_000 });
       await adapter.send(target, message, { deliveryKey: deliveryKey(id, now) });
     }
     // The setup's 100 sends spent discord.js's global allowance (50 a second): let it refill, so

@@ -8,7 +8,7 @@
  */
 import { PostgresBridge } from '../src/store/postgres/bridge.js';
 import { nearestVectors, putVector, searchText } from '../src/store/postgres/memory-search.js';
-import { migratePostgres } from '../src/store/postgres/migrations.js';
+import { migratePostgres } from '../src/store/postgres/migrate.js';
 import { createDatabase, insertEntries, postgresSkipReason, startCluster, stopCluster, type TestEntry } from '../test/support/postgres.js';
 import { memoryCorpus } from './memory-corpus.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';

@@ -5,7 +5,8 @@ import type {
 } from '../../src/gateway/channel.js';
 import { stderrLoggerOf } from '../logger.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
-import { applicationCommands, buttonPress, commandMessage, commandScopes } from './interactions.js';
+import { registerCommands } from './command-menu.js';
+import { buttonPress, commandMessage } from './interactions.js';
 import { discordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
 import { normalizeMessage } from './normalize.js';
 import { describeError, DiscordOutbound, type DiscordLogger } from './outbound.js';
@@ -42,9 +43,6 @@ export interface DiscordAdapter extends ChannelAdapter {
 }
 
 export { DISCORD_CAPABILITIES };
-
-/** Discord's limit of chat-input commands per application (and per guild). */
-const MAX_COMMANDS = 100;
 
 /** Interactions remembered to handle each once (a replayed dispatch must not press twice). */
 const SEEN_INTERACTIONS = 500;
@@ -191,29 +189,11 @@ class DiscordChannel implements DiscordAdapter {
     return Buffer.from(await response.arrayBuffer());
   };
 
-  /**
-   * Application commands by bulk overwrite: in each allowed guild (available at once) and
-   * globally for DMs. Discord has no per-person menus, so everyone sees the owner's commands
-   * too; the gateway refuses them to others, privately.
-   */
+  /** Application commands by bulk overwrite, in each allowed guild and globally for DMs (command-menu.ts). */
   async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
     const applicationId = this.client.application?.id;
     if (!applicationId || this.failure !== undefined) return;
-    const all = owners?.commands ?? everyone;
-    // Discord refuses a whole overwrite past 100 commands: hob's own come first, plugins' after.
-    const commands = all.slice(0, MAX_COMMANDS);
-    if (all.length > MAX_COMMANDS) {
-      this.logger.warn({ left: all.slice(MAX_COMMANDS).map((entry) => entry.command) }, `discord takes at most ${MAX_COMMANDS} commands; the rest are not in the / menu (they still work typed to hob)`);
-    }
-    for (const scope of commandScopes(this.options.allowedGuilds ?? [])) {
-      const route = scope.guildId ? Routes.applicationGuildCommands(applicationId, scope.guildId) : Routes.applicationCommands(applicationId);
-      try {
-        await this.client.rest.put(route, { body: applicationCommands(commands, scope.contexts) });
-      } catch (error) {
-        // One guild that removed hob must not cost the others their commands.
-        this.logger.warn({ method: 'bulkOverwriteCommands', guild: scope.guildId ?? 'global', ...describeError(error) }, 'discord could not register commands');
-      }
-    }
+    await registerCommands(this.client.rest, applicationId, this.options.allowedGuilds ?? [], this.logger, everyone, owners);
   }
 
   private fatalListener: ((sentence: string) => void) | undefined;

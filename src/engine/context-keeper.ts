@@ -2,8 +2,9 @@
  * Keeps one conversation's requests inside the model's window: knows the window (asking the
  * server once), the prompt's size (the provider's last count plus a calibrated estimate of
  * what changed), which tool definitions to send, when to compact, how many answer tokens the
- * window leaves, and what to say when a message cannot fit at all. The engine owns the
- * history; `onCompacted` lets it record the boundary and replace what it holds.
+ * window leaves, and what to say when a message cannot fit at all. The session owns the
+ * history: each compaction lands in a `CompactionTarget`, which records the boundary and
+ * replaces what it holds (compaction-handoff.ts ties the two together for a run).
  */
 import type { PromptTooLongError } from '../core/errors.js';
 import type { Message, Usage } from '../core/messages.js';
@@ -15,7 +16,8 @@ import { TokenCalibrations } from './compaction/calibration.js';
 import { Compactor, type CompactionResult, type CompactionTrigger } from './compaction/compactor.js';
 import { newestPersonMessage } from './compaction/invariants.js';
 import { COMPACTED_MARK, LATEST_MARK } from './compaction/levels.js';
-import { PromptSizer, type PromptParts } from './compaction/tokens.js';
+import { PromptSizer } from './compaction/prompt-sizer.js';
+import type { PromptParts } from './compaction/tokens.js';
 import { keepInWorkspace, saveMessage } from './kept-texts.js';
 import { ModelWindow } from './model-window.js';
 import type { HookGate } from './ports.js';
@@ -41,7 +43,14 @@ export type ContextKeeperDeps = {
 };
 
 export type Prompt = { system: string; messages: readonly Message[] };
-type OnCompacted = (result: CompactionResult, trigger: CompactionTrigger) => void;
+
+/** The session a compaction lands in: what it carries across, and where its boundary is recorded. */
+export interface CompactionTarget {
+  /** Working memory, carried into the summary. */
+  carried(): string;
+  /** Records the compaction (a boundary row) and replaces the history the session holds. */
+  recordBoundary(result: CompactionResult, trigger: CompactionTrigger): void;
+}
 
 export class ContextKeeper {
   private readonly sizer: PromptSizer;
@@ -91,7 +100,7 @@ export class ContextKeeper {
   }
 
   /** Before a request: compacts when the prompt would not fit, then sizes max_tokens to what the window leaves. */
-  async beforeRequest(prompt: Prompt, carried: () => string, onCompacted: OnCompacted, signal?: AbortSignal): Promise<RequestPlan> {
+  async beforeRequest(prompt: Prompt, target: CompactionTarget, signal?: AbortSignal): Promise<RequestPlan> {
     await this.window();
     const parts = this.parts(prompt);
     const size = this.sizer.size(this.model(), parts);
@@ -99,7 +108,7 @@ export class ContextKeeper {
     // A message the window cannot hold even alone is answered at once: compacting would only lose the conversation.
     const tooBig = this.tooBig(parts);
     if (tooBig) return { refusal: tooBig };
-    const compacted = await this.compact(prompt, 'auto', carried(), onCompacted, signal);
+    const compacted = await this.compact(prompt, 'auto', target, signal);
     return this.plan(compacted ? { ...prompt, messages: compacted.messages } : prompt, compacted);
   }
 
@@ -107,7 +116,7 @@ export class ContextKeeper {
    * The provider refused the prompt as too long: believe its count (and its window, when it
    * names one), compact below that, and send again. Undefined when nothing can be shortened.
    */
-  async onPromptTooLong(prompt: Prompt, error: PromptTooLongError, carried: string, onCompacted: OnCompacted, signal?: AbortSignal): Promise<RequestPlan | undefined> {
+  async onPromptTooLong(prompt: Prompt, error: PromptTooLongError, target: CompactionTarget, signal?: AbortSignal): Promise<RequestPlan | undefined> {
     const model = this.model();
     const { promptTokens, contextWindow } = error.figures;
     if (contextWindow) this.windows.learn(model, contextWindow);
@@ -120,13 +129,13 @@ export class ContextKeeper {
       const overflowing = this.windowNow().source === 'default' ? 0 : this.windowNow().tokens - (this.sent?.maxTokens ?? 0) + 1;
       this.sizer.assume(model, Math.max(Math.ceil(sent * 1.1), overflowing), full);
     }
-    const compacted = await this.compact(prompt, 'reactive', carried, onCompacted, signal);
+    const compacted = await this.compact(prompt, 'reactive', target, signal);
     const plan = this.plan(compacted ? { ...prompt, messages: compacted.messages } : prompt, compacted);
     return compacted || plan.refusal ? plan : undefined;
   }
 
   /** Compacts now. Never throws: a failure leaves the history as it was and is kept in `lastError`. */
-  async compact(prompt: Prompt, trigger: CompactionTrigger, carried: string, onCompacted: OnCompacted, signal?: AbortSignal): Promise<Compacted | undefined> {
+  async compact(prompt: Prompt, trigger: CompactionTrigger, target: CompactionTarget, signal?: AbortSignal): Promise<Compacted | undefined> {
     const started = performance.now();
     this.lastError = undefined;
     const model = this.model();
@@ -134,9 +143,9 @@ export class ContextKeeper {
     try {
       const measure = (messages: readonly Message[]) => this.sizer.size(model, { ...parts, messages });
       const textTokens = (text: string) => this.sizer.textSize(model, text);
-      const result = await this.compactor.compact(parts, { trigger, carried, sessionKey: this.deps.sessionKey, signal, measure, textTokens });
+      const result = await this.compactor.compact(parts, { trigger, carried: target.carried(), sessionKey: this.deps.sessionKey, signal, measure, textTokens });
       if (!result) return undefined;
-      onCompacted(result, trigger);
+      target.recordBoundary(result, trigger);
       this.last = { ...result, trigger, ms: performance.now() - started };
       return { messages: result.messages, notice: { type: 'compaction', level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter } };
     } catch (error) {

@@ -4,24 +4,35 @@ import { text, toolUses, type Block, type Message, type ToolResultBlock } from '
 import type { ProviderClient, ProviderEvent, StopReason, ToolSpec } from '../providers/types.js';
 import { cancelledResult, executeToolCalls, type ToolRunEnv } from './tool-execution.js';
 
-export type QueryParams = ToolRunEnv & {
+/** What one run works on, as data: the model, the prompt, the tools and their gates, the limits. */
+export type LoopInput = ToolRunEnv & {
   provider: ProviderClient;
   system: string;
   /** The history so far, ending with the message to answer. Not mutated. */
   messages: Message[];
   maxTurns: number;
   maxTokens: number;
+};
+
+/**
+ * What the loop asks of whoever runs it, at the three points of a turn where only they know
+ * the answer. Every member is optional: a bare run (a test, a headless worker) does without.
+ * A conversation's engine answers from its session (session-run.ts, compaction-handoff.ts).
+ */
+export type LoopPort = {
   /** Text that arrived while the run was busy ("steer"); drained at each tool boundary. */
-  drainSteering?: () => string[];
+  drainSteering?(): string[];
+  /** Before each model request: a shorter history when the prompt would not fit, and what to send it with. Must not throw. */
+  beforeRequest?(messages: Message[]): Promise<RequestPlan | undefined>;
   /**
    * Reactive compaction: called when the model says the prompt is too long (again after each
    * retry, a few times a turn, also after an automatic compaction). Returns a shorter history,
    * or a plan, to retry with; or undefined to give up.
    */
-  onPromptTooLong?: (messages: Message[], error: PromptTooLongError) => Promise<Message[] | RequestPlan | undefined>;
-  /** Before each model request: a shorter history when the prompt would not fit, and what to send it with. Must not throw. */
-  beforeRequest?: (messages: Message[]) => Promise<RequestPlan | undefined>;
+  onPromptTooLong?(messages: Message[], error: PromptTooLongError): Promise<Message[] | RequestPlan | undefined>;
 };
+
+export type QueryParams = LoopInput & LoopPort;
 
 /** A compacted history and the notice the person sees about it. */
 export type Compacted = { messages: Message[]; notice?: Extract<AgentEvent, { type: 'compaction' }> };

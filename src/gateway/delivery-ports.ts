@@ -1,3 +1,4 @@
+import { decodeOutboxMessage, encodeOutboxMessage, type EncodedMessage } from '../store/outbox-message.js';
 import type { AdoptedAnswer, OutboundMessage, SentRef } from './channel.js';
 
 /** What the delivery outbox (Delivery) offers and asks of its callers: live answers, options, stored messages. */
@@ -45,15 +46,7 @@ export type DeliveryOptions = {
 /** A row just recorded, and the key its messages carry to the platform. */
 export type Recorded = { id: number; key: string };
 
-type StoredMessage = Omit<OutboundMessage, 'file'> & { file?: { name: string; data: string; caption?: string } };
+/** A message as the outbox stores it (src/store/outbox-message.ts). */
+export const encode = (message: OutboundMessage): EncodedMessage => encodeOutboxMessage(message);
 
-/** A message as the outbox stores it (JSON; a file's bytes in base64). */
-export function encode(message: OutboundMessage): string {
-  const stored: StoredMessage = { ...message, file: message.file ? { ...message.file, data: message.file.data.toString('base64') } : undefined };
-  return JSON.stringify(stored);
-}
-
-export function decode(json: string): OutboundMessage {
-  const stored = JSON.parse(json) as StoredMessage;
-  return { ...stored, file: stored.file ? { ...stored.file, data: Buffer.from(stored.file.data, 'base64') } : undefined };
-}
+export const decode = (stored: EncodedMessage): OutboundMessage => decodeOutboxMessage<OutboundMessage>(stored);

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { LiveRow, OutboxRepository, OutboxRow } from '../store/outbox.js';
+import { encodeOutboxMessage, type EncodedMessage } from '../store/outbox-message.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target, UnconfirmedDelivery } from './channel.js';
 import { splitMessage } from './format/split.js';
 
@@ -18,7 +19,7 @@ export type RecoveryDeps = {
   clock: Clock;
   logger: Logger;
   adapter(platform: string): ChannelAdapter | undefined;
-  decode(json: string): OutboundMessage;
+  decode(stored: EncodedMessage): OutboundMessage;
   /** A row found delivered: whoever waits for it hears where it landed. */
   delivered(id: number, ref: SentRef): void;
   /** Records a message for the worker (the rest of an answer found in the session). */
@@ -95,7 +96,7 @@ export class DeliveryRecovery {
     const [first, ...rest] = splitMessage(text, limit);
     const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };
     if (first === undefined) return undefined;
-    this.deps.outbox.setLiveAnswer(row.id, JSON.stringify({ text: first }));
+    this.deps.outbox.setLiveAnswer(row.id, encodeOutboxMessage({ text: first }));
     for (const part of rest) this.deps.record(target, row, { text: part });
     return { text: first };
   }

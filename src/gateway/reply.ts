@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { assertNever, type AgentEvent } from '../core/events.js';
 import { messageText, toolUses } from '../core/messages.js';
+import { oneLine } from '../core/text.js';
 import type { Logger } from '../logger.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
 import type { AnswerAdoption } from './delivery-ports.js';
@@ -202,10 +203,4 @@ export class RunReporter {
 /** What the person reads when the conversation was compacted. */
 export function compactionNotice(before: number, after: number): string {
   return `This conversation got long, so I summarized its older part (about ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens). Nothing is lost: /sessions and a search still find it.`;
-}
-
-/** A text on one line, cut to `max` characters with "…". */
-export function oneLine(value: string, max: number): string {
-  const line = value.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

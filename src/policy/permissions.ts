@@ -18,6 +18,7 @@
  */
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
+import type { AlwaysRule } from '../core/always-rule.js';
 import { commandCandidates, compileCommandPattern } from './command-patterns.js';
 import { createSensitivePaths, isInside, type ResolvedTarget, type SensitivePaths } from './sensitive-paths.js';
 import type { PermissionDecision, PermissionQuery } from './types.js';
@@ -39,12 +40,8 @@ export type PermissionSettings = {
   denied_commands: string[];
 };
 
-/**
- * A person's standing approval, from an "allow always" button. Narrow by design: with
- * `command` it covers exactly that command string; with `pathPrefix` only paths under that
- * directory; with neither, every call of the tool (for tools that touch no path or command).
- */
-export type AlwaysRule = { toolName: string; command?: string; pathPrefix?: string };
+/** Re-exported: policy's callers name the rule from here. */
+export type { AlwaysRule };
 
 export type PermissionCheckerOptions = {
   workspace: string;

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { EncodedMessage } from './outbox-message.js';
 
 export type OutboxRow = {
   id: number;
@@ -6,8 +7,8 @@ export type OutboxRow = {
   chatId: string;
   threadId: string | null;
   sessionKey: string | null;
-  /** The OutboundMessage as JSON (files are base64). */
-  message: string;
+  /** The message, in the outbox's one format (outbox-message.ts). */
+  message: EncodedMessage;
   attempts: number;
   /** Parts of a split message already in the chat: a retry sends only the rest. */
   partsSent: number;
@@ -33,12 +34,12 @@ export type LiveRow = {
   /** What it showed when it was created (to find it again when its id never came back). */
   preview: string;
   createdAt: number;
-  /** The answer it is to become, once recorded (JSON, as `message`); undefined while the run writes. */
-  answer: string | undefined;
+  /** The answer it is to become, once recorded (as OutboxRow's `message`); undefined while the run writes. */
+  answer: EncodedMessage | undefined;
 };
 
 type DueRowDb = {
-  id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: string; attempts: number; parts_sent: number;
+  id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: EncodedMessage; attempts: number; parts_sent: number;
   unconfirmed: number; created_at: number; attempted_at: number | null;
 };
 
@@ -52,7 +53,7 @@ export class OutboxRepository {
    * Records a delivery. The caller sends it at once, so it is leased until `leaseUntil`: the
    * retry worker does not pick it up while that first send is in flight.
    */
-  add(entry: { platform: string; chatId: string; threadId?: string; sessionKey?: string; message: string; now: number; leaseUntil?: number }): number {
+  add(entry: { platform: string; chatId: string; threadId?: string; sessionKey?: string; message: EncodedMessage; now: number; leaseUntil?: number }): number {
     const result = this.db
       .prepare(
         `INSERT INTO outbox (platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, created_at, attempted_at)
@@ -142,7 +143,7 @@ export class OutboxRepository {
   }
 
   /** The answer the live message is to become (its first message), recorded before it is asked to. */
-  setLiveAnswer(id: number, message: string): void {
+  setLiveAnswer(id: number, message: EncodedMessage): void {
     this.db.prepare("UPDATE outbox SET message = ? WHERE id = ? AND status = 'live'").run(message, id);
   }
 
@@ -161,7 +162,7 @@ export class OutboxRepository {
   /** Live messages still recorded as showing (at start-up: what a crash left in the chats). */
   liveRows(): LiveRow[] {
     return this.db
-      .prepare<[], { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; platform_message_id: string | null; message: string; preview: string | null; created_at: number }>(
+      .prepare<[], { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; platform_message_id: string | null; message: EncodedMessage | ''; preview: string | null; created_at: number }>(
         "SELECT id, platform, chat_id, thread_id, session_key, platform_message_id, message, preview, created_at FROM outbox WHERE status = 'live' ORDER BY id",
       )
       .all()

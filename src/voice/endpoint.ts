@@ -6,7 +6,7 @@
  * faster-whisper-server, or plain text) — with the key never in any message.
  */
 import { isAbortError } from '../core/errors.js';
-import { secondsText } from './words.js';
+import { secondsText } from './measures.js';
 
 export type EndpointRequest = {
   url: string;

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import type { ConversionTarget } from './formats.js';
-import { secondsText } from './words.js';
+import { secondsText } from './measures.js';
 
 export type Ffmpeg = {
   ffmpeg: string;

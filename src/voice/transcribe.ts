@@ -9,7 +9,7 @@
 import { openAsBlob } from 'node:fs';
 import { HobError } from '../core/errors.js';
 import { EndpointError, postToEndpoint, scrubKey } from './endpoint.js';
-import { secondsText } from './words.js';
+import { secondsText } from './measures.js';
 
 export type TranscriptionSettings = {
   /** e.g. https://api.openai.com/v1 (the SDK appends /audio/transcriptions). */

@@ -15,7 +15,8 @@ import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob
  * each step of a live answer (HOB_FAULT=delivery:<step>). Each restart must leave every chat
  * with each answer once, whole, and no cut-off text. One chain of starts per platform: a start
  * with a fault settles what the last one left, then is itself killed at its step (it shows no
- * live answer of its own before that, or the fault would hit that one).
+ * live answer of its own before that, or the fault would hit that one). Every answer here is
+ * written over more than a second: a quicker one is sent whole, with no live message to kill.
  */
 
 let model: FakeAnthropic | undefined;
@@ -101,7 +102,7 @@ channels:
   // 1. The live message's create gets a 429; the platform takes the retry, and hob is killed
   //    before it hears back. Minutes later the restart finds the message (metadata, or text).
   let hob = await started();
-  fakeModel.push({ text: 'Answer one, complete.' });
+  fakeModel.push({ text: 'Answer one, complete.', chunks: 3, chunkDelayMs: 500 });
   let hold = bed.refuseThenHold(ann);
   await bed.ask(ann, 'first question');
   await hold.arrived;
@@ -112,14 +113,14 @@ channels:
   // 2. Killed after the answer was recorded, before the live message was asked to become it.
   hob = await started('answer-recorded');
   await settledWith(ann, ['Answer one, complete.'], 'answer one, once');
-  fakeModel.push({ text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 100 });
+  fakeModel.push({ text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 500 });
   await bed.ask(bob, 'second question');
   await hob.exited;
 
   // 3. Killed after the platform took the end of the live answer, before the outbox mark.
   hob = await started('live-finished');
   await settledWith(bob, ['Answer two, complete.'], 'answer two, once');
-  fakeModel.push({ text: 'Answer three, complete.', chunks: 3, chunkDelayMs: 100 });
+  fakeModel.push({ text: 'Answer three, complete.', chunks: 3, chunkDelayMs: 500 });
   await bed.ask(cid, 'third question');
   await hob.exited;
 
@@ -193,7 +194,7 @@ describe('hob start killed while it delivers', () => {
     // 7. A stream (an assistant-pane thread), killed after its answer was recorded.
     let hob = await chain.started('answer-recorded');
     await chain.checkLong();
-    model.push({ text: 'Streamed answer seven, complete.', chunks: 3, chunkDelayMs: 100 });
+    model.push({ text: 'Streamed answer seven, complete.', chunks: 3, chunkDelayMs: 500 });
     await fake.assistantThreadStarted(gus, '1800000000.000100');
     await fake.dm(gus, 'seventh question', { threadTs: '1800000000.000100' });
     await hob.exited;

@@ -7,7 +7,7 @@ import { messageText, type Message } from '../../src/core/messages.js';
 import { QueryEngine, STOPPED_NOTE } from '../../src/engine/query-engine.js';
 import { COMPACTED_MARK } from '../../src/engine/compaction/levels.js';
 import { TokenCalibrations } from '../../src/engine/compaction/calibration.js';
-import { PromptSizer } from '../../src/engine/compaction/tokens.js';
+import { PromptSizer } from '../../src/engine/compaction/prompt-sizer.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
 import { ConversationRepository } from '../../src/store/conversations.js';
 import { openDatabase } from '../../src/store/db.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clock, failedSentence, heardLine, secondsText, size } from '../../src/voice/words.js';
+import { clock, secondsText, size } from '../../src/voice/measures.js';
+import { failedSentence, heardLine } from '../../src/voice/words.js';
 
 describe('the words around a voice note', () => {
   it('writes lengths as a clock and sizes in KB or MB', () => {

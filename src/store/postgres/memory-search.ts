@@ -1,5 +1,5 @@
 /**
- * Memory search on PostgreSQL, ranked as the SQLite store ranks (src/memory/store.ts): the
+ * Memory search on PostgreSQL, ranked as the SQLite store ranks (../memory/ranking.ts): the
  * question's meaningful words (stop words dropped), each matched as a word — stemmed, in
  * every language hob knows — or, when the person holds no such word, as a prefix ("Jon" →
  * "Jonas"); any word may match; the rows of the rarest words are ranked (about RANK_BUDGET
@@ -11,19 +11,11 @@
  * The outputs are those of MemoryStore.searchText and VectorIndex.nearest, so this can sit
  * behind the Store port's memory repository.
  */
-// The port types and the words of a question live in memory/ until the store port moves them
-// (query.ts is pure text); only types and that one function are taken from there.
-import { meaningfulWords } from '../../memory/query.js';
-import type { MemoryEntry, MemorySource } from '../../memory/store.js';
+import type { MemoryEntry, MemorySource } from '../memory/entry.js';
+import { MAX_TERMS, meaningfulWords, MIN_PREFIX_LENGTH } from '../memory/query.js';
+import { rarestTerms, TEXT_CANDIDATES, withRecency } from '../memory/ranking.js';
 import type { PostgresBridge } from './bridge.js';
 
-/** The same figures as the SQLite store's (src/memory/store.ts, src/memory/query.ts). */
-const MAX_TERMS = 16;
-const MIN_PREFIX_LENGTH = 4;
-const TEXT_CANDIDATES = 50;
-const RANK_BUDGET = 1000;
-const RECENCY_WEIGHT = 0.5;
-const RECENCY_DAYS = 90;
 /** Sign-bit candidates ranked exactly: all of a small memory, capped for a large one (as on SQLite). */
 const BIT_CANDIDATES_MIN = 200;
 const BIT_CANDIDATES_MAX = 1000;
@@ -53,15 +45,7 @@ export function searchText(bridge: PostgresBridge, personId: string, question: s
   const words = meaningfulWords(question).slice(0, MAX_TERMS);
   if (words.length === 0) return [];
   const { terms, total } = termsOf(bridge, words);
-  // Rank the rows of the rarest words (they decide the order); a commoner word joins while
-  // the rows to rank stay few, or while there are not yet enough rows for the answer.
-  const picked: Term[] = [];
-  let rows = 0;
-  for (const term of terms.filter((term) => term.rows > 0).sort((a, b) => a.rows - b.rows)) {
-    if (picked.length > 0 && rows >= limit && rows + term.rows > RANK_BUDGET) break;
-    picked.push(term);
-    rows += term.rows;
-  }
+  const picked = rarestTerms(terms.filter((term) => term.rows > 0), limit);
   if (picked.length === 0) return [];
   // Each word's rank weighted by its rarity (bm25's idf); the words come in as typed
   // parameters, so nothing is parsed per row.
@@ -77,9 +61,7 @@ export function searchText(bridge: PostgresBridge, personId: string, question: s
   return candidates
     .map((row) => {
       const lastUsedAt = Math.max(row.last_used_at ?? 0, options.pendingUseAt?.(row.seq) ?? 0);
-      const ageDays = (options.now - Math.max(row.updated_at, lastUsedAt)) / 86_400_000;
-      const recency = Math.exp(-Math.max(0, ageDays) / RECENCY_DAYS);
-      return { row, score: row.score * (1 + RECENCY_WEIGHT * recency) };
+      return { row, score: withRecency(row.score, row.updated_at, lastUsedAt, options.now) };
     })
     .sort((a, b) => b.score - a.score || b.row.seq - a.row.seq)
     .slice(0, limit)

@@ -2,42 +2,17 @@
  * The PostgreSQL schema, as versioned migrations: the same tables as the SQLite store
  * (src/store/migrations.ts and the memory tables), in PostgreSQL's types. Never edit a
  * released one; append a new one. Each is applied in its own transaction under an advisory
- * lock, so several hob processes starting at once on one database apply each exactly once.
+ * lock (migrate.ts), so several hob processes starting at once on one database apply each
+ * exactly once.
  *
  * Where PostgreSQL differs on purpose: times stay epoch milliseconds (BIGINT), flags are
  * BOOLEAN, ids are identities `BY DEFAULT` (so `hob store migrate` can copy a SQLite file's
  * ids as they are), tags are TEXT[], and full-text search is a generated `tsvector` with a
  * GIN index instead of FTS5 tables. Sessions carry `seq`, the insertion order SQLite's rowid gave.
  */
-import type { PostgresBridge } from './bridge.js';
-import { PostgresStoreError } from './errors.js';
+import { TEXT_SEARCH } from './search-functions.js';
 
 export type PostgresMigration = { name: string; sql: string };
-
-/**
- * Words in every language hob drops stop words for (src/memory/query.ts): each text is
- * indexed unstemmed ('simple', for prefixes and names) and stemmed by each language's
- * snowball stemmer, so "plays" finds "playing" and "spiele" finds "spielen" without knowing
- * which language an entry is in. A question's word is looked up the same way.
- */
-const TEXT_SEARCH = `
-  CREATE FUNCTION hob_text_vector(body text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT to_tsvector('simple', body) || to_tsvector('english', body) || to_tsvector('german', body)
-        || to_tsvector('italian', body) || to_tsvector('french', body) || to_tsvector('spanish', body)
-  $$;
-  -- A word's distinct forms ORed ('dormi' | 'dorm'), not one per language: the planner
-  -- estimates a repeated form as several, and then scans the table instead of the index.
-  CREATE FUNCTION hob_word_query(word text) RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT coalesce(string_agg(quote_literal(form), ' | ')::tsquery, ''::tsquery) FROM unnest(tsvector_to_array(hob_text_vector(word))) AS form
-  $$;
-  -- Title, tags and content weighted A, B, C: the ranking weighs them as SQLite's bm25 does (2, 1.5, 1).
-  -- (array_to_string is only STABLE in general; for text[] it cannot change, so this is IMMUTABLE.)
-  CREATE FUNCTION hob_memory_vector(title text, content text, tags text[]) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT setweight(hob_text_vector(coalesce(title, '')), 'A')
-        || setweight(hob_text_vector(array_to_string(tags, ' ')), 'B')
-        || setweight(hob_text_vector(content), 'C')
-  $$;
-`;
 
 export const postgresMigrations: PostgresMigration[] = [
   {
@@ -316,39 +291,3 @@ export const postgresMigrations: PostgresMigration[] = [
     `,
   },
 ];
-
-/** Any constant both sides agree on; hashtext keeps it readable. */
-const SCHEMA_LOCK = "pg_advisory_xact_lock(hashtext('hob:schema'))";
-
-/**
- * Brings the database's schema up to date, each migration in its own transaction. A schema
- * newer than this hob knows is refused, with the sentence the SQLite store uses.
- */
-export function migratePostgres(bridge: PostgresBridge, migrations: readonly PostgresMigration[] = postgresMigrations, now: () => number = Date.now): { from: number; to: number } {
-  const from = bridge.transaction(() => {
-    bridge.query(`SELECT ${SCHEMA_LOCK}`);
-    bridge.exec('CREATE TABLE IF NOT EXISTS hob_schema (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
-    return schemaVersion(bridge);
-  });
-  if (from > migrations.length) {
-    throw new PostgresStoreError(
-      `The database was written by a newer hob (schema ${from}, this hob knows ${migrations.length}). Upgrade hob or use another store.url.`,
-      'SCHEMA_NEWER',
-    );
-  }
-  for (let version = from; version < migrations.length; version++) {
-    const migration = migrations[version] as PostgresMigration;
-    bridge.transaction(() => {
-      bridge.query(`SELECT ${SCHEMA_LOCK}`);
-      // Another process may have applied it while this one waited for the lock.
-      if (schemaVersion(bridge) > version) return;
-      bridge.exec(migration.sql);
-      bridge.query('INSERT INTO hob_schema (version, name, applied_at) VALUES ($1, $2, $3)', [version + 1, migration.name, now()]);
-    });
-  }
-  return { from, to: Math.max(from, migrations.length) };
-}
-
-function schemaVersion(bridge: PostgresBridge): number {
-  return bridge.query<{ version: number | null }>('SELECT max(version) AS version FROM hob_schema').rows[0]?.version ?? 0;
-}

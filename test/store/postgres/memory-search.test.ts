@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddingsClient, reciprocalRankFusion } from '../../../src/memory/embeddings.js';
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
 import { nearestVectors, putVector, searchText, vectorSupport } from '../../../src/store/postgres/memory-search.js';
-import { migratePostgres } from '../../../src/store/postgres/migrations.js';
+import { migratePostgres } from '../../../src/store/postgres/migrate.js';
 import { startFakeEmbeddings } from '../../fakes/embeddings.js';
 import { ENTRIES, QUESTIONS } from '../../memory/fixture.js';
 import { insertEntries, postgresSkipReason, testDatabase } from '../../support/postgres.js';

@@ -1,6 +1,7 @@
 /** Run as its own process by migrations.test.ts: one hob process's start-up migration, with one migration more than released. */
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
-import { migratePostgres, postgresMigrations } from '../../../src/store/postgres/migrations.js';
+import { migratePostgres } from '../../../src/store/postgres/migrate.js';
+import { postgresMigrations } from '../../../src/store/postgres/migrations.js';
 
 export const NEXT_MIGRATIONS = [...postgresMigrations, { name: 'a counter', sql: 'CREATE TABLE counter (n INTEGER); INSERT INTO counter VALUES (1);' }];
 

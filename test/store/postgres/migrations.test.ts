@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
-import { migratePostgres, postgresMigrations } from '../../../src/store/postgres/migrations.js';
+import { migratePostgres } from '../../../src/store/postgres/migrate.js';
+import { postgresMigrations } from '../../../src/store/postgres/migrations.js';
 import { openDatabase } from '../../../src/store/db.js';
 import { postgresSkipReason } from '../../support/postgres.js';
 import { postgresDatabase } from '../../support/postgres-fixture.js';

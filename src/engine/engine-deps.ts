@@ -41,6 +41,12 @@ export type EngineDeps = {
   compactionBufferTokens?: number;
   /** Who a platform identity belongs to: sessions and their search are the person's. */
   people?: PersonResolver;
+  /**
+   * Notes hob itself adds to a conversation (a background task of theirs ended), stored at
+   * the start of the person's next message and marked as hob's, never as their words.
+   * `taken` is called once they are stored. Must not throw.
+   */
+  notes?(sessionKey: string): { texts: string[]; taken(): void } | undefined;
 };
 
 /** What a run is made of besides its session and its message: which model, which tools and gates, which limits. */

@@ -294,9 +294,11 @@ export const migrations: string[] = [
     outbox_id INTEGER,
     created_at INTEGER NOT NULL,
     started_at INTEGER,
-    finished_at INTEGER
+    finished_at INTEGER,
+    noted_at INTEGER
   ) STRICT;
   CREATE INDEX tasks_person ON tasks(person_id, created_at);
   CREATE INDEX tasks_open ON tasks(status) WHERE status IN ('queued', 'running');
+  CREATE INDEX tasks_unnoted ON tasks(origin_session) WHERE kind = 'task' AND noted_at IS NULL;
   `,
 ];

@@ -50,7 +50,7 @@ export type TaskEnd = TaskSpend & { status: Extract<TaskStatus, 'completed' | 'f
 type Raw = {
   id: string; kind: TaskKind; person_id: string; user_id: string; origin_session: string; platform: string; chat_id: string; thread_id: string | null; agent: string | null;
   description: string; prompt: string; status: TaskStatus; runner: string | null; result: string | null; error: string | null; tool_uses: number; input_tokens: number;
-  output_tokens: number; cost_usd: number; outbox_id: number | null; created_at: number; started_at: number | null; finished_at: number | null;
+  output_tokens: number; cost_usd: number; outbox_id: number | null; created_at: number; started_at: number | null; finished_at: number | null; noted_at: number | null;
 };
 
 const fromRaw = (row: Raw): TaskRow => ({
@@ -172,6 +172,25 @@ export class TaskRepository {
         return true;
       })
       .immediate();
+  }
+
+  /** Tasks from this conversation that ended and whose notification its history has not had yet, oldest first. */
+  unnoted(originSession: string): TaskRow[] {
+    return this.db
+      .prepare<[string], Raw>(
+        `SELECT * FROM tasks WHERE origin_session = ? AND kind = 'task' AND noted_at IS NULL AND status IN ('completed', 'failed', 'stopped', 'interrupted')
+         ORDER BY finished_at, id`,
+      )
+      .all(originSession)
+      .map(fromRaw);
+  }
+
+  /** The conversation's history has these tasks' notifications now. */
+  markNoted(ids: readonly string[], now: number): void {
+    const statement = this.db.prepare('UPDATE tasks SET noted_at = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) statement.run(now, id);
+    })();
   }
 
   /** What this person's tasks and workers have spent since `since` (for /usage). */

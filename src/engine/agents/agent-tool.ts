@@ -41,6 +41,8 @@ export type AgentToolDeps = {
   clock: Clock;
   costUsd(model: string, usage: Usage): number;
   settings: AgentSettings;
+  /** This process's runner id: a restart closes the workers a dead runner left open. */
+  runnerId: string;
   /** The current date for the worker's prompt, in the person's timezone. */
   today(context: { sessionKey: string; userId: string }): string;
 };
@@ -121,7 +123,7 @@ async function runStored(deps: AgentToolDeps, prepared: Prepared, call: z.output
     prompt: call.prompt,
     createdAt: clock.now(),
   });
-  tasks.markRunning(id, 'worker', clock.now());
+  tasks.markRunning(id, deps.runnerId, clock.now());
   const { profile } = prepared;
   const provider = prepared.model && prepared.model !== profile.provider.model ? withModel(profile.provider, prepared.model) : profile.provider;
   const { progress: _progress, relay, ...context } = ctx;

@@ -18,13 +18,15 @@ export type WorkerToolPlan = { names: string[]; readOnlyOnly: boolean };
 /**
  * Which of the caller's tools a worker gets. Without a list (from the call, else its
  * definition) it gets read-only calls of all of them; with one, those tools (the call may
- * narrow its definition's list, never widen it). A name the caller lacks is an error in words.
+ * narrow its definition's list, never widen it). A name in the call the caller lacks is an
+ * error in words.
  */
 export function planWorkerTools(caller: ToolSet, definition: AgentDefinition | undefined, requested: string[] | undefined): WorkerToolPlan | { error: string } {
   const available = caller.names().filter((name) => !COORDINATION_TOOLS.has(name));
   const disallowed = new Set(definition?.disallowedTools ?? []);
   const allowed = (name: string) => !disallowed.has(name);
-  const named = requested ?? definition?.tools;
+  // A definition is written for any hob: of its tools, those this one lacks are left out. A call's list must be exact.
+  const named = requested ?? definition?.tools?.filter((name) => available.includes(name));
   if (!named) return { names: available.filter(allowed), readOnlyOnly: true };
   const coordination = named.filter((name) => COORDINATION_TOOLS.has(name));
   if (coordination.length) return { error: `A worker cannot be given ${coordination.join(', ')}: workers do not start workers or background tasks.` };
@@ -39,23 +41,25 @@ export function planWorkerTools(caller: ToolSet, definition: AgentDefinition | u
   return { names: [...new Set(named)], readOnlyOnly: false };
 }
 
-/** The refusal a worker reads when it asks for a coordination tool. */
-const NESTED_REFUSAL = 'Refused: a worker cannot start workers or background tasks. Do the work with your own tools, or finish and say what else is needed; the assistant that started you can start another worker.';
+/** The refusal a worker (or a background task) reads when it asks for a coordination tool it may not use. */
+const NESTED_REFUSAL = 'Refused: you run as a worker or a background task, and cannot start workers or background tasks. Do the work with your own tools, or finish and say what else is needed.';
 
 /** A view of the caller's tools holding only the worker's (looked up live: MCP tools may come and go). */
 export class WorkerTools implements ToolSet {
   private cached: { from: ToolSpec[]; specs: ToolSpec[] } | undefined;
   private readonly allowed: ReadonlySet<string>;
 
+  /** `refused`: tools a call to which is answered with the refusal (default: every coordination tool). */
   constructor(
     private readonly caller: ToolSet,
     names: string[],
+    private readonly refused: ReadonlySet<string> = COORDINATION_TOOLS,
   ) {
     this.allowed = new Set(names);
   }
 
   get(name: string): AnyTool | undefined {
-    if (COORDINATION_TOOLS.has(name)) return nestedRefusal(name);
+    if (this.refused.has(name)) return nestedRefusal(name);
     return this.allowed.has(name) ? this.caller.get(name) : undefined;
   }
 

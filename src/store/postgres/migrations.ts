@@ -316,10 +316,12 @@ export const postgresMigrations: PostgresMigration[] = [
       outbox_id BIGINT,
       created_at BIGINT NOT NULL,
       started_at BIGINT,
-      finished_at BIGINT
+      finished_at BIGINT,
+      noted_at BIGINT
     );
     CREATE INDEX tasks_person ON tasks (person_id, created_at);
     CREATE INDEX tasks_open ON tasks (status) WHERE status IN ('queued', 'running');
+    CREATE INDEX tasks_unnoted ON tasks (origin_session) WHERE kind = 'task' AND noted_at IS NULL;
     `,
   },
 ];

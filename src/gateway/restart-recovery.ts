@@ -6,6 +6,7 @@
  * parts of one paste or album together.
  */
 import { oneLine } from '../core/text.js';
+import { isTaskSession } from '../engine/tasks/notification.js';
 import { sessionsWithPendingWork } from '../store/conversations.js';
 import type { Db } from '../store/db.js';
 import type { InboxRepository } from '../store/inbox.js';
@@ -33,6 +34,8 @@ export async function recoverAfterRestart(deps: RestartDeps): Promise<void> {
   await deps.delivery.settleLeftLive();
   const notStarted = await deps.broker.recoverAfterRestart(deps.adapters);
   for (const key of sessionsWithPendingWork(deps.db)) {
+    // A background task's run is the task manager's to resume, not a chat's.
+    if (isTaskSession(key)) continue;
     const found = conversationForKey(deps, key);
     found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
   }

@@ -81,6 +81,7 @@ export class TaskManager {
   /** Records a task for this person and starts it. An error (a limit) is a sentence for them. */
   create(request: NewTaskRequest): { task: TaskRow } | { error: string } {
     const { tasks, clock, settings } = this.deps;
+    if (!this.started) return { error: 'Background tasks run only while hob start runs (their results are delivered from there).' };
     const personId = this.deps.people.personId(request.chat.platform, request.userId);
     const open = tasks.openCount(personId, 'task');
     if (open >= settings.maxRunning) {
@@ -131,6 +132,11 @@ export class TaskManager {
     // Not running here (queued before start, or left by a process that is gone).
     this.end(task, { ...spendOf(task), status: 'stopped', result: task.result });
     return 'stopped';
+  }
+
+  /** What this person's background tasks and workers have spent (for /usage). */
+  spentBy(personId: string): ReturnType<TaskRepository['spentBy']> {
+    return this.deps.tasks.spentBy(personId);
   }
 
   /** Waits for a task started here to end (tests, a Stop answer). */

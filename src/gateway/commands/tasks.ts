@@ -50,7 +50,7 @@ export async function runTaskCommand(
   const chat = { platform: message.platform, chatId: message.chatId, ...(message.threadId ? { threadId: message.threadId } : {}) };
   const created = services.tasks.create({ prompt: args, userId: message.userId, sessionKey: key, chat });
   if ('error' in created) return io.reply(created.error);
-  await io.reply(`Started background task ${created.task.id} ("${created.task.description}"). I'll post the result here when it is done; /tasks shows it meanwhile.`);
+  await io.reply(`Started background task ${created.task.id} ("${created.task.description}"). I'll post the result here when it finishes; /tasks shows it meanwhile.`);
 }
 
 /** Handles a `tk:` button; false when the press is not one. */

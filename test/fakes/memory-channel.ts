@@ -61,7 +61,7 @@ export class MemoryChannel implements ChannelAdapter {
   beforeLiveFinish: ((text: string) => Promise<void>) | undefined;
 
   constructor(capabilities: Partial<ChannelCapabilities> = {}) {
-    this.capabilities = { maxMessageLength: 4096, markup: 'plain', buttons: true, edits: true, files: true, editIntervalMs: 0, ...capabilities };
+    this.capabilities = { maxMessageLength: 4096, buttons: true, edits: true, files: true, editIntervalMs: 0, ...capabilities };
   }
 
   async start(sink: InboundSink): Promise<void> {

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HobConfig } from './config/schema.js';
 import { defaultConfigPath, requireModelKey } from './config/load.js';
-import { channelLabel, channelSecretEnv, loadHobConfig } from './cli/channels.js';
+import { channelChatCommands, channelLabel, channelSecretEnv, loadHobConfig } from './cli/channels.js';
 import { systemClock, type Clock } from './core/clock.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
@@ -182,7 +182,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     sandboxLogged = true;
   };
   if (!options.deferModelLoad) logSandbox();
-  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: COMMAND_NAMES, mcpConnection: options.mcpConnection });
+  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: new Set([...COMMAND_NAMES, ...channelChatCommands(config).map((command) => command.command)]), mcpConnection: options.mcpConnection });
   for (const tool of extensions.tools) tools.register(tool);
   // Servers connect in the background: start-up never waits for them.
   void extensions.mcp.start();

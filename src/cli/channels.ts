@@ -6,7 +6,7 @@
 import { CHANNELS } from '../../adapters/index.js';
 import { loadConfig, parseConfig, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
-import type { ChannelModule } from '../gateway/channel-module.js';
+import type { ChannelChatCommand, ChannelModule } from '../gateway/channel-module.js';
 
 export { CHANNELS };
 
@@ -29,6 +29,11 @@ export function configuredChannels(config: HobConfig, channels: readonly Channel
     const section = config.channels[module.name];
     return section === undefined ? [] : [{ module, section }];
   });
+}
+
+/** The chat commands the configured channels bring (answered on every platform). */
+export function channelChatCommands(config: HobConfig): ChannelChatCommand[] {
+  return configuredChannels(config).flatMap(({ module, section }) => module.chatCommands?.(section, { dataDir: config.data_dir }) ?? []);
 }
 
 /** How people name a platform ("Telegram"), for the system prompt; undefined for one no channel registers. */

@@ -13,7 +13,7 @@ import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
-import { configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
+import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
 
 /**
  * `hob start`: every configured chat channel through the gateway, plus the terminal when
@@ -112,6 +112,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     jobs: app.scheduling.access,
     people: app.memory.people,
     extensions: app.extensions,
+    channelCommands: channelChatCommands(config),
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
   });
 }

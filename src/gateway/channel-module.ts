@@ -71,7 +71,7 @@ export type ChannelCli<Config> = { command: string; description: string; subcomm
 /**
  * A slash command a channel answers in any platform's chat (a sign-in link, say). The gateway
  * lists it in the menus, runs it once per update and refuses non-owners in its usual words
- * when `ownerOnly`.
+ * when `ownerOnly`. A name hob's own commands use stays hob's.
  */
 export type ChannelChatCommand = {
   command: string;

@@ -218,13 +218,13 @@ export function hobConfigSchemaFor(channels: readonly ChannelSection[]): ReturnT
   return schema;
 }
 
-/** The config schema without chat channels (a `channels.<name>` section other than console is an unknown key). */
-export const hobConfigSchema = hobConfigSchemaFor([]);
+/** The config schema (built when a config is read: a schema takes a few milliseconds to build, and every command reads one). */
+type HobConfigSchema = ReturnType<typeof buildConfigSchema>;
 
 /** The validated config with every default filled in. Paths are absolute once loadConfig returns. */
-export type HobConfig = z.output<typeof hobConfigSchema>;
+export type HobConfig = z.output<HobConfigSchema>;
 /** What may be written in config.yaml (after ${VAR} interpolation). */
-export type HobConfigInput = z.input<typeof hobConfigSchema>;
+export type HobConfigInput = z.input<HobConfigSchema>;
 export type ModelConfig = HobConfig['model'];
 export type PermissionsConfig = HobConfig['permissions'];
 export type HookConfig = z.output<typeof hookSchema>;

@@ -5,12 +5,13 @@
  * naming it. Never throws: every ending is an outcome.
  */
 import type { AgentEvent } from '../../core/events.js';
-import { addUsage, emptyUsage, messageText, text, type Usage } from '../../core/messages.js';
+import { text, type Usage } from '../../core/messages.js';
 import type { Interaction } from '../../policy/types.js';
 import type { ProviderClient } from '../../providers/types.js';
 import type { ToolContext, ToolSet } from '../../tools/tool.js';
 import type { HookGate, PermissionGate } from '../ports.js';
 import { runQuery } from '../run-query.js';
+import { RunTally } from '../run-tally.js';
 
 /** Everything one worker runs with. */
 export type WorkerRun = {
@@ -60,11 +61,9 @@ export async function runWorker(run: WorkerRun): Promise<WorkerOutcome> {
   if (parent.aborted) onParentAbort();
   parent.addEventListener('abort', onParentAbort, { once: true });
   const timer = setTimeout(() => limit.abort(TIME_LIMIT), run.timeoutMs);
-  const spend: WorkerSpend = { toolUses: 0, usage: emptyUsage(), costUsd: 0 };
-  let answer = '';
-  let partial = '';
-  let error: string | undefined;
-  let reason = 'error';
+  const tally = new RunTally();
+  let costUsd = 0;
+  const spent = (): WorkerSpend => ({ toolUses: tally.toolUses, usage: tally.usage, costUsd });
   try {
     const events = runQuery({
       provider: run.provider,
@@ -78,51 +77,30 @@ export async function runWorker(run: WorkerRun): Promise<WorkerOutcome> {
       approvalTimeoutSeconds: run.approvalTimeoutSeconds,
       context: { ...run.context, signal: limit.signal, interaction: namedInteraction(run.context.interaction, run.name), worker: run.name },
     });
-    for await (const event of events) {
+    await tally.consume(events, (event) => {
       switch (event.type) {
-        case 'text_delta':
-          partial += event.text;
-          break;
-        case 'assistant_message':
-          partial = '';
-          // The last thing it said; its final answer is the message without tool calls.
-          if (messageText(event.message).trim()) answer = messageText(event.message);
-          break;
         case 'usage':
-          spend.usage = addUsage(spend.usage, event.usage);
-          spend.costUsd += run.costUsd(event.model, event.usage);
-          run.onSpend?.(spend);
+          costUsd += run.costUsd(event.model, event.usage);
+          run.onSpend?.(spent());
           break;
         case 'tool_started':
-          spend.toolUses += 1;
-          run.relay?.({ ...event, id: `${run.id}/${event.id}`, worker: run.name });
-          break;
         case 'tool_finished':
         case 'tool_refused':
         case 'approval_requested':
           run.relay?.({ ...event, id: `${run.id}/${event.id}`, worker: run.name });
           break;
-        case 'error':
-          error = event.detail ?? event.message;
-          break;
-        case 'done':
-          reason = event.reason;
-          break;
         default:
           break;
       }
-    }
-  } catch (thrown) {
-    // runQuery never throws; a tool or gate that broke its contract still ends the worker cleanly.
-    error = thrown instanceof Error ? thrown.message : String(thrown);
+    });
   } finally {
     clearTimeout(timer);
     parent.removeEventListener('abort', onParentAbort);
   }
+  const { reason, error } = tally;
   const status: WorkerStatus =
     reason === 'end_turn' || reason === 'max_tokens' ? 'completed' : reason === 'max_turns' ? 'max_turns' : reason === 'aborted' ? (limit.signal.reason === TIME_LIMIT ? 'timed_out' : 'stopped') : 'failed';
-  const said = (answer || partial).trim();
-  return { ...spend, status, text: said, ...(error && status === 'failed' ? { error } : {}), durationMs: performance.now() - started };
+  return { ...spent(), status, text: tally.said, ...(error && status === 'failed' ? { error } : {}), durationMs: performance.now() - started };
 }
 
 /** The caller's way of asking its person, with each approval naming the worker that wants it. */

@@ -10,6 +10,7 @@ import { SHUTDOWN_REASON } from '../../core/shutdown.js';
 import type { Interaction } from '../../policy/types.js';
 import type { TaskEnd, TaskRow, TaskSpend } from '../../store/tasks.js';
 import type { QueryEngine, SubmitOptions } from '../query-engine.js';
+import { RunTally } from '../run-tally.js';
 
 export const STOPPED_BY_PERSON = 'stopped by the person';
 export const TIME_LIMIT = 'it reached its time limit';
@@ -43,56 +44,34 @@ export async function runTask(input: TaskRunInput): Promise<TaskEnd | undefined>
     choose: async () => '(this is a background task: nobody is here to answer; continue without an answer)',
   };
   const options: SubmitOptions = { userId: task.userId, interaction, signal, interactive: false };
-  const spend: TaskSpend = { toolUses: task.toolUses, inputTokens: task.inputTokens, outputTokens: task.outputTokens, costUsd: task.costUsd };
+  const base: TaskSpend = { toolUses: task.toolUses, inputTokens: task.inputTokens, outputTokens: task.outputTokens, costUsd: task.costUsd };
   const previous = engine.status().costUsd;
-  let answer = lastSaid(engine);
-  let failed: string | undefined;
-  let reason = 'error';
+  const tally = new RunTally(lastSaid(engine));
+  const spent = (): TaskSpend => ({
+    toolUses: base.toolUses + tally.toolUses,
+    inputTokens: base.inputTokens + tally.usage.inputTokens + tally.usage.cacheReadTokens + tally.usage.cacheWriteTokens,
+    outputTokens: base.outputTokens + tally.usage.outputTokens,
+    costUsd: base.costUsd + engine.status().costUsd - previous,
+  });
   const plan = resumePlan(engine, task);
-  if (plan.kind === 'done') return { ...spend, status: 'completed', result: plan.answer };
-  if (plan.kind === 'lost') return { ...spend, status: 'interrupted', result: answer || undefined, error: 'hob stopped while it ran, and it could not be resumed' };
+  if (plan.kind === 'done') return { ...base, status: 'completed', result: plan.answer };
+  if (plan.kind === 'lost') return { ...base, status: 'interrupted', result: tally.answer || undefined, error: 'hob stopped while it ran, and it could not be resumed' };
   const events: AsyncGenerator<AgentEvent> = plan.kind === 'resume' ? engine.continuePending(options) : engine.submit(task.prompt, options);
-  try {
-    for await (const event of events) {
-      switch (event.type) {
-        case 'assistant_message': {
-          const said = messageText(event.message).trim();
-          if (said) {
-            answer = said;
-            input.onText(said);
-          }
-          break;
-        }
-        case 'tool_started':
-          spend.toolUses += 1;
-          input.onSpend({ ...spend });
-          break;
-        case 'usage':
-          spend.inputTokens += event.usage.inputTokens + event.usage.cacheReadTokens + event.usage.cacheWriteTokens;
-          spend.outputTokens += event.usage.outputTokens;
-          spend.costUsd = task.costUsd + engine.status().costUsd - previous;
-          input.onSpend({ ...spend });
-          if (spend.inputTokens + spend.outputTokens > input.maxTokens) input.abort(TOKEN_LIMIT);
-          break;
-        case 'error':
-          failed = event.detail ?? event.message;
-          break;
-        case 'done':
-          reason = event.reason;
-          break;
-        default:
-          break;
-      }
-    }
-  } catch (error) {
-    failed = error instanceof Error ? error.message : String(error);
-  }
+  await tally.consume(events, (event) => {
+    if (event.type === 'assistant_message' && tally.answer) input.onText(tally.answer);
+    if (event.type !== 'tool_started' && event.type !== 'usage') return;
+    const spend = spent();
+    input.onSpend(spend);
+    if (spend.inputTokens + spend.outputTokens > input.maxTokens) input.abort(TOKEN_LIMIT);
+  });
+  const spend = spent();
+  const answer = tally.answer;
   if (signal.aborted) {
     if (signal.reason === SHUTDOWN_REASON) return undefined;
     if (signal.reason === STOPPED_BY_PERSON) return { ...spend, status: 'stopped', result: answer || undefined };
     return { ...spend, status: 'failed', result: answer || undefined, error: typeof signal.reason === 'string' ? signal.reason : 'it was stopped' };
   }
-  if (reason !== 'end_turn' && reason !== 'max_tokens') return { ...spend, status: 'failed', result: answer || undefined, error: failed ?? `the run ended with ${reason}` };
+  if (tally.reason !== 'end_turn' && tally.reason !== 'max_tokens') return { ...spend, status: 'failed', result: answer || undefined, error: tally.error ?? `the run ended with ${tally.reason ?? 'an error'}` };
   const refusals = denied.length
     ? `\n\n(Not done: ${denied.map((summary) => `"${summary}"`).join(', ')} needed an approval, and nobody is asked during a background task. An "always allow" rule lets tasks use it.)`
     : '';

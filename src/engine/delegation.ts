@@ -40,7 +40,7 @@ export type Delegation = {
   repository: TaskRepository;
   /** The agent tool and the task tools, to register with the others. */
   tools: AnyTool[];
-  /** The system prompt's agents part (names and descriptions), and names only for a small window. */
+  /** The system prompt's agents and tasks part; none for a small window, where their tools are deferred. */
   prompt: string | undefined;
   promptBrief: string | undefined;
 };
@@ -50,7 +50,6 @@ const TASK_TOOLS: ReadonlySet<string> = new Set(['task_create', 'task_list', 'ta
 /** How the model should read a task's notification: it arrives inside the person's message, but is hob's. */
 const TASKS_NOTE =
   'Background tasks (task_create) run apart from this chat and post their result here. When one ends, the person\'s next message starts with a <task-notification> block: hob adds it, the person did not write it. Take its facts into account; do not thank them for it or treat it as their request.';
-const TASKS_NOTE_BRIEF = '<task-notification> blocks are hob\'s notes about background tasks, not the person\'s words.';
 
 export function createDelegation(options: DelegationOptions): Delegation {
   const { deps, clock, people } = options;
@@ -91,6 +90,7 @@ export function createDelegation(options: DelegationOptions): Delegation {
     repository,
     tools: [agent, ...taskTools(tasks, people, () => clock.now())],
     prompt: [agentsPromptSection(catalog.list()), TASKS_NOTE].filter(Boolean).join('\n\n'),
-    promptBrief: [agentsPromptSection(catalog.list(), true), TASKS_NOTE_BRIEF].filter(Boolean).join('\n'),
+    // A small window sends none: the agent and task tools wait behind tool_search there (tool-menu.ts).
+    promptBrief: undefined,
   };
 }

@@ -13,7 +13,11 @@ import { estimateTools } from './compaction/tokens.js';
 import type { PromptBudget } from './prompt-budget.js';
 
 /** Built-in tools a small window defers: each is rarely needed, or another tool does its work. */
-const RARE_TOOLS = new Set(['glob', 'grep', 'web_fetch', 'ask_user', 'send_file', 'memory_forget', 'profile_update', 'schedule_list', 'schedule_update', 'schedule_delete']);
+const RARE_TOOLS = new Set([
+  'glob', 'grep', 'web_fetch', 'ask_user', 'send_file', 'memory_forget', 'profile_update', 'schedule_list', 'schedule_update', 'schedule_delete',
+  // issue 21: handing work off is worth its schema only in a window with room for it
+  'agent', 'task_create', 'task_list', 'task_output', 'task_stop',
+]);
 
 const isMcp = (name: string): boolean => name.startsWith('mcp__');
 

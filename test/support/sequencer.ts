@@ -9,7 +9,7 @@ const STARTS_PROCESSES = /spawnHob\(|everythingServer\(|filesystemServer\(|testD
  * Orders test files longest first, so that the two workers finish together instead of one
  * starting the 30-second crash chain last while the other sits idle. A file's length is its
  * duration in the last run when vitest remembers it (node_modules/.vite); a file it does not
- * know counts as long when it starts programs (those wait on real processes), else as short.
+ * know counts as long when it starts programs (those wait on real processes), then by its size.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -22,9 +22,11 @@ export class LongestFirstSequencer extends BaseSequencer {
     const last = this.ctx.cache.getFileTestResults(key);
     if (last) return last.duration;
     try {
-      return STARTS_PROCESSES.test(readFileSync(spec.moduleId, 'utf8')) ? 10_000 : 1_000;
+      // Among files of a kind, a longer file has more to do: its size breaks the tie.
+      const source = readFileSync(spec.moduleId, 'utf8');
+      return (STARTS_PROCESSES.test(source) ? 100_000 : 0) + source.length;
     } catch {
-      return 1_000;
+      return 0;
     }
   }
 }

@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/support/between-files.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

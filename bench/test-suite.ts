@@ -3,8 +3,7 @@
  * with the CPU time it took (user + system, the test workers and every process they started)
  * and the files that took longest. On a machine doing other work the wall time grows with the
  * load and the CPU time barely does, so compare runs by both. It takes as long as the suite
- * (a minute or two when the machine is quiet); `npm run bench` leaves it out when
- * HOB_BENCH_SKIP_TESTS=1.
+ * itself; `npm run bench` leaves it out when HOB_BENCH_SKIP_TESTS=1.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

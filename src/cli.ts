@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { consoleSessionKey, consoleUserId } from './cli/console-identity.js';
-import { keepHeapSteady } from './cli/steady-heap.js';
 import { UserFacingError, errorMessage } from './core/errors.js';
 
 /**
@@ -69,7 +68,6 @@ program
   .command('start')
   .description('run hob on every configured channel (the terminal when none is configured)')
   .action(async () => {
-    keepHeapSteady();
     const { runStart } = await import('./cli/start.js');
     await runStart(program.opts<{ config?: string }>().config);
     // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.

@@ -2,7 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * How far the old generation may grow past what the last full collection kept before V8
- * collects it again, for `hob start` (a server that runs for weeks).
+ * collects it again, for `hob start` (a server that runs for weeks): set once its channels
+ * are up (App.warmUp), so start-up, which makes most of its garbage young, is not slowed.
  *
  * hob holds ~30 MB in its old generation and does not grow, but each message leaves ~80 KB
  * there that only a full collection frees (mostly fetch's objects for each request and the

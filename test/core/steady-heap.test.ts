@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepHeapSteady } from '../../src/cli/steady-heap.js';
+import { keepHeapSteady } from '../../src/core/steady-heap.js';
 
 /**
  * `hob start` bounds how far V8 lets the old generation grow between full collections (the

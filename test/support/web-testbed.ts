@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import type { AdapterLogger } from '../../adapters/logger.js';
 import { webConfigSchema, type WebConfig } from '../../adapters/web/config.js';
 import { signInLink } from '../../adapters/web/links.js';
 import { createWebAdapter, type WebAdapter } from '../../adapters/web/web-adapter.js';
@@ -36,11 +37,11 @@ export type WebBed = {
   close(): Promise<void>;
 };
 
-export async function webBed(options: { allowFrom?: string[]; dataDir?: string } = {}): Promise<WebBed> {
+export async function webBed(options: { allowFrom?: string[]; dataDir?: string; logger?: AdapterLogger } = {}): Promise<WebBed> {
   const dataDir = options.dataDir ?? tempDir('hob-web-');
   const config = webConfigSchema.parse({ port: await freePort(), allow_from: options.allowFrom ?? ['100', '200', '300'] });
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-  const make = () => createWebAdapter({ config, dataDir, logger: quiet, liveIntervalMs: 20, sessionCheckMs: 200 });
+  const logger = options.logger ?? { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const make = () => createWebAdapter({ config, dataDir, logger, liveIntervalMs: 20, sessionCheckMs: 200 });
   const waiters = new Waiters();
   const pages: WebPageClient[] = [];
   let adapter = make();

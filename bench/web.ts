@@ -14,7 +14,6 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { build } from 'esbuild';
 import { createWebAdapter } from '../adapters/web/web-adapter.js';
 import { webConfigSchema } from '../adapters/web/config.js';
 import { signInLink } from '../adapters/web/links.js';
@@ -63,20 +62,11 @@ async function replyOverhead(): Promise<number[]> {
   return latencies;
 }
 
+/** The stand-in, bundled by scripts/build.mjs as dist/ is. */
 async function bundleStandIn(): Promise<string> {
-  await build({
-    entryPoints: [join(root, 'bench', 'web-process.ts')],
-    outdir: STAND_IN_DIR,
-    // As scripts/build.mjs builds dist/ (split chunks also keep grammy's AbortSignal check working).
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    external: ['better-sqlite3'],
-    banner: { js: "import { createRequire as __hobRequire } from 'node:module'; const require = __hobRequire(import.meta.url);" },
-    logLevel: 'warning',
-  });
+  const child = spawn(process.execPath, ['scripts/build.mjs', 'bench/web-process.ts', STAND_IN_DIR], { cwd: root, stdio: 'inherit' });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`bundling bench/web-process.ts failed (exit ${code})`);
   return join(STAND_IN_DIR, 'web-process.js');
 }
 

@@ -5,11 +5,14 @@
 import { renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
+// `node scripts/build.mjs [ENTRY OUTDIR]`: by default src/cli.ts into dist/; a benchmark builds
+// its own entry the same way (bench/web.ts).
+const [entry = 'src/cli.ts', outdir = 'dist'] = process.argv.slice(2);
 // Chunk names carry content hashes, so each build starts from an empty folder; it is built
-// beside dist/ and swapped in, so dist/ is never seen half-written.
-const staging = `dist.${process.pid}`;
+// beside the output folder and swapped in, so it is never seen half-written.
+const staging = `${outdir}.${process.pid}`;
 await build({
-  entryPoints: ['src/cli.ts'],
+  entryPoints: [entry],
   outdir: staging,
   bundle: true,
   splitting: true,
@@ -23,5 +26,5 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
 });
-rmSync('dist', { recursive: true, force: true });
-renameSync(staging, 'dist');
+rmSync(outdir, { recursive: true, force: true });
+renameSync(staging, outdir);

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Attachment } from '../../src/gateway/channel.js';
-import { signedIn, type WebApiContext } from './api-context.js';
+import { inboundOf, signedIn, type WebApiContext } from './api-context.js';
 import type { ChatLog, FileInfo } from './chat-log.js';
 import { HttpError, readBody, readJson, sendJson } from './http-guard.js';
 import { pageMessage } from './page-events.js';
@@ -44,19 +44,7 @@ export async function postMessage(req: IncomingMessage, res: ServerResponse, con
   const shown = pageMessage(message);
   if (isNew) {
     context.hub.toChat(person.id, { type: 'message', message: shown });
-    sink.message({
-      platform: 'web',
-      chatId: person.id,
-      userId: person.id,
-      userName: person.name,
-      chatType: 'dm',
-      text,
-      attachments: files.map((file) => attachmentOf(file, context.chat)),
-      mentionsBot: false,
-      replyToBot: false,
-      messageId: String(message.id),
-      updateId: `m${message.id}`,
-    });
+    sink.message(inboundOf(person, { text, attachments: files.map((file) => attachmentOf(file, context.chat)), messageId: String(message.id), updateId: `m${message.id}` }));
   }
   sendJson(res, 202, { message: shown });
 }

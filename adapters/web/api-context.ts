@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { InboundSink } from '../../src/gateway/channel.js';
+import type { Attachment, InboundMessage, InboundSink } from '../../src/gateway/channel.js';
 import type { AdapterLogger } from '../logger.js';
 import type { ChatLog } from './chat-log.js';
 import type { WebSite } from './config.js';
@@ -36,6 +36,11 @@ export function signedIn(req: IncomingMessage, context: WebApiContext): SignedIn
   const session = token ? context.identities.session(token, context.sessionDays) : undefined;
   if (!session) throw new HttpError(401, NOT_SIGNED_IN);
   return session;
+}
+
+/** What a page's person says, as the gateway takes it: a web chat is always its person's own, direct one. */
+export function inboundOf(person: WebPerson, message: { text: string; attachments: Attachment[]; messageId: string; updateId: string }): InboundMessage {
+  return { platform: 'web', chatId: person.id, userId: person.id, userName: person.name, chatType: 'dm', mentionsBot: false, replyToBot: false, ...message };
 }
 
 /** At most `max` events per `windowMs`, for everyone together (these paths need no speed, only a ceiling). */

@@ -5,7 +5,7 @@
  * answers them as it answers any unknown person (a pairing code an owner approves).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { signedIn, type WebApiContext } from './api-context.js';
+import { inboundOf, signedIn, type WebApiContext } from './api-context.js';
 import { clearedCookie, cookieName, HttpError, readCookie, readJson, sendJson, sessionCookie } from './http-guard.js';
 import { cleanName, hashSecret, type WebPerson } from './identities.js';
 
@@ -40,19 +40,7 @@ export async function askForAccess(req: IncomingMessage, res: ServerResponse, co
   context.logger.info({ user: person.id }, 'a visitor asked for access to the web chat');
   // Their first word to hob: the gateway answers an unknown person with a pairing code and
   // tells the owners. Not shown in the chat: the person pressed a button, they did not write it.
-  sink.message({
-    platform: 'web',
-    chatId: person.id,
-    userId: person.id,
-    userName: person.name,
-    chatType: 'dm',
-    text: '/start',
-    attachments: [],
-    mentionsBot: false,
-    replyToBot: false,
-    messageId: `access-${person.id}`,
-    updateId: `access-${person.id}`,
-  });
+  sink.message(inboundOf(person, { text: '/start', attachments: [], messageId: `access-${person.id}`, updateId: `access-${person.id}` }));
 }
 
 export function signOut(req: IncomingMessage, res: ServerResponse, context: WebApiContext): void {

@@ -6,9 +6,8 @@
 import { UserFacingError } from '../../src/core/errors.js';
 import type { ChatType } from '../../src/gateway/channel.js';
 import type { WebConfig } from './config.js';
-import { WebIdentities } from './identities.js';
+import { withIdentities } from './identities.js';
 import { describeLink, signInLink } from './links.js';
-import { openWebDb } from './web-db.js';
 
 /** What a channel's terminal command is run with. */
 export type ChannelCliContext = {
@@ -72,17 +71,15 @@ export const webCli: { command: string; description: string; subcommands: Channe
       ],
       run: async (options, context) => {
         const config = configured(context.config);
-        const db = openWebDb(context.dataDir);
-        try {
-          const identities = new WebIdentities(db);
-          if (options['all'] === true) return context.out(`Ended ${identities.endAllSessions()} web session(s); open pages are signed out within seconds.`);
-          const userId = text(options['as']) ?? config.allow_from[0];
-          if (userId === undefined) throw new UserFacingError('Say whose sessions to end: hob web signout --as ID (or --all).');
-          const ended = identities.endSessionsOf(userId);
-          context.out(ended ? `Signed ${userId} out of ${ended} web session(s); open pages are signed out within seconds.` : `${userId} has no web sessions.`);
-        } finally {
-          db.close();
-        }
+        const userId = text(options['as']) ?? config.allow_from[0];
+        if (options['all'] !== true && userId === undefined) throw new UserFacingError('Say whose sessions to end: hob web signout --as ID (or --all).');
+        context.out(
+          withIdentities(context.dataDir, (identities) => {
+            if (options['all'] === true) return `Ended ${identities.endAllSessions()} web session(s); open pages are signed out within seconds.`;
+            const ended = identities.endSessionsOf(userId as string);
+            return ended ? `Signed ${userId} out of ${ended} web session(s); open pages are signed out within seconds.` : `${userId} has no web sessions.`;
+          }),
+        );
       },
     },
     {
@@ -91,14 +88,9 @@ export const webCli: { command: string; description: string; subcommands: Channe
       options: [],
       run: async (_options, context) => {
         configured(context.config);
-        const db = openWebDb(context.dataDir);
-        try {
-          const rows = new WebIdentities(db).sessions();
-          if (rows.length === 0) return context.out('Nobody is signed in to the web chat.');
-          for (const row of rows) context.out(`${row.userId} (${row.name}) · signed in ${when(row.createdAt)} · last used ${when(row.lastSeenAt)}`);
-        } finally {
-          db.close();
-        }
+        const rows = withIdentities(context.dataDir, (identities) => identities.sessions());
+        if (rows.length === 0) return context.out('Nobody is signed in to the web chat.');
+        for (const row of rows) context.out(`${row.userId} (${row.name}) · signed in ${when(row.createdAt)} · last used ${when(row.lastSeenAt)}`);
       },
     },
   ],

@@ -6,7 +6,7 @@
  * revoked by deleting its row. Neither a code nor a token is ever stored in the clear.
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import type { WebDb } from './web-db.js';
+import { openWebDb, type WebDb } from './web-db.js';
 
 export type WebPerson = { id: string; name: string };
 
@@ -20,6 +20,16 @@ const DAY_MS = 86_400_000;
 /** A session's last use is written at most this often (not on every request). */
 const TOUCH_EVERY_MS = 60_000;
 const VISITOR_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+/** The identities in data_dir's web.db for one piece of work (the CLI and `/web` open it briefly). */
+export function withIdentities<T>(dataDir: string, use: (identities: WebIdentities) => T): T {
+  const db = openWebDb(dataDir);
+  try {
+    return use(new WebIdentities(db));
+  } finally {
+    db.close();
+  }
+}
 
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');

@@ -5,8 +5,7 @@
  */
 import { UserFacingError } from '../../src/core/errors.js';
 import { siteOf, type WebConfig } from './config.js';
-import { CODE_TTL_MS, WebIdentities, type WebPerson } from './identities.js';
-import { openWebDb } from './web-db.js';
+import { CODE_TTL_MS, withIdentities, type WebPerson } from './identities.js';
 
 export type SignInLink = { url: string; person: WebPerson; expiresAt: number };
 
@@ -20,9 +19,7 @@ export function signInLink(config: Pick<WebConfig, 'host' | 'port' | 'public_url
   if (userId === undefined) {
     throw new UserFacingError('channels.web.allow_from is empty, so there is no owner to sign in: put your own web id first (e.g. allow_from: ["ann"]; the first entry is the owner), then run hob web link again.');
   }
-  const db = openWebDb(dataDir);
-  try {
-    const identities = new WebIdentities(db);
+  return withIdentities(dataDir, (identities) => {
     const known = identities.person(userId);
     if (!known && !config.allow_from.includes(userId)) {
       throw new UserFacingError(`${userId} is not on channels.web.allow_from and has never signed in here: add them to allow_from, or let them ask for access on the page (an owner approves their pairing code).`);
@@ -30,9 +27,7 @@ export function signInLink(config: Pick<WebConfig, 'host' | 'port' | 'public_url
     const person = name !== undefined || !known ? identities.savePerson(userId, name ?? userId) : known;
     const { code, expiresAt } = identities.issueCode(userId, CODE_TTL_MS);
     return { url: `${siteOf(config, config.port).baseUrl}/#code=${code}`, person, expiresAt };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /** The words around a link, the same from the terminal and from a chat. */

@@ -83,23 +83,5 @@ export function openWebDb(dataDir: string): WebDb {
     db.close();
     throw error;
   }
-  reusePrepared(db);
   return db;
-}
-
-/**
- * Compiling SQL is most of a small statement's cost, and every request runs a few: each
- * distinct SQL text is compiled once per connection (only run/get/all are used, so sharing is safe).
- */
-function reusePrepared(db: WebDb): void {
-  const compile = db.prepare.bind(db);
-  const compiled = new Map<string, ReturnType<typeof compile>>();
-  db.prepare = ((sql: string) => {
-    let statement = compiled.get(sql);
-    if (!statement) {
-      statement = compile(sql);
-      compiled.set(sql, statement);
-    }
-    return statement;
-  }) as WebDb['prepare'];
 }

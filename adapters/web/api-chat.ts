@@ -13,6 +13,8 @@ import { pageMessage } from './page-events.js';
 /** The gateway keeps files up to 20 MB; a bigger upload would only be refused later. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 export const MAX_TEXT_CHARS = 32_000;
+/** What one chat may upload in a day: anyone who asked for access can upload before an owner approves them. */
+export const DAILY_UPLOAD_BYTES = 100 * 1024 * 1024;
 const MAX_ATTACHMENTS = 10;
 
 export const NOT_YOURS = 'This button is not yours: it is not on a message in your chat.';
@@ -53,7 +55,9 @@ export async function postMessage(req: IncomingMessage, res: ServerResponse, con
 export async function upload(req: IncomingMessage, res: ServerResponse, context: WebApiContext): Promise<void> {
   const { person } = signedIn(req, context);
   const name = decodeName(req.headers['x-file-name']);
-  const data = await readBody(req, MAX_UPLOAD_BYTES, name);
+  const room = DAILY_UPLOAD_BYTES - context.chat.uploadedBytes(person.id, Date.now() - 86_400_000);
+  if (room <= 0) throw new HttpError(429, 'You uploaded 100 MB in the last day, the limit; send more files tomorrow.');
+  const data = await readBody(req, Math.min(MAX_UPLOAD_BYTES, room), name);
   if (data.length === 0) throw new HttpError(400, `${name} is empty.`);
   const mime = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() || 'application/octet-stream';
   const file = await context.chat.saveFile(person.id, { name, mime: /^[\w.+-]+\/[\w.+-]+$/.test(mime) ? mime : 'application/octet-stream', data, uploaded: true });

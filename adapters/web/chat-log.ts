@@ -89,6 +89,12 @@ export class ChatLog {
     return { id, name: file.name, mime: file.mime, size: file.data.length };
   }
 
+  /** Bytes a chat uploaded since `since` (a ceiling keeps one visitor from filling the disk). */
+  uploadedBytes(chatId: string, since: number): number {
+    const row = this.db.prepare('SELECT COALESCE(SUM(size), 0) AS bytes FROM files WHERE chat_id = ? AND uploaded = 1 AND created_at >= ?').get(chatId, since) as { bytes: number };
+    return row.bytes;
+  }
+
   /** A file's facts, only when it belongs to that chat. */
   file(chatId: string, id: string): (FileInfo & { uploaded: boolean }) | undefined {
     const row = this.db.prepare('SELECT id, name, mime, size, uploaded FROM files WHERE id = ? AND chat_id = ?').get(id, chatId) as (FileInfo & { uploaded: number }) | undefined;

@@ -32,6 +32,8 @@ export class EventHub {
     const stream: Stream = { res, ...who };
     this.streams.add(stream);
     res.on('close', () => this.streams.delete(stream));
+    // A page that went away mid-write is only gone; it must not become an uncaught error.
+    res.on('error', () => this.streams.delete(stream));
     write(stream, first);
   }
 
@@ -47,7 +49,7 @@ export class EventHub {
 
   /** Ends the pages of a session now (signed out from that page). */
   endSession(tokenHash: string): void {
-    for (const stream of this.streams) if (stream.tokenHash === tokenHash) end(stream);
+    for (const stream of this.streams) if (stream.tokenHash === tokenHash) this.end(stream);
   }
 
   get size(): number {
@@ -62,18 +64,23 @@ export class EventHub {
 
   private check(): void {
     for (const stream of this.streams) {
-      if (!this.isLive(stream.tokenHash)) end(stream);
-      else stream.res.write(': still here\n\n');
+      if (!this.isLive(stream.tokenHash)) this.end(stream);
+      else if (open(stream)) stream.res.write(': still here\n\n');
     }
   }
+
+  private end(stream: Stream): void {
+    this.streams.delete(stream);
+    write(stream, { type: 'signedout' });
+    stream.res.end();
+  }
+}
+
+function open(stream: Stream): boolean {
+  return !stream.res.writableEnded && !stream.res.destroyed;
 }
 
 function write(stream: Stream, event: PageEvent): void {
   // JSON never holds a raw line break, so one `data:` line carries the whole event.
-  stream.res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-}
-
-function end(stream: Stream): void {
-  write(stream, { type: 'signedout' });
-  stream.res.end();
+  if (open(stream)) stream.res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
 }

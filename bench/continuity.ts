@@ -4,10 +4,11 @@
  * are still found at the end through session_search, how long each compaction takes and how
  * many tokens each level saves, and how far the prompt-size estimate is from the provider's
  * own count. The "provider" is in-process and counts every request as it would go over the
- * wire (gpt-tokenizer over the serialized system prompt, messages and tools), so the estimate
- * (usage of the previous request + per-block estimate of what was added) is measured against
- * an independent count, not against itself. The model saves each fact it is asked to remember
- * with memory_save (as a real one would), so recall is also measured through memory_search.
+ * wire (gpt-tokenizer over the serialized system prompt, messages and tools), so hob's estimate
+ * (the previous request's count + a calibrated cheap estimate of what changed; no tokenizer) is
+ * measured against an independent count, not against itself. The model saves each fact it is
+ * asked to remember with memory_save (as a real one would), so recall is also measured through
+ * memory_search.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,8 @@ import { unlinkedPeople } from '../src/core/person.js';
 import { noHooks } from '../src/engine/ports.js';
 import { QueryEngine, type EngineDeps } from '../src/engine/query-engine.js';
 import { Compactor, SUMMARY_SYSTEM, type CompactionLevel } from '../src/engine/compaction/compactor.js';
-import { loadTokenizer, PromptSizer } from '../src/engine/compaction/tokens.js';
+import { TokenCalibrations } from '../src/engine/compaction/calibration.js';
+import { PromptSizer } from '../src/engine/compaction/prompt-sizer.js';
 import { createLogger } from '../src/logger.js';
 import { Memory } from '../src/memory/memory.js';
 import { sessionSearchTool } from '../src/memory/session-search.js';
@@ -37,6 +39,8 @@ const WINDOW = 32_000;
 const MAX_TOKENS = 4_096;
 const FACTS = 50;
 const FACT_TURNS = 100;
+/** A window so small that the outline is not enough and the model's summary (level 4) is measured. */
+const FORCED_WINDOW = 2_600;
 
 const NAMES = ['amber', 'basalt', 'cedar', 'delta', 'ember', 'fjord', 'garnet', 'harbor', 'indigo', 'juniper'];
 const factValue = (n: number) => `${NAMES[n % NAMES.length]}-${1000 + n * 37}`;
@@ -50,10 +54,13 @@ const wireTokens = (request: ProviderRequest) => countTokens(request.system) + c
 class ContinuityModel implements ProviderClient {
   readonly provider = 'scripted';
   readonly model = 'bench-model';
-  readonly sizer = new PromptSizer();
+  private readonly calibrations = new TokenCalibrations();
+  readonly sizer = new PromptSizer((model) => this.calibrations.for(model));
   readonly errors: number[] = [];
-  /** Errors of requests with no provider count to build on (the first, and the first after a compaction). */
-  readonly unanchored: number[] = [];
+  /** Errors of the first request after each compaction (its history is no longer the one counted). */
+  readonly afterCompaction: number[] = [];
+  /** Error of the very first request, before any count was seen. */
+  first = 0;
   private previous: readonly Message[] = [];
   maxPrompt = 0;
   requests = 0;
@@ -74,11 +81,13 @@ class ContinuityModel implements ProviderClient {
       yield this.done(`<analysis>Reading the transcript.</analysis>\n<summary>\nThe person chatted about many things. Recent requests:\n${kept.join('\n')}\n</summary>`, actual);
       return;
     }
-    const estimate = this.sizer.size({ system: request.system, tools: this.tools.specs(), messages: request.messages });
-    const anchored = this.previous.length > 0 && this.previous.every((message, i) => request.messages[i] === message);
-    (anchored ? this.errors : this.unanchored).push(Math.abs(estimate - actual) / actual);
+    const estimate = this.sizer.size(this.model, { system: request.system, tools: request.tools, messages: request.messages });
+    const error = Math.abs(estimate - actual) / actual;
+    if (this.previous.length === 0) this.first = error;
+    else if (this.previous.every((message, i) => request.messages[i] === message)) this.errors.push(error);
+    else this.afterCompaction.push(error);
     this.previous = request.messages;
-    this.sizer.observe({ ...emptyUsage(), inputTokens: actual }, request.messages, { system: request.system, tools: this.tools.specs() });
+    this.sizer.observe(this.model, actual, { system: request.system, tools: request.tools, messages: request.messages });
     this.maxPrompt = Math.max(this.maxPrompt, actual + MAX_TOKENS);
     const last = request.messages.at(-1) as Message;
     const turn = Number(/Turn (\d+):/.exec(messageText(last))?.[1] ?? 0);
@@ -111,7 +120,6 @@ const readFile = defineTool({
 });
 
 export async function run(): Promise<BenchResult> {
-  await loadTokenizer();
   const dir = tempDir('hob-bench-continuity-');
   const db = openDatabase(join(dir, 'hob.db'));
   const memory = new Memory({ db, clock: systemClock, logger: createLogger({ level: 'silent', destination: 'silent' }), dataDir: dir, defaultTimezone: 'UTC', snapshotChars: 2000, extract: 'off' });
@@ -156,14 +164,14 @@ export async function run(): Promise<BenchResult> {
 
     // Level 4 on the final history: a window so small that the outline is not enough (the
     // scripted summary answers at once, so this is hob's own cost, not a model's latency).
-    const forced = new Compactor({ provider: () => model, hooks: noHooks, settings: () => ({ contextWindow: 3_200, maxTokens: 1_000, bufferTokens: 200, keepRecent: 2 }) });
+    const forced = new Compactor({ provider: () => model, hooks: noHooks, settings: () => ({ contextWindow: FORCED_WINDOW, maxTokens: 1_000, bufferTokens: 200, keepRecent: 2 }) });
     const level4Started = performance.now();
     let level4Line: string;
     try {
       const level4 = await forced.compact({ system: 'You are hob.', tools: tools.specs(), messages: engine.messages }, { trigger: 'auto', carried: engine.metadata.render(), sessionKey: 'bench:ann' });
       const ms = performance.now() - level4Started;
       level4Line = level4
-        ? `forced on the final history (3,200-token window): ${level4.saved.map((s) => `level ${s.level} −${s.tokens.toLocaleString('en-US')}`).join(', ')}; ${level4.tokensBefore.toLocaleString('en-US')} → ${level4.tokensAfter.toLocaleString('en-US')} tokens in ${fmt(ms)} ms (ended at level ${level4.level})`
+        ? `forced on the final history (${FORCED_WINDOW.toLocaleString('en-US')}-token window): ${level4.saved.map((s) => `level ${s.level} −${s.tokens.toLocaleString('en-US')}`).join(', ')}; ${level4.tokensBefore.toLocaleString('en-US')} → ${level4.tokensAfter.toLocaleString('en-US')} tokens in ${fmt(ms)} ms (ended at level ${level4.level})`
         : 'forced: nothing to compact';
     } catch (error) {
       level4Line = `forced: failed (${error instanceof Error ? error.message : String(error)})`;
@@ -194,7 +202,7 @@ export async function run(): Promise<BenchResult> {
       level4Line,
       `recall of ${FACTS} facts from the first ${FACT_TURNS} turns via session_search: ${Math.round((found / FACTS) * 100)}%, via memory_search (saved with memory_save): ${Math.round((remembered / FACTS) * 100)}%`,
       `prompt-size estimate vs the provider's count (${model.errors.length} requests after a counted one): median error ${fmt(median(model.errors) * 100)}%, p95 ${fmt(percentile(model.errors, 0.95) * 100)}%, max ${fmt(Math.max(...model.errors) * 100)}%`,
-      `  without a count to build on (${model.unanchored.length} requests: the first, and the first after each compaction): median error ${fmt(median(model.unanchored) * 100)}%, max ${fmt(Math.max(...model.unanchored) * 100)}%`,
+      `  first request after each compaction (${model.afterCompaction.length}): median error ${fmt(median(model.afterCompaction) * 100)}%, max ${fmt(Math.max(...model.afterCompaction) * 100)}%; the very first request, before any count: ${fmt(model.first * 100)}%`,
     ];
     for (const line of lines) console.log(line);
     return {

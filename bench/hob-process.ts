@@ -61,7 +61,7 @@ export type StartedHob = {
   startedAt: number;
   /** Everything hob wrote to stderr so far. */
   stderr(): string;
-  /** Spawn → RUNNING_LINE on stderr; undefined until it is printed. */
+  /** Spawn → its running line (RUNNING_LINE for hob) on stderr; undefined until it is printed. */
   runningMs(): number | undefined;
   /** hob's exit code (null when a signal ended it). */
   exited: Promise<number | null>;
@@ -73,18 +73,27 @@ export type StartedHob = {
 
 /** Spawns the bundled CLI as `hob --config <config> start` with a clean environment. */
 export function spawnHobStart(config: string): StartedHob {
+  return spawnNode(['dist/cli.js', '--config', config, 'start'], RUNNING_LINE);
+}
+
+/**
+ * Spawns `node <args>` in the repository with a clean environment, stderr kept; `runningLine`
+ * is what it prints on stderr once running (`runningMs`). A long-running server such as
+ * `hob start` or the floor bot of bench/vs-floor.ts.
+ */
+export function spawnNode(args: string[], runningLine: string): StartedHob {
   let stderr = '';
   let runningMs: number | undefined;
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ['dist/cli.js', '--config', config, 'start'], { cwd: root, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: root, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
-    if (runningMs === undefined && stderr.includes(RUNNING_LINE)) runningMs = performance.now() - startedAt;
+    if (runningMs === undefined && stderr.includes(runningLine)) runningMs = performance.now() - startedAt;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const failed = new Promise<never>((_, reject) => {
     child.on('error', reject);
-    void exited.then((code) => reject(new Error(`hob start exited ${code}\nstderr: ${stderr}`)));
+    void exited.then((code) => reject(new Error(`${args.join(' ')} exited ${code}\nstderr: ${stderr}`)));
   });
   failed.catch(() => undefined); // raced by callers; unobserved once they are past it
   return { child, startedAt, stderr: () => stderr, runningMs: () => runningMs, exited, failed, stop: () => stop(child, exited) };
@@ -106,6 +115,22 @@ async function stop(child: ChildProcess, exited: Promise<number | null>): Promis
     clearTimeout(timer);
   }
 }
+
+/** A process's CPU time so far, user + system, in milliseconds, from /proc (Linux); undefined elsewhere or when it is gone. */
+export function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ: what /proc counts CPU time in (100 on every Linux hob runs on). */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** A process's resident set from /proc (Linux), in bytes; undefined elsewhere or when it is gone. */
 export function residentBytes(pid: number | undefined): number | undefined {

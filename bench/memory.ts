@@ -3,8 +3,7 @@
  * entries (full-text; target p99 under 5 ms at 100,000), the vector search's own figure with
  * 768-dimension vectors (sqlite-vec, brute force per person), the cost of memory_save (with
  * its "already known?" check), and the time to build the system-prompt snapshot.
- * Entries and questions are drawn from one vocabulary with a Zipf-like spread, so common
- * words match many entries, as in a real memory.
+ * Entries and questions come from bench/memory-corpus.ts (a Zipf spread over one vocabulary).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { VectorIndex } from '../src/memory/embeddings.js';
 import { Memory } from '../src/memory/memory.js';
 import { openDatabase } from '../src/store/db.js';
 import { tempDir } from '../test/support/engine.js';
+import { memoryCorpus } from './memory-corpus.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
 
 const SIZES = [100, 10_000, 100_000];
@@ -24,33 +24,8 @@ const DIMENSIONS = 768;
 const SAVES = 500;
 const PERSON = 'telegram:42';
 
-/** A small deterministic generator, so every run measures the same data. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'to', 'sa', 'vel', 'dor', 'fi', 'nu', 'pra', 'gel', 'bo', 'tri', 'xan', 'que'];
-const rand = random(42);
-const VOCABULARY = Array.from({ length: 5000 }, (_, n) => {
-  let word = '';
-  for (let value = n + 7; word.length < 4 || value > 0; value = Math.floor(value / SYLLABLES.length)) word += SYLLABLES[value % SYLLABLES.length];
-  return word;
-});
-/**
- * Zipf (frequency ∝ 1/rank) over content words: ranks below 100 would be stop words, which
- * search drops, so words are drawn from ranks 100–5,100 (the commonest is in ~3% of entries).
- */
-const ZIPF_FROM = 100;
-const word = () => {
-  const rank = Math.floor(ZIPF_FROM * ((VOCABULARY.length + ZIPF_FROM) / ZIPF_FROM) ** rand()) - ZIPF_FROM;
-  return VOCABULARY[Math.min(rank, VOCABULARY.length - 1)] as string;
-};
-const sentence = (words: number) => Array.from({ length: words }, word).join(' ');
-const question = () => `when did I ${sentence(2 + Math.floor(rand() * 4))} this week?`;
+const { sentence, question, unitVector: randomVector, rand } = memoryCorpus();
+const unitVector = () => randomVector(DIMENSIONS);
 
 function timeMs(samples: number[], work: () => unknown): void {
   const started = performance.now();
@@ -62,16 +37,6 @@ async function timeMsAsync(samples: number[], work: () => Promise<unknown>): Pro
   const started = performance.now();
   await work();
   samples.push(performance.now() - started);
-}
-
-function unitVector(): Float32Array {
-  const vector = new Float32Array(DIMENSIONS);
-  let norm = 0;
-  for (let i = 0; i < DIMENSIONS; i++) {
-    vector[i] = rand() - 0.5;
-    norm += (vector[i] as number) ** 2;
-  }
-  return vector.map((value) => value / Math.sqrt(norm));
 }
 
 export async function run(): Promise<BenchResult> {

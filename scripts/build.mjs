@@ -1,30 +1,61 @@
 // Bundles src/ and its dependencies into dist/ with esbuild (well under a second): node then
 // starts hob without a TypeScript loader and without resolving hundreds of package files,
 // which takes about a third off `hob ask`'s start. better-sqlite3 stays external (a native
-// addon); channel SDKs sit in split chunks that load only when their channel is configured.
+// addon); channel SDKs sit in split chunks that load only when their channel is configured;
+// the PostgreSQL store's worker thread is a second entry point.
 import { renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-// `node scripts/build.mjs [ENTRY OUTDIR]`: by default src/cli.ts into dist/; a benchmark builds
-// its own entry the same way (bench/web.ts).
-const [entry = 'src/cli.ts', outdir = 'dist'] = process.argv.slice(2);
-// Chunk names carry content hashes, so each build starts from an empty folder; it is built
-// beside the output folder and swapped in, so it is never seen half-written.
-const staging = `${outdir}.${process.pid}`;
-await build({
-  entryPoints: [entry],
-  outdir: staging,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  external: ['better-sqlite3'],
-  // CommonJS dependencies call require() for Node built-ins; ESM output needs one in scope.
-  banner: { js: "import { createRequire as __hobRequire } from 'node:module'; const require = __hobRequire(import.meta.url);" },
-  sourcemap: true,
-  sourcesContent: false,
-  logLevel: 'warning',
-});
-rmSync(outdir, { recursive: true, force: true });
-renameSync(staging, outdir);
+// zod's API re-exports every locale (`z.locales`: 60+ languages, ~340 KB of source) as a
+// namespace, which a bundler cannot shake out, so each start compiled them all. hob's messages
+// are zod's default English: the namespace holds only that one.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${sep}zod${sep}`) ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace: 'zod-locales' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+/** The entry points of dist/; a Worker loads a file, so the PostgreSQL worker is one of them. */
+export const ENTRY_POINTS = { cli: 'src/cli.ts', 'postgres-worker': 'src/store/postgres/worker.ts' };
+
+/**
+ * How hob is bundled. Entry names are flat, so every output (entry or chunk) sits at the top
+ * of `outdir`: src/store/postgres/bridge.ts finds `postgres-worker.js` beside its own chunk.
+ */
+export function bundleOptions(entryPoints, outdir) {
+  return {
+    entryPoints,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // pg's optional native binding (pg-native) is never used: hob speaks the protocol in JS.
+    external: ['better-sqlite3', 'pg-native'],
+    // CommonJS dependencies call require() for Node built-ins; ESM output needs one in scope.
+    banner: { js: "import { createRequire as __hobRequire } from 'node:module'; const require = __hobRequire(import.meta.url);" },
+    sourcemap: true,
+    sourcesContent: false,
+    logLevel: 'warning',
+    plugins: [zodEnglishOnly],
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Chunk names carry content hashes, so each build starts from an empty folder; it is built
+  // beside dist/ and swapped in, so dist/ is never seen half-written.
+  const staging = `dist.${process.pid}`;
+  await build(bundleOptions(ENTRY_POINTS, staging));
+  rmSync('dist', { recursive: true, force: true });
+  renameSync(staging, 'dist');
+}

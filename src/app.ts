@@ -20,6 +20,7 @@ import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
 import { createPermissionChecker, type PermissionChecker } from './policy/permissions.js';
 import { createSandbox, type Sandbox } from './policy/sandbox.js';
+import { createSensitivePaths } from './policy/sensitive-paths.js';
 import { createProvider, type ProviderSettings } from './providers/index.js';
 import { costUsd } from './providers/pricing.js';
 import type { PersonResolver } from './core/person.js';
@@ -32,6 +33,12 @@ import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
 import { sessionSearchTool } from './memory/session-search.js';
 import { SessionArchive } from './store/session-archive.js';
+import { isCalibrationState, TokenCalibrations } from './engine/compaction/calibration.js';
+import { ModelWindow } from './engine/model-window.js';
+import { promptBudget } from './engine/prompt-budget.js';
+import { TokenCalibrationRepository } from './store/token-calibration.js';
+import { TOOL_SEARCH, toolSearchTool } from './tools/tool-search.js';
+import type { WindowInfo } from './providers/context-window.js';
 
 export type AppOptions = {
   config: HobConfig;
@@ -80,7 +87,11 @@ export type App = {
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
-  /** Loads the model SDK in the background, if it is not loaded yet. */
+  /**
+   * Loads the model SDK in the background, if it is not loaded yet, logs the bash sandbox's
+   * state (once), and starts the sandbox's first walk for secrets on disk, so the first bash
+   * call does not wait for it.
+   */
   warmUp(): void;
   /** Closes the database and waits until every log line is written. */
   close(): Promise<void>;
@@ -92,8 +103,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const client = options.provider ? undefined : createProvider(providerSettings(config, options.configPath));
   const provider: ProviderClient = options.provider ?? (client as ProviderClient);
   // A load failure surfaces on the first request, in words.
-  const warmUp = () => void client?.preload().catch(() => undefined);
-  if (!options.deferModelLoad) warmUp();
+  const preloadModel = () => void client?.preload().catch(() => undefined);
+  if (!options.deferModelLoad) preloadModel();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -121,11 +132,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     join(config.data_dir, 'logs'),
     ...new Set([...(options.configPath ? [options.configPath] : []), defaultConfigPath(), join(config.data_dir, 'config.yaml')]),
   ];
-  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir });
+  // One secret matcher: the permission checker and the sandbox share its walk of the disk.
+  const sensitive = createSensitivePaths({ workspace: config.tools.workspace, home: homedir(), protectedPaths });
+  const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir(), hiddenPaths: protectedPaths, dataDir: config.data_dir, sensitive });
   const permissions = createPermissionChecker(config.permissions, {
     workspace: config.tools.workspace,
     home: homedir(),
     protectedPaths,
+    sensitive,
     alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
   });
   const gate: PermissionGate = {
@@ -141,8 +155,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Jobs belong to the linked person and run in their profile's timezone.
     people: options.people ?? memory.people,
     timezoneFor: options.timezoneFor ?? ((personId) => memory.timezoneFor(personId)),
+    maxJobsPerPerson: config.scheduler.max_jobs_per_person,
   });
-  const tools = new ToolRegistry([
+  const tools: ToolRegistry = new ToolRegistry([
     ...builtinTools({
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
       sandbox,
@@ -152,9 +167,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...scheduling.tools,
     webSearchTool(config.tools.web_search) as unknown as AnyTool,
     sessionSearchTool(new SessionArchive(db), memory.people),
+    // issue 17: in a small window rarely used tools (and MCP tools beyond a few) load through it
+    toolSearchTool(() => tools),
     ...(options.extraTools ?? []),
   ]);
-  logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
+  // Learning the sandbox's state runs bwrap once (tens of ms): `hob start` logs it after its channels are up.
+  let sandboxLogged = false;
+  const logSandbox = () => {
+    if (!sandboxLogged) logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
+    sandboxLogged = true;
+  };
+  if (!options.deferModelLoad) logSandbox();
   const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: COMMAND_NAMES, mcpConnection: options.mcpConnection });
   for (const tool of extensions.tools) tools.register(tool);
   // Servers connect in the background: start-up never waits for them.
@@ -168,6 +191,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     logger,
   });
 
+  const windows = new ModelWindow({ configured: config.model.context_window, discover: (model) => discoverWindowOf(config, model, options.configPath) });
+  const calibrations = new TokenCalibrations(new TokenCalibrationRepository(db, clock, isCalibrationState));
   const deps: EngineDeps = {
     provider,
     tools,
@@ -176,24 +201,36 @@ export async function createApp(options: AppOptions): Promise<App> {
     conversations,
     sentAt: ({ sessionKey, userId }) => formatSentAt(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
     observe: ({ sessionKey, userId }, said) => memory.observe(sessionKey, userId, said),
-    systemPrompt: ({ sessionKey, userId, interactive, sessionId, chatType }) =>
-      buildSystemPrompt({
+    systemPrompt: ({ sessionKey, userId, interactive, sessionId, chatType, contextWindow }) => {
+      // issue 17: what is always sent scales with the window.
+      const budget = promptBudget(contextWindow, config.memory.snapshot_chars);
+      return buildSystemPrompt({
         now: new Date(clock.now()),
         timezone: memory.timezoneFor(memory.personFor(sessionKey, userId)),
         workspace: config.tools.workspace,
-        toolNames: tools.names(),
+        // tool_search names what it loads itself, and is sent only when something waits for it.
+        toolNames: tools.names().filter((name) => name !== TOOL_SEARCH),
         channel: channelName(sessionKey) ?? options.channel,
         interactive,
+        lean: budget.lean,
         // Skills first (the same for everyone), then this person's memory and profile. A group
         // conversation not keyed to this person (`:u<id>`) is shared: a shared thread, or group_sessions: shared.
-        extra: [extensions.skillsPrompt, memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && !sessionKey.endsWith(`:u${userId}`) })].filter((part) => part).join('\n\n'),
-      }),
+        extra: [
+          budget.skills === 'names' ? extensions.skillsPromptBrief : extensions.skillsPrompt,
+          memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && !sessionKey.endsWith(`:u${userId}`), budget }),
+        ]
+          .filter((part) => part)
+          .join('\n\n'),
+      });
+    },
     costUsd,
     workspace: config.tools.workspace,
     maxTurns: config.model.max_turns,
     maxTokens: config.model.max_tokens,
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
     contextWindow: config.model.context_window,
+    windows,
+    calibrations,
     people: memory.people,
   };
 
@@ -219,8 +256,15 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger.info({ model: name }, 'model switched');
       return `Switched to ${name}. New messages use it.`;
     },
-    warmUp,
+    warmUp: () => {
+      preloadModel();
+      void windows.resolve(deps.provider.model);
+      logSandbox();
+      // In slices between other work: `hob start` calls this once its channels are up.
+      if (sandbox.status().state === 'active') void sensitive.onDisk.current().catch(() => undefined);
+    },
     close: async () => {
+      calibrations.flush();
       memory.close();
       hooks.close();
       await extensions.close();
@@ -228,6 +272,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       await flushLog(logger);
     },
   };
+}
+
+/** Asks the model's server for its window (hosted APIs have no such endpoint: their models are known). */
+async function discoverWindowOf(config: HobConfig, model: string, configPath: string | undefined): Promise<WindowInfo | undefined> {
+  const official = /(^|\.)(api\.openai\.com|api\.anthropic\.com)$/.test(new URL(config.model.base_url).hostname);
+  if (official) return undefined;
+  const { discoverWindow } = await import('./providers/window-discovery.js');
+  return discoverWindow({ baseUrl: config.model.base_url, model, apiKey: requireModelKey(config, configPath) });
 }
 
 function providerSettings(config: HobConfig, configPath: string | undefined): ProviderSettings {

@@ -81,7 +81,7 @@ program
     const { runDoctor } = await import('./cli/doctor.js');
     const { config, path } = await readConfig();
     const checks = await runDoctor(config, path);
-    for (const check of checks) process.stdout.write(`${check.ok ? '✓' : '✗'} ${check.name}: ${check.detail}\n`);
+    for (const check of checks) process.stdout.write(`${check.ok ? (check.warn ? '!' : '✓') : '✗'} ${check.name}: ${check.detail}\n`);
     if (checks.some((check) => !check.ok)) process.exitCode = 1;
   });
 

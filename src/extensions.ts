@@ -22,6 +22,8 @@ export type Extensions = {
   tools: AnyTool[];
   /** The system prompt's skills part (names and descriptions only). */
   skillsPrompt: string | undefined;
+  /** The same for a small window: names only. */
+  skillsPromptBrief: string | undefined;
   /**
    * `/skill NAME args` and plugin commands: the prompt the model gets, or a reply for the
    * person (unknown skill, the list). Undefined when the name is neither.
@@ -76,6 +78,7 @@ export function loadExtensions(config: HobConfig, options: ExtensionOptions): Ex
     plugins,
     tools: skills.list().length ? [skillTool(() => skills) as unknown as AnyTool] : [],
     skillsPrompt: skillsPromptSection(skills.list()),
+    skillsPromptBrief: skillsPromptSection(skills.list(), true),
     expand(name, args) {
       if (name === 'skill') {
         if (!args) {

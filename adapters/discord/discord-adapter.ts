@@ -1,13 +1,17 @@
 import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type Interaction, type Message } from 'discord.js';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { stderrLoggerOf } from '../logger.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
-import { applicationCommands, buttonPress, commandMessage, commandScopes } from './interactions.js';
-import { DiscordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
+import { registerCommands } from './command-menu.js';
+import { buttonPress, commandMessage } from './interactions.js';
+import { discordLiveAnswer, LIVE_EDIT_INTERVAL_MS } from './live-answer.js';
 import { normalizeMessage } from './normalize.js';
-import { describeError, DiscordOutbound, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outbound.js';
+import { describeError, DiscordOutbound, type DiscordLogger } from './outbound.js';
+import { findDelivered, settleLive } from './recovery.js';
+import { DISCORD_CAPABILITIES } from './capabilities.js';
 
 export type { DiscordLogger } from './outbound.js';
 
@@ -38,21 +42,15 @@ export interface DiscordAdapter extends ChannelAdapter {
   readonly botId: string | undefined;
 }
 
-export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'discord-markdown',
-  buttons: true,
-  edits: true,
-  files: true,
-  editIntervalMs: LIVE_EDIT_INTERVAL_MS,
-  streaming: 'edit',
-});
-
-/** Discord's limit of chat-input commands per application (and per guild). */
-const MAX_COMMANDS = 100;
+export { DISCORD_CAPABILITIES };
 
 /** Interactions remembered to handle each once (a replayed dispatch must not press twice). */
 const SEEN_INTERACTIONS = 500;
+
+/** A bot token's first part is the bot's user id in base64. */
+function botIdOf(token: string): string {
+  return Buffer.from(token.split('.')[0] ?? '', 'base64').toString('utf8');
+}
 
 export function createDiscordAdapter(options: DiscordAdapterOptions): DiscordAdapter {
   return new DiscordChannel(options);
@@ -157,7 +155,18 @@ class DiscordChannel implements DiscordAdapter {
 
   liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
     if (this.failure !== undefined || this.state !== 'running') return undefined;
-    return new DiscordLiveAnswer(this.outbound, target, options, this.logger, this.options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
+    return discordLiveAnswer(this.outbound, target, options, this.logger, this.options.liveEditIntervalMs ?? LIVE_EDIT_INTERVAL_MS);
+  }
+
+  async settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
+    this.assertUsable();
+    return settleLive(this.outbound, ref, answer);
+  }
+
+  async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
+    this.assertUsable();
+    // The bot's id is in its token (REST works before the gateway is up, so this runs at start-up too).
+    return findDelivered(this.outbound, this.client.user?.id ?? botIdOf(this.options.token), target, deliveries, known);
   }
 
   /** A person's DM channel (opened once, then remembered). */
@@ -180,29 +189,11 @@ class DiscordChannel implements DiscordAdapter {
     return Buffer.from(await response.arrayBuffer());
   };
 
-  /**
-   * Application commands by bulk overwrite: in each allowed guild (available at once) and
-   * globally for DMs. Discord has no per-person menus, so everyone sees the owner's commands
-   * too; the gateway refuses them to others, privately.
-   */
+  /** Application commands by bulk overwrite, in each allowed guild and globally for DMs (command-menu.ts). */
   async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
     const applicationId = this.client.application?.id;
     if (!applicationId || this.failure !== undefined) return;
-    const all = owners?.commands ?? everyone;
-    // Discord refuses a whole overwrite past 100 commands: hob's own come first, plugins' after.
-    const commands = all.slice(0, MAX_COMMANDS);
-    if (all.length > MAX_COMMANDS) {
-      this.logger.warn({ left: all.slice(MAX_COMMANDS).map((entry) => entry.command) }, `discord takes at most ${MAX_COMMANDS} commands; the rest are not in the / menu (they still work typed to hob)`);
-    }
-    for (const scope of commandScopes(this.options.allowedGuilds ?? [])) {
-      const route = scope.guildId ? Routes.applicationGuildCommands(applicationId, scope.guildId) : Routes.applicationCommands(applicationId);
-      try {
-        await this.client.rest.put(route, { body: applicationCommands(commands, scope.contexts) });
-      } catch (error) {
-        // One guild that removed hob must not cost the others their commands.
-        this.logger.warn({ method: 'bulkOverwriteCommands', guild: scope.guildId ?? 'global', ...describeError(error) }, 'discord could not register commands');
-      }
-    }
+    await registerCommands(this.client.rest, applicationId, this.options.allowedGuilds ?? [], this.logger, everyone, owners);
   }
 
   private fatalListener: ((sentence: string) => void) | undefined;

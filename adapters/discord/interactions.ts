@@ -1,40 +1,17 @@
+/**
+ * What people press and type at hob on Discord: a button on hob's message becomes a
+ * ButtonPress, an application command an InboundMessage answered privately. Both are
+ * acknowledged at once, as Discord wants within 3 seconds.
+ */
 import { MessageFlags, type ButtonInteraction, type ChatInputCommandInteraction } from 'discord.js';
-import type { BotCommand, ButtonPress, InboundMessage } from '../../src/gateway/channel.js';
+import type { ButtonPress, InboundMessage } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
+import { ARGS_OPTION } from './command-menu.js';
 import { placeOf } from './normalize.js';
 import { describeError, MAX_MESSAGE_LENGTH, type DiscordLogger } from './outbound.js';
 
 /** discord.js's spelling of NO_PINGS, for the replies it builds itself. */
 const NO_PINGS = { parse: [], repliedUser: false };
-
-/** The string option every hob command has: what a person would type after `/name`. */
-const ARGS_OPTION = 'args';
-
-/** Discord's interaction contexts: a server, the bot's DMs. */
-const GUILD = 0;
-const BOT_DM = 1;
-
-/**
- * Application command bodies for a bulk overwrite, one per hob command (the gateway's
- * COMMANDS, so new commands appear by themselves). Each takes one optional free-text
- * option, because hob's commands read their arguments as text (`/approve ID`).
- */
-export function applicationCommands(commands: BotCommand[], contexts: number[]): Record<string, unknown>[] {
-  return commands.map(({ command, description }) => ({
-    name: command.replace(/^\//, '').toLowerCase().slice(0, 32),
-    description: description.slice(0, 100) || command,
-    type: 1,
-    contexts,
-    integration_types: [0],
-    options: [{ type: 3, name: ARGS_OPTION, description: 'What follows the command (an id, a name, a mode…)', required: false }],
-  }));
-}
-
-/** Per allowed guild (instant there) and globally for DMs; with no guild listed, globally everywhere. */
-export function commandScopes(allowedGuilds: string[]): { guildId?: string; contexts: number[] }[] {
-  if (allowedGuilds.length === 0) return [{ contexts: [GUILD, BOT_DM] }];
-  return [{ contexts: [BOT_DM] }, ...allowedGuilds.map((guildId) => ({ guildId, contexts: [GUILD] }))];
-}
 
 /** Whoever pressed or typed, by the name the server shows. */
 function nameOf(interaction: ButtonInteraction | ChatInputCommandInteraction): string {

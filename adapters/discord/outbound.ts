@@ -3,10 +3,10 @@ import { errorMessage } from '../../src/core/errors.js';
 import type { AdapterLogger } from '../logger.js';
 import type { Button, OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
-import { sendInParts } from '../../src/gateway/send-parts.js';
+import { partKey, sendInParts } from '../../src/gateway/send-parts.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/** Discord's limit for a message's content, in UTF-16 units. */
-export const MAX_MESSAGE_LENGTH = 2000;
+export { MAX_MESSAGE_LENGTH };
 
 /**
  * Sent with every message and edit: nothing hob writes (or the model writes through it) can
@@ -16,7 +16,8 @@ export const NO_PINGS = Object.freeze({ parse: [] as string[], replied_user: fal
 
 export type DiscordLogger = AdapterLogger;
 
-type ApiMessage = { id: string; attachments?: unknown[] };
+/** A message as Discord's REST API returns it (the fields hob reads). */
+export type ApiMessage = { id: string; content?: string; author?: { id: string }; attachments?: { filename?: string }[]; nonce?: string | number };
 type ActionRow = { type: 1; components: { type: 2; style: 1 | 2; label: string; custom_id: string }[] };
 
 /** The channel a target names: a thread is a channel of its own on Discord. */
@@ -44,12 +45,18 @@ export class DiscordOutbound {
     const chunks = chunksOf(text, message.plain === true);
     if (chunks.length === 0 && !message.file) throw new Error('Discord cannot send an empty message');
     const parts = chunks.length === 0 ? [''] : chunks;
-    const last = await sendInParts(parts.length, options, (index, isLast) =>
-      this.post(channelOf(target), {
-        content: parts[index] as string,
-        ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
-        ...(isLast ? { buttons: message.buttons, file: message.file } : {}),
-      }),
+    const key = options.deliveryKey;
+    const last = await sendInParts(
+      parts.length,
+      options,
+      (index, isLast) =>
+        this.post(channelOf(target), {
+          content: parts[index] as string,
+          ...(index === 0 && message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
+          ...(isLast ? { buttons: message.buttons, file: message.file } : {}),
+          ...(key !== undefined ? { nonce: partKey(key, index) } : {}),
+        }),
+      (sent) => sent.id,
     );
     return refOf(target, last, Boolean(message.file));
   }
@@ -68,11 +75,16 @@ export class DiscordOutbound {
     }
   }
 
-  /** One message, as Discord's REST API wants it. */
-  async post(channelId: string, part: { content: string; replyTo?: string; buttons?: Button[][]; file?: OutboundMessage['file'] }): Promise<ApiMessage> {
+  /**
+   * One message, as Discord's REST API wants it. With a nonce, Discord makes no second
+   * message for it within a few minutes (`enforce_nonce`): a resend returns the first one,
+   * also when discord.js retries a request that timed out.
+   */
+  async post(channelId: string, part: { content: string; replyTo?: string; buttons?: Button[][]; file?: OutboundMessage['file']; nonce?: string }): Promise<ApiMessage> {
     const body = {
       content: part.content,
       allowed_mentions: NO_PINGS,
+      ...(part.nonce !== undefined ? { nonce: part.nonce, enforce_nonce: true } : {}),
       ...(part.replyTo !== undefined && /^\d+$/.test(part.replyTo) ? { message_reference: { message_id: part.replyTo, fail_if_not_exists: false } } : {}),
       ...(part.buttons && part.buttons.some((row) => row.length > 0) ? { components: componentsOf(part.buttons) } : {}),
       ...(part.file ? { attachments: [{ id: 0, filename: part.file.name }] } : {}),
@@ -89,6 +101,21 @@ export class DiscordOutbound {
 
   async remove(channelId: string, messageId: string): Promise<void> {
     await this.rest.delete(Routes.channelMessage(channelId, messageId));
+  }
+
+  /** The channel's messages after a snowflake, oldest first, at most `pages` × 100. */
+  async messagesAfter(channelId: string, after: string, pages = 3): Promise<ApiMessage[]> {
+    const all: ApiMessage[] = [];
+    let cursor = after;
+    for (let page = 0; page < pages; page++) {
+      const batch = (await this.rest.get(Routes.channelMessages(channelId), { query: new URLSearchParams({ after: cursor, limit: '100' }) })) as ApiMessage[];
+      const sorted = [...batch].sort((a, b) => compareIds(a.id, b.id));
+      all.push(...sorted);
+      const newest = sorted.at(-1);
+      if (batch.length < 100 || !newest) break;
+      cursor = newest.id;
+    }
+    return all;
   }
 }
 
@@ -121,6 +148,11 @@ function componentsOf(buttons: Button[][]): ActionRow[] {
     type: 1,
     components: row.map((button, index) => ({ type: 2, style: index === 0 ? 1 : 2, label: button.label.slice(0, 80), custom_id: button.data })),
   }));
+}
+
+/** Snowflakes in time order (they are too long for a Number). */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 function refOf(target: Target, sent: ApiMessage, isFile: boolean): SentRef {

@@ -1,7 +1,8 @@
 import type { ChatStreamer, WebClient } from '@slack/web-api';
-import type { LiveAnswer, SentRef } from '../../src/gateway/channel.js';
+import type { AdoptedAnswer, FinalAnswer, LiveAnswer, SentRef } from '../../src/gateway/channel.js';
 import type { SlackLogger } from './logger.js';
 import { describeError, slackErrorCode } from './outbound.js';
+import { neutralizeBroadcasts, streamablePrefix } from './render.js';
 
 /** Errors that mean this workspace or token cannot stream at all (not just this once). */
 const STREAMING_REFUSED = new Set(['unknown_method', 'not_allowed_token_type', 'missing_scope', 'method_deprecated', 'feature_not_enabled', 'not_allowed', 'invalid_arguments']);
@@ -22,13 +23,18 @@ export type StreamOptions = {
   onRefused(): void;
   /** The streamed message became the answer. */
   onAnswered(): void;
+  /** Told before the stream starts (chat.startStream carries no metadata: the key is not used). */
+  onCreating?(preview: string): string | undefined;
+  /** Told when Slack took streamed text (the first time: the message exists). */
+  onShown?(ref: SentRef): void;
 };
 
 /**
  * An answer streamed into its thread with Slack's native streaming (`chatStream`:
  * chat.startStream, chat.appendStream, chat.stopStream), flushed on a timer (about every
  * half second) and by size, so a short answer also appears as it is written. The final text
- * stops the stream and the message is the answer. When Slack refuses, or the final text is
+ * stops the stream and the message is the whole answer (a streamed message holds 12,000
+ * characters, so all of its parts). When Slack refuses, or the final text is
  * not what was streamed, the partial message is deleted and `finish` says no, so the
  * gateway sends the answer as usual: never two copies, never none.
  */
@@ -58,8 +64,9 @@ export class SlackLiveAnswer implements LiveAnswer {
     }
   }
 
-  async finish(finalText: string): Promise<SentRef | undefined> {
+  async finish(answer: FinalAnswer): Promise<AdoptedAnswer | undefined> {
     await this.close();
+    const finalText = neutralizeBroadcasts(answer.text);
     // The final text continues what was streamed (or is it, give or take trailing blanks).
     const continues = finalText.startsWith(this.streamed);
     const same = this.streamed.trimEnd() === finalText.trimEnd();
@@ -68,13 +75,16 @@ export class SlackLiveAnswer implements LiveAnswer {
       return undefined;
     }
     try {
+      if (!this.streamer) this.options.onCreating?.(finalText);
       const streamer = this.streamer ?? this.start();
       const rest = continues ? finalText.slice(this.streamed.length) : '';
       await streamer.stop(rest !== '' ? { markdown_text: rest } : {});
       const ts = streamer.ts;
       if (ts === undefined) return undefined;
+      const ref = { chatId: this.options.channel, threadId: this.options.threadTs, messageId: ts };
+      this.options.onShown?.(ref);
       this.options.onAnswered();
-      return { chatId: this.options.channel, threadId: this.options.threadTs, messageId: ts };
+      return { ref, parts: answer.parts.length };
     } catch (error) {
       this.refused('chat.stopStream', error);
       await this.discard();
@@ -92,14 +102,18 @@ export class SlackLiveAnswer implements LiveAnswer {
   }
 
   private async push(): Promise<void> {
-    const latest = this.latest;
+    // Neutralized, and held back at a `<` that may still become a broadcast mention.
+    const latest = streamablePrefix(this.latest);
     // A rewritten text cannot be un-appended; the final text settles it.
     if (this.failed || this.closed || !latest.startsWith(this.streamed) || latest.length > MAX_STREAM_LENGTH) return;
     const delta = latest.slice(this.streamed.length);
     if (delta === '') return;
     try {
-      await (this.streamer ?? this.start()).append({ markdown_text: delta });
+      if (!this.streamer) this.options.onCreating?.(delta);
+      const streamer = this.streamer ?? this.start();
+      await streamer.append({ markdown_text: delta });
       this.streamed = latest;
+      if (streamer.ts !== undefined) this.options.onShown?.({ chatId: this.options.channel, threadId: this.options.threadTs, messageId: streamer.ts });
     } catch (error) {
       this.refused(this.streamer?.ts === undefined ? 'chat.startStream' : 'chat.appendStream', error);
     }

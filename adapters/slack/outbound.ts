@@ -2,7 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
 import type { OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
-import { sendInParts } from '../../src/gateway/send-parts.js';
+import { partKey, sendInParts } from '../../src/gateway/send-parts.js';
 import type { SlackLogger } from './logger.js';
 import { MAX_MESSAGE_LENGTH, renderMrkdwnPart, renderPart, toMrkdwn, type RenderedPart } from './render.js';
 
@@ -23,13 +23,18 @@ export class SlackOutbound {
     if (message.file) return this.sendFile(where, message, message.file);
     const parts = message.text.trim() === '' ? [] : splitMessage(message.text, MAX_MESSAGE_LENGTH);
     if (parts.length === 0) throw new Error('Slack cannot send an empty message');
-    const ts = await sendInParts(parts.length, options, (index, isLast) =>
-      this.post(where, parts[index] as string, { plain: message.plain === true, ...(isLast && message.buttons ? { buttons: message.buttons } : {}) }),
+    const key = options.deliveryKey;
+    const ts = await sendInParts(
+      parts.length,
+      options,
+      (index, isLast) =>
+        this.post(where, parts[index] as string, { plain: message.plain === true, ...(isLast && message.buttons ? { buttons: message.buttons } : {}) }, key === undefined ? undefined : partKey(key, index)),
+      (sent) => sent,
     );
     return { ...where, messageId: ts };
   }
 
-  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+  async edit(ref: SentRef, message: OutboundMessage, key?: string): Promise<void> {
     if (ref.isFile) {
       this.logger.warn({ method: 'chat.update', chat: ref.chatId }, 'slack cannot edit a file message; left as it is');
       return;
@@ -37,11 +42,21 @@ export class SlackOutbound {
     const text = fitted(message.text);
     const render = { plain: message.plain === true, ...(message.buttons ? { buttons: message.buttons } : {}) };
     await this.withMrkdwnFallback('chat.update', text, render, (part) =>
-      this.client.chat.update({ channel: ref.chatId, ts: ref.messageId, text: part.text, blocks: part.blocks }),
+      this.client.chat.update({ channel: ref.chatId, ts: ref.messageId, text: part.text, blocks: part.blocks, ...(key !== undefined ? { metadata: deliveryMetadata(key) } : {}) }),
     );
   }
 
-  private async post(where: Target, text: string, render: { plain: boolean; buttons?: OutboundMessage['buttons'] }): Promise<string> {
+  /** Removes a message of hob's; one that is gone already counts as removed. */
+  async remove(ref: SentRef): Promise<void> {
+    try {
+      await this.client.chat.delete({ channel: ref.chatId, ts: ref.messageId });
+    } catch (error) {
+      if (slackErrorCode(error) !== 'message_not_found') throw error;
+    }
+  }
+
+  /** One message; `key` goes into its metadata, where a look-up after a crash finds it. */
+  async post(where: Target, text: string, render: { plain: boolean; buttons?: OutboundMessage['buttons'] }, key?: string): Promise<string> {
     const result = await this.withMrkdwnFallback('chat.postMessage', text, render, (part) =>
       this.client.chat.postMessage({
         channel: where.chatId,
@@ -49,6 +64,7 @@ export class SlackOutbound {
         text: part.text,
         blocks: part.blocks,
         unfurl_links: false,
+        ...(key !== undefined ? { metadata: deliveryMetadata(key) } : {}),
       }),
     );
     if (typeof result.ts !== 'string') throw new Error('Slack did not return the posted message');
@@ -98,8 +114,15 @@ export function threadOf(target: Target, replyTo: string | undefined): string | 
   return undefined;
 }
 
+/** Slack's message metadata: an event type of hob's own, and the delivery part's key. */
+export const DELIVERY_EVENT = 'hob_delivery';
+
+function deliveryMetadata(key: string): { event_type: string; event_payload: { key: string } } {
+  return { event_type: DELIVERY_EVENT, event_payload: { key } };
+}
+
 /** One part that fits (an edit cannot be split): the head, marked "…", code fences intact. */
-function fitted(text: string): string {
+export function fitted(text: string): string {
   if (text.length <= MAX_MESSAGE_LENGTH) return text;
   return `${splitMessage(text, MAX_MESSAGE_LENGTH - 1)[0] ?? ''}…`;
 }

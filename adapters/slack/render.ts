@@ -1,12 +1,10 @@
 import slackifyMarkdown from 'slackify-markdown';
 import type { Button } from '../../src/gateway/channel.js';
+import { isPlainText } from '../../src/gateway/format/plain-text.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/**
- * Slack's limits, in characters of the text a person reads: a section's text and a message's
- * notification text are best kept under 3000 (a markdown block holds 12,000 in all, but a
- * part that fits a section also fits every fallback).
- */
-export const MAX_MESSAGE_LENGTH = 3000;
+export { MAX_MESSAGE_LENGTH };
+
 /** A button's label. */
 const MAX_LABEL_LENGTH = 75;
 
@@ -26,7 +24,40 @@ export const ACTION_PREFIX = 'hob_';
 
 /** Slack's own mrkdwn, for places without a markdown block (file comments, notices). */
 export function toMrkdwn(markdown: string): string {
-  return slackifyMarkdown(markdown).replace(/\u200b/g, '').trim();
+  return neutralizeBroadcasts(isPlainText(markdown) ? markdown : slackifyMarkdown(markdown).replace(/\u200b/g, '').trim());
+}
+
+/**
+ * `<!channel>`, `<!here>`, `<!everyone>` and `<!subteam^ID|name>` notify a whole channel or
+ * group when Slack reads them in a message's text, a mrkdwn section, a markdown block or a
+ * stream. In what hob sends they are shown as plain words (`@channel`, `@name`), never as
+ * mentions: the model's text must not ping everyone. A word joiner after the `@` keeps Slack
+ * from reading the plain word as a mention too.
+ */
+export function neutralizeBroadcasts(text: string): string {
+  return text.replace(BROADCAST, (_token, kind: string, label: string | undefined) => {
+    const name = label?.replace(/^@/, '') || (/^subteam\^/i.test(kind) ? 'group' : kind.toLowerCase());
+    return `@\u2060${name}`;
+  });
+}
+
+/** A broadcast mention, with its optional label: `<!here>`, `<!here|here>`, `<!subteam^S1|oncall>`. */
+const BROADCAST = /<!(channel|here|everyone|subteam\^[^>|]*)(?:\|([^>]*))?>/gi;
+
+/**
+ * What of a growing text can be streamed now, neutralized: everything before a `<` that is
+ * not closed yet (it may still become `<!channel>`). What is streamed is then always the
+ * start of the neutralized final text, whatever comes after.
+ */
+export function streamablePrefix(text: string): string {
+  let open = -1;
+  for (let at = text.indexOf('<'); at !== -1; at = text.indexOf('<', at + 1)) {
+    if (text.indexOf('>', at) === -1) {
+      open = at;
+      break;
+    }
+  }
+  return neutralizeBroadcasts(open === -1 ? text : text.slice(0, open));
 }
 
 /** `&`, `<` and `>` are control characters in Slack text; plain text shows them as typed. */
@@ -41,7 +72,8 @@ export function escapeText(text: string): string {
  * replaces the old ones (and drops the buttons).
  */
 export function renderPart(text: string, options: { plain?: boolean; buttons?: Button[][] }): RenderedPart {
-  const body: SlackBlock = options.plain ? { type: 'section', text: { type: 'plain_text', text } } : { type: 'markdown', text };
+  const shown = neutralizeBroadcasts(text);
+  const body: SlackBlock = options.plain ? { type: 'section', text: { type: 'plain_text', text: shown } } : { type: 'markdown', text: shown };
   return { text: options.plain ? escapeText(text) : toMrkdwn(text), blocks: [body, ...actionBlocks(options.buttons)] };
 }
 

@@ -1,5 +1,5 @@
 import { GrammyError, type Api } from 'grammy';
-import type { LiveAnswer, SentRef, Target } from '../../src/gateway/channel.js';
+import type { AdoptedAnswer, FinalAnswer, LiveAnswer } from '../../src/gateway/channel.js';
 import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
 import type { TelegramLogger } from './logger.js';
 import { describeError, MAX_MESSAGE_LENGTH } from './outbound.js';
@@ -112,7 +112,7 @@ class TelegramDraft implements LiveAnswer {
     this.schedule(0);
   }
 
-  async finish(_finalText: string): Promise<SentRef | undefined> {
+  async finish(_answer: FinalAnswer): Promise<AdoptedAnswer | undefined> {
     await this.end();
     // A draft is a preview: the gateway sends the answer, which replaces it.
     return undefined;

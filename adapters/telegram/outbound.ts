@@ -5,9 +5,10 @@ import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gatew
 import { sendInParts } from '../../src/gateway/send-parts.js';
 import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
 import type { TelegramLogger } from './logger.js';
+import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
-/** Telegram's limits, in UTF-16 units of the text a person reads. */
-export const MAX_MESSAGE_LENGTH = 4096;
+export { MAX_MESSAGE_LENGTH };
+
 const MAX_CAPTION_LENGTH = 1024;
 
 type ChatId = number | string;
@@ -38,7 +39,7 @@ export class TelegramOutbound {
     return this.sendParts(target, chunks, message, options.skipParts ?? 0, options.onPartSent);
   }
 
-  private async sendParts(target: Target, chunks: RenderedChunk[], message: OutboundMessage, skipParts: number, onPartSent?: (partsSent: number) => void): Promise<SentRef> {
+  private async sendParts(target: Target, chunks: RenderedChunk[], message: OutboundMessage, skipParts: number, onPartSent?: SendOptions['onPartSent']): Promise<SentRef> {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
@@ -47,7 +48,7 @@ export class TelegramOutbound {
       // Only the first part answers the message; the rest follow it.
       const extra = { ...thread, ...(index === 0 ? reply : {}), ...(isLast ? keyboard : {}) };
       return this.sendChunk(chatId, chunks[index] as RenderedChunk, message.plain === true, extra);
-    });
+    }, (sent) => String(sent.message_id));
     return refOf(target, last);
   }
 
@@ -83,7 +84,7 @@ export class TelegramOutbound {
    * sent first as ordinary messages and the document follows with `file.caption` (if any).
    * Buttons go under the document, the last message.
    */
-  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>, skipParts: number, onPartSent?: (partsSent: number) => void): Promise<SentRef> {
+  private async sendFile(target: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>, skipParts: number, onPartSent?: SendOptions['onPartSent']): Promise<SentRef> {
     const chatId = chatIdOf(target.chatId);
     const thread = threadExtra(target);
     const keyboard = keyboardExtra(message.buttons);
@@ -95,10 +96,8 @@ export class TelegramOutbound {
       const lead: OutboundMessage = { text, ...(message.plain ? { plain: true } : {}), ...(message.replyTo !== undefined ? { replyTo: message.replyTo } : {}) };
       const chunks = this.chunksOf(lead);
       textParts = chunks.length;
-      if (skipParts < textParts) {
-        await this.sendParts(target, chunks, lead, skipParts, onPartSent);
-        onPartSent?.(textParts);
-      }
+      // The text goes ahead of the file: none of its parts is the message's last.
+      if (skipParts < textParts) await this.sendParts(target, chunks, lead, skipParts, onPartSent && ((parts, id) => onPartSent(parts, id, false)));
       // The file's own caption, shortened to fit (marked …) rather than dropped.
       caption = file.caption !== undefined && file.caption !== text ? file.caption : '';
     }
@@ -117,6 +116,7 @@ export class TelegramOutbound {
       const sent = chunk
         ? await this.withPlainFallback('sendDocument', chunk, message.plain === true, upload)
         : await upload(undefined, undefined);
+      onPartSent?.(textParts + 1, String(sent.message_id), true);
       return refOf(target, sent);
     } catch (error) {
       throw textParts > 0 ? new PartialSendError(textParts, error) : error;

@@ -1,16 +1,18 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
-import { run, type RunnerHandle } from '@grammyjs/runner';
-import { Api, Bot, HttpError, type Transformer } from 'grammy';
+import { Api, Bot, HttpError } from 'grammy';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { CallbackAnswers } from './callback-answers.js';
+import { setCommandMenu } from './command-menu.js';
 import { TelegramDrafts } from './drafts.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
+import { LongPolling, pollFailureLogger, type UpdateKinds } from './long-polling.js';
 import { normalizeCallback, normalizeMessage, type BotIdentity } from './normalize.js';
-import { describeError, MAX_MESSAGE_LENGTH, TelegramOutbound } from './outbound.js';
+import { describeError, TelegramOutbound } from './outbound.js';
+import { TELEGRAM_CAPABILITIES } from './capabilities.js';
 import { closeServer, startWebhookServer } from './webhook-server.js';
 
 export type { TelegramLogger } from './logger.js';
@@ -37,30 +39,10 @@ export interface TelegramAdapter extends ChannelAdapter {
   readonly webhookAddress: AddressInfo | undefined;
 }
 
-export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'telegram-html',
-  buttons: true,
-  edits: true,
-  files: true,
-  // Telegram allows about one message per second per chat before it answers 429.
-  editIntervalMs: 1000,
-  // In groups about 20 messages (edits included) a minute.
-  groupEditIntervalMs: 3000,
-  // Answers appear as drafts in DMs (sendMessageDraft); groups keep progress edits.
-  streaming: 'draft',
-});
-
-/** The most commands one Telegram menu takes (setMyCommands). */
-const MAX_COMMANDS = 100;
+export { TELEGRAM_CAPABILITIES };
 
 // stopped_message_generation: the person pressed stop on a draft.
-const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', 'stopped_message_generation'] as const;
-
-/** Telegram wants command names without the slash, lower case. */
-function telegramCommand({ command, description }: BotCommand): BotCommand {
-  return { command: command.replace(/^\//, '').toLowerCase(), description };
-}
+const ALLOWED_UPDATES: UpdateKinds = ['message', 'edited_message', 'callback_query', 'stopped_message_generation'];
 
 export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
   return new TelegramChannel(options);
@@ -83,10 +65,8 @@ class TelegramChannel implements TelegramAdapter {
   private readonly drafts: TelegramDrafts;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private sink: InboundSink | undefined;
-  private runner: RunnerHandle | undefined;
+  private readonly polling: LongPolling;
   private server: http.Server | undefined;
-  private restartTimer: NodeJS.Timeout | undefined;
-  private lastUpdateId: number | undefined;
 
   constructor(private readonly options: TelegramAdapterOptions) {
     this.apiRoot = options.apiRoot ?? 'https://api.telegram.org';
@@ -97,7 +77,7 @@ class TelegramChannel implements TelegramAdapter {
     this.bot.api.config.use(
       autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: options.autoRetryMaxDelaySeconds ?? 10, rethrowHttpErrors: true }),
     );
-    this.bot.api.config.use(this.logPollFailures);
+    this.bot.api.config.use(pollFailureLogger(this.logger));
     this.outbound = new TelegramOutbound(this.bot.api, this.logger);
     // Drafts get a client of their own without auto-retry: a 429 skips a preview, never delays the answer.
     this.drafts = new TelegramDrafts(new Api(options.token, { apiRoot: this.apiRoot }), this.logger, options.draftIntervalMs ?? 500);
@@ -106,6 +86,7 @@ class TelegramChannel implements TelegramAdapter {
       options.callbackAnswerTimeoutMs ?? 3000,
       this.logger,
     );
+    this.polling = new LongPolling(this.bot, this.logger, ALLOWED_UPDATES, options.pollRestartDelayMs ?? 5000);
     this.installHandlers();
   }
 
@@ -139,7 +120,7 @@ class TelegramChannel implements TelegramAdapter {
           abort.abort();
           throw error;
         });
-        this.startPolling();
+        this.polling.start();
       }
     } catch (error) {
       await this.stop();
@@ -156,12 +137,8 @@ class TelegramChannel implements TelegramAdapter {
       return;
     }
     this.state = 'stopped';
-    clearTimeout(this.restartTimer);
-    const runner = this.runner;
-    this.runner = undefined;
     // Waits for handlers still running; they only enqueue, so this is quick.
-    await runner?.stop();
-    if (runner) await this.confirmHandledUpdates();
+    await this.polling.stop();
     if (this.server) await closeServer(this.server);
     await this.answers.flush();
   }
@@ -189,40 +166,13 @@ class TelegramChannel implements TelegramAdapter {
     return { chatId: userId };
   }
 
-  /**
-   * The command menu: `everyone` in every chat, `owners.commands` in each owner's DM (a chat
-   * scope wins over the default there). Only the default list's failure is thrown: an owner
-   * who never opened a DM with the bot gets "chat not found", which must not cost the others.
-   */
-  async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
-    // Telegram refuses a whole menu past 100 commands: hob's own come first, plugins' after.
-    const all = owners?.commands ?? everyone;
-    if (all.length > MAX_COMMANDS) {
-      this.logger.warn({ left: all.slice(MAX_COMMANDS).map((entry) => entry.command) }, `telegram takes at most ${MAX_COMMANDS} commands; the rest are not in the / menu (they still work typed to hob)`);
-    }
-    await this.bot.api.setMyCommands(everyone.slice(0, MAX_COMMANDS).map(telegramCommand));
-    if (!owners) return;
-    const ownerCommands = owners.commands.slice(0, MAX_COMMANDS).map(telegramCommand);
-    for (const userId of owners.userIds) {
-      // An owner's DM chat id is their user id.
-      const chatId = Number(userId);
-      if (!Number.isSafeInteger(chatId)) {
-        this.logger.warn({ method: 'setMyCommands', userId }, 'telegram owner commands skipped: not a Telegram user id');
-        continue;
-      }
-      try {
-        await this.bot.api.setMyCommands(ownerCommands, { scope: { type: 'chat', chat_id: chatId } });
-      } catch (error) {
-        this.logger.warn({ method: 'setMyCommands', userId, ...describeError(error) }, 'telegram could not set the owner commands');
-      }
-    }
+  /** The command menu: `everyone` in every chat, `owners.commands` in each owner's DM (command-menu.ts). */
+  setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
+    return setCommandMenu(this.bot.api, this.logger, everyone, owners);
   }
 
   private installHandlers(): void {
-    this.bot.use((ctx, next) => {
-      this.lastUpdateId = Math.max(this.lastUpdateId ?? 0, ctx.update.update_id);
-      return next();
-    });
+    this.bot.use(this.polling.track);
     this.bot.on(['message', 'edited_message'], (ctx) => {
       const inbound = normalizeMessage(ctx.msg, ctx.update.update_id, this.identity(), this.download);
       if (inbound) this.sink?.message(inbound);
@@ -263,35 +213,6 @@ class TelegramChannel implements TelegramAdapter {
     });
   }
 
-  private startPolling(): void {
-    const runner = run(this.bot, {
-      // Fetch errors are logged by logPollFailures; retries grow by 100 ms per failure.
-      runner: { fetch: { allowed_updates: ALLOWED_UPDATES }, silent: true, retryInterval: 'quadratic' },
-    });
-    this.runner = runner;
-    // The runner gives up only on 401 and 409 (another instance polls the same token).
-    runner.task()?.catch((error: unknown) => {
-      if (this.state !== 'running' || this.runner !== runner) return;
-      const delayMs = this.options.pollRestartDelayMs ?? 5000;
-      this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: delayMs }, 'telegram polling stopped; restarting');
-      this.restartTimer = setTimeout(() => {
-        this.restartTimer = undefined;
-        if (this.state === 'running' && this.runner === runner) this.startPolling();
-      }, delayMs);
-    });
-  }
-
-  /** Tells Telegram the updates handed to the sink are done, so a restart does not redeliver them. */
-  private async confirmHandledUpdates(): Promise<void> {
-    if (this.lastUpdateId === undefined) return;
-    try {
-      await this.bot.api.getUpdates({ offset: this.lastUpdateId + 1, limit: 1, timeout: 0 });
-    } catch (error) {
-      // The gateway dedupes by updateId, so a redelivery after restart is harmless.
-      this.logger.warn({ method: 'getUpdates', ...describeError(error) }, 'telegram could not confirm handled updates');
-    }
-  }
-
   private identity(): BotIdentity {
     return { id: this.bot.botInfo.id, username: this.bot.botInfo.username };
   }
@@ -309,19 +230,5 @@ class TelegramChannel implements TelegramAdapter {
     }
     if (!response.ok) throw new Error(`Telegram file download failed: HTTP ${response.status}`);
     return Buffer.from(await response.arrayBuffer());
-  };
-
-  private readonly logPollFailures: Transformer = async (prev, method, payload, signal) => {
-    const report = (fields: Record<string, unknown>): void => {
-      if (method === 'getUpdates' && !signal?.aborted) this.logger.warn({ method, ...fields }, 'telegram long poll failed');
-    };
-    try {
-      const result = await prev(method, payload, signal);
-      if (!result.ok) report({ errorCode: result.error_code, description: result.description });
-      return result;
-    } catch (error) {
-      report(describeError(error));
-      throw error;
-    }
   };
 }

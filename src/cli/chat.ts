@@ -1,49 +1,20 @@
 import { createInterface, type Interface } from 'node:readline';
 import { errorMessage } from '../core/errors.js';
-import { platformOf, unlinkedPeople } from '../core/person.js';
 import type { AgentEvent } from '../core/events.js';
 import type { QueryEngine } from '../engine/query-engine.js';
-import type { PermissionAdmin } from '../policy/permission-admin.js';
-import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
 import type { Logger } from '../logger.js';
-import { isMemoryCommand, runMemoryCommand } from '../gateway/commands/memory.js';
-import type { Memory } from '../memory/memory.js';
-import type { ExtensionCommands } from '../gateway/commands/skills.js';
+import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
+import { HELP, helpText, runChatCommand, type ChatCommandContext } from './chat-commands.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
-import type { SessionArchive } from '../store/session-archive.js';
-import { sessionsText } from '../gateway/commands/sessions.js';
-import { jobsMessage } from '../gateway/commands/jobs.js';
-import { askerOf, changeJob, type JobAccess } from '../scheduler/tools.js';
 
-export type ChatOptions = {
-  engine: QueryEngine;
-  userId: string;
+export type ChatOptions = ChatCommandContext & {
   logger: Logger;
   approvalTimeoutSeconds: number;
-  /** `/permissions`: the person at the terminal is the owner. */
-  permissions?: PermissionAdmin;
-  /** /memory, /remember, /forget, /settings, /link for the person at the terminal (the owner). */
-  memory?: Memory;
-  /** `/skill`, plugin commands and `/mcp` (issue 12). */
-  extensions?: ExtensionCommands;
-  /** `/sessions` and `/resume N`: the terminal person's own past conversations. */
-  archive?: SessionArchive;
-  /** `/jobs [pause|resume|delete ID]`: reminders and reports (issue 11). */
-  jobs?: JobAccess;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Defaults to whether input and output are terminals. */
   interactive?: boolean;
 };
-
-const HELP = [
-  'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
-  'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
-  'Reminders and reports: /jobs, /jobs pause | resume | delete ID.',
-  'Long conversations: /compact (summarize the older part now), /sessions (your past conversations), /resume N.',
-  'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
-  'Ctrl-C stops a run; Ctrl-D or /exit quits.',
-].join('\n');
 
 /**
  * A conversation in the terminal. In a terminal: a prompt, streamed answers, y/a/n approvals,
@@ -151,10 +122,8 @@ class ConsoleSession {
       case '/quit':
         this.rl.close();
         return;
-      case '/help': {
-        const plugins = this.options.extensions?.menu() ?? [];
-        return this.printer.line(plugins.length ? `${HELP}\nPlugin commands: ${plugins.map((entry) => `/${entry.command} (${entry.description})`).join(', ')}.` : HELP);
-      }
+      case '/help':
+        return this.printer.line(helpText(this.options.extensions));
       case '/new':
         this.engine.reset();
         return this.printer.line('Started a new conversation.');
@@ -165,47 +134,9 @@ class ConsoleSession {
       case '/usage':
         return this.printer.line(formatUsage(this.engine.status()));
     }
-    if (line === '/compact') return this.printer.line(await this.engine.compactNow(this.options.userId));
-    const sessionCommand = /^\/(sessions|resume)(?:\s+(\S+))?$/.exec(line);
-    if (sessionCommand && this.options.archive) return this.printer.line(this.sessionCommand(this.options.archive, sessionCommand[1] as string, sessionCommand[2]));
-    const jobs = /^\/jobs(?:\s+(\S+))?(?:\s+(\S+))?$/.exec(line);
-    if (jobs && this.options.jobs) return this.printer.line(this.jobsCommand(this.options.jobs, jobs[1], jobs[2]));
-    const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
-    if (permissions && this.options.permissions) return this.printer.line(this.options.permissions.command(permissions[1] ?? '', this.options.userId));
-    const command = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
-    const commandName = command?.[1] ?? '';
-    if (this.options.memory && isMemoryCommand(commandName)) {
-      const sender = { platform: platformOf(this.engine.sessionKey), userId: this.options.userId, private: true, buttons: false };
-      return this.printer.line(runMemoryCommand(this.options.memory, commandName, command?.[2] ?? '', sender).text);
-    }
-    if (command && this.options.extensions) {
-      if (commandName === 'mcp') return this.printer.line(this.options.extensions.describeMcp());
-      const expansion = this.options.extensions.expand(commandName, (command[2] ?? '').trim());
-      if (expansion?.kind === 'reply') return this.printer.line(expansion.text);
-      if (expansion?.kind === 'prompt') line = expansion.text;
-    }
-    if (line.startsWith('/') && !line.includes(' ') && line.length < 20) {
-      return this.printer.line(`Unknown command ${line}. ${HELP.split('\n')[0]}`);
-    }
-    await this.consume((signal) => this.engine.submit(line, this.submitOptions(signal)));
-  }
-
-  /** `/jobs` lists (the terminal's person owns hob: everyone's jobs); `/jobs pause ID` and so on change one. */
-  private jobsCommand(access: JobAccess, verb: string | undefined, id: string | undefined): string {
-    const platform = platformOf(this.engine.sessionKey);
-    if (verb === undefined) return `${jobsMessage(access, platform, this.options.userId, undefined, false).text}\nChange one with /jobs pause | resume | delete ID.`;
-    if ((verb === 'pause' || verb === 'resume' || verb === 'delete') && id) return changeJob(access, askerOf(access, platform, this.options.userId), verb, id);
-    return 'Usage: /jobs (list), /jobs pause ID, /jobs resume ID, /jobs delete ID.';
-  }
-
-  private sessionCommand(archive: SessionArchive, name: string, arg: string | undefined): string {
-    // The linked person's sessions (Telegram, Slack, Discord and the terminal together), not only this identity's.
-    const people = this.options.memory?.people ?? unlinkedPeople;
-    const sessions = archive.list(people.personId(platformOf(this.engine.sessionKey), this.options.userId), 20);
-    if (name === 'sessions') return sessionsText(sessions, this.engine.status().sessionId);
-    const chosen = arg && /^\d+$/.test(arg) ? sessions[Number(arg) - 1] : undefined;
-    if (!chosen) return sessions.length ? `Usage: /resume N (1–${sessions.length}, from /sessions).` : 'You have no past conversations yet.';
-    return this.engine.resume(chosen.id, this.options.userId) ? `Resumed “${chosen.title}” (${chosen.messages} messages).` : 'That conversation is still open in another chat; continue it there, or /new there first.';
+    const outcome = await runChatCommand(line, this.options);
+    if (outcome.kind === 'reply') return this.printer.line(outcome.text);
+    await this.consume((signal) => this.engine.submit(outcome.text, this.submitOptions(signal)));
   }
 
   private async consume(start: (signal: AbortSignal) => AsyncIterable<AgentEvent>): Promise<void> {

@@ -5,9 +5,10 @@ import { maskSecret } from '../logger.js';
 import { createSandbox } from '../policy/sandbox.js';
 import { homedir } from 'node:os';
 import { checkDiscord } from './doctor-discord.js';
+import { checkWindow } from './doctor-window.js';
 
-/** One line of `hob doctor`. */
-export type Check = { name: string; ok: boolean; detail: string };
+/** One line of `hob doctor`. A warning (`warn`) is printed with "!" and does not fail the run. */
+export type Check = { name: string; ok: boolean; detail: string; warn?: boolean };
 
 /** `hob doctor`: the config loads, the model endpoint answers the key, each chat token works. */
 export async function runDoctor(config: HobConfig, configPath: string | undefined, fetchImpl: typeof fetch = fetch): Promise<Check[]> {
@@ -21,6 +22,8 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   // issue 7: whether bash runs inside bubblewrap.
   const sandbox = createSandbox({ settings: config.permissions.sandbox, workspace: config.tools.workspace, home: homedir() });
   checks.push({ name: 'sandbox', ok: sandbox.status().state !== 'refused', detail: sandbox.describe() });
+  // issue 17: the window, where it came from, and whether it is enough.
+  checks.push(await checkWindow(config, fetchImpl));
   const telegram = config.channels.telegram;
   if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
   const slack = config.channels.slack;
@@ -31,6 +34,9 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   const discord = config.channels.discord;
   if (discord) checks.push(...(await checkDiscord(discord.api_url, discord.token, fetchImpl)));
   checks.push(await checkEmbeddings(config));
+  // issue 22: voice notes (endpoint and key), spoken answers, ffmpeg.
+  const { checkVoice } = await import('../voice/doctor.js');
+  checks.push(...(await checkVoice(config.voice, { mask: maskSecret })));
   return checks;
 }
 

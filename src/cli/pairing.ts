@@ -4,6 +4,7 @@ import { systemClock } from '../core/clock.js';
 import { UserFacingError } from '../core/errors.js';
 import { openDatabase } from '../store/db.js';
 import { OutboxRepository } from '../store/outbox.js';
+import { encodeOutboxMessage } from '../store/outbox-message.js';
 import { PairingRepository } from '../store/pairings.js';
 
 /**
@@ -35,7 +36,7 @@ export function runPairing(config: HobConfig, verb: string, value: string | unde
             existing ? `The code ${value.toUpperCase()} is ${existing.status === 'pending' ? 'expired' : existing.status}.` : `No pairing request has the code ${value.toUpperCase()}. See \`hob pairing list\`.`,
           );
         }
-        new OutboxRepository(db).add({ platform: row.platform, chatId: row.chatId, message: JSON.stringify({ text: "You're approved. Say hello!", plain: true }), now });
+        new OutboxRepository(db).add({ platform: row.platform, chatId: row.chatId, message: encodeOutboxMessage({ text: "You're approved. Say hello!", plain: true }), now });
         return void out.write(`Approved ${row.userName} (id ${row.userId}) on ${row.platform}.\n`);
       }
       case 'revoke': {

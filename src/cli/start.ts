@@ -1,14 +1,20 @@
+import { DISCORD_CAPABILITIES } from '../../adapters/discord/capabilities.js';
+import { SLACK_CAPABILITIES } from '../../adapters/slack/capabilities.js';
+import { TELEGRAM_CAPABILITIES } from '../../adapters/telegram/capabilities.js';
 import { createApp, type App } from '../app.js';
 import { loadConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
+import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { Delivery } from '../gateway/delivery.js';
 import { Gateway } from '../gateway/gateway.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { SessionArchive } from '../store/session-archive.js';
 import { consoleOutlet } from './console-outlet.js';
-import { drainer, faultFromEnv } from '../scheduler/index.js';
+import { faultFromEnv } from '../core/fault.js';
+import type { DeliveryFault } from '../gateway/delivery-ports.js';
+import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
@@ -23,7 +29,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: hasChatChannels(config) });
   keepRunningThroughStrayErrors(app);
   reportExtensionProblems(app);
-  const adapters = await chatAdapters(config, app);
+  const adapters = chatAdapters(config, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
   let stopDelivery: (() => Promise<void>) | undefined;
@@ -31,7 +37,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
@@ -42,7 +48,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       delivery.register(consoleOutlet());
       if (!gateway) {
         delivery.start(1000);
-        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: faultFromEnv() });
+        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
         stopDelivery = () => delivery.stop();
       }
       await runChat({
@@ -71,47 +77,53 @@ function hasChatChannels(config: HobConfig): boolean {
   return Boolean(config.channels.telegram || config.channels.slack || config.channels.discord);
 }
 
-async function chatAdapters(config: HobConfig, app: App): Promise<ChannelAdapter[]> {
+/**
+ * One adapter per configured channel, each loading its SDK in the background (only when that
+ * channel is configured, so hob without Discord never pays for discord.js): the gateway
+ * starts each channel as soon as its own SDK is in.
+ */
+function chatAdapters(config: HobConfig, app: App): ChannelAdapter[] {
+  const { telegram, slack, discord } = config.channels;
   const adapters: ChannelAdapter[] = [];
-  const telegram = config.channels.telegram;
   if (telegram) {
-    // Loaded only when configured, so a terminal-only hob never pays for grammy.
-    const { createTelegramAdapter } = await import('../../adapters/telegram/telegram-adapter.js');
     adapters.push(
-      createTelegramAdapter({
-        token: telegram.token,
-        apiRoot: telegram.api_root,
-        webhook: telegram.webhook ? { url: telegram.webhook.url, secretToken: telegram.webhook.secret_token, port: telegram.webhook.port, host: telegram.webhook.host } : undefined,
-        logger: app.logger.child({ platform: 'telegram' }),
+      new DeferredAdapter('telegram', TELEGRAM_CAPABILITIES, async () => {
+        const { createTelegramAdapter } = await import('../../adapters/telegram/telegram-adapter.js');
+        return createTelegramAdapter({
+          token: telegram.token,
+          apiRoot: telegram.api_root,
+          webhook: telegram.webhook ? { url: telegram.webhook.url, secretToken: telegram.webhook.secret_token, port: telegram.webhook.port, host: telegram.webhook.host } : undefined,
+          logger: app.logger.child({ platform: 'telegram' }),
+        });
       }),
     );
   }
-  const slack = config.channels.slack;
   if (slack) {
-    // Loaded only when configured, so hob without Slack never pays for Bolt.
-    const { createSlackAdapter } = await import('../../adapters/slack/slack-adapter.js');
     adapters.push(
-      createSlackAdapter({
-        botToken: slack.bot_token,
-        appToken: slack.app_token,
-        http: slack.app_token === undefined && slack.signing_secret !== undefined ? { signingSecret: slack.signing_secret, port: slack.port, host: slack.host } : undefined,
-        apiUrl: slack.api_url,
-        serverPingTimeoutMs: slack.socket_timeout_seconds * 1000,
-        logger: app.logger.child({ platform: 'slack' }),
+      new DeferredAdapter('slack', SLACK_CAPABILITIES, async () => {
+        const { createSlackAdapter } = await import('../../adapters/slack/slack-adapter.js');
+        return createSlackAdapter({
+          botToken: slack.bot_token,
+          appToken: slack.app_token,
+          http: slack.app_token === undefined && slack.signing_secret !== undefined ? { signingSecret: slack.signing_secret, port: slack.port, host: slack.host } : undefined,
+          apiUrl: slack.api_url,
+          serverPingTimeoutMs: slack.socket_timeout_seconds * 1000,
+          logger: app.logger.child({ platform: 'slack' }),
+        });
       }),
     );
   }
-  const discord = config.channels.discord;
   if (discord) {
-    // Loaded only when configured, so hob without Discord never pays for discord.js.
-    const { createDiscordAdapter } = await import('../../adapters/discord/discord-adapter.js');
     adapters.push(
-      createDiscordAdapter({
-        token: discord.token,
-        apiUrl: discord.api_url,
-        allowedGuilds: discord.allowed_guilds,
-        logger: app.logger.child({ platform: 'discord' }),
-        onFatal: (sentence) => process.stderr.write(`${sentence}\n`),
+      new DeferredAdapter('discord', DISCORD_CAPABILITIES, async () => {
+        const { createDiscordAdapter } = await import('../../adapters/discord/discord-adapter.js');
+        return createDiscordAdapter({
+          token: discord.token,
+          apiUrl: discord.api_url,
+          allowedGuilds: discord.allowed_guilds,
+          logger: app.logger.child({ platform: 'discord' }),
+          onFatal: (sentence) => process.stderr.write(`${sentence}\n`),
+        });
       }),
     );
   }
@@ -146,6 +158,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     jobs: app.scheduling.access,
     people: app.memory.people,
     extensions: app.extensions,
+    delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
   });
 }
 

@@ -44,22 +44,49 @@ export const expectedPhrase: z.core.$ZodErrorMap = (issue) => {
   }
 };
 
-const SECRET_KEY = /(token|secret|api_key|password)$/i;
+/** Keys whose values are secrets (`api_key`, `bot_token`, `signing_secret`, an `Authorization` header). */
+const SECRET_KEY = /(token|secret|key|password|passwd|credentials?|authorization|cookie)$/i;
+/** A URL with a user name or password in it: `postgresql://hob:PASSWORD@db/hob`. */
+const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^/\s@]+@/i;
+/** What tokens and keys look like, wherever they were put by mistake. */
+const TOKEN_SHAPES = [
+  /^(xox[abprse]|xapp|sk|sk_live|sk_test|rk_live|ghp|gho|ghu|ghs|ghr|github_pat|glpat|hf|npm)[-_][A-Za-z0-9]/, // Slack, OpenAI/Anthropic, Stripe, GitHub, GitLab, Hugging Face, npm
+  /^(AKIA|ASIA)[A-Z0-9]{12,}$/, // AWS access key ids
+  /^AIza[\w-]{20,}$/, // Google API keys
+  /^\d{5,}:[\w-]{20,}$/, // a Telegram bot token
+  /^eyJ[\w-]+\.[\w-]+/, // a JWT
+  /^bearer\s+\S/i,
+  /(password|passwd|secret|token|api[_-]?key)=/i, // in a query string or a connection string
+  /^[0-9a-f]{32,}$/i, // a hex key
+];
+
+/** True when a string looks like a secret: a long mix of upper case, lower case and digits counts too. */
+function looksSecret(value: string): boolean {
+  if (TOKEN_SHAPES.some((shape) => shape.test(value))) return true;
+  return value.length >= 20 && !/\s/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value) && /\d/.test(value);
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** What was written. With the type for type errors ("string "fifty""), bare otherwise ("yolo"). */
-function describeValue(value: unknown, withType: boolean, isSecret: boolean): string {
+/**
+ * What was written. With the type for type errors ("string "fifty""), bare otherwise
+ * ("yolo"). A value that may be a secret is described, never shown: under a secret's key,
+ * read from the environment, a URL with credentials, or shaped like a token or key.
+ */
+function describeValue(value: unknown, withType: boolean, hidden: 'key' | 'environment' | undefined): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (isPlainObject(value)) return 'a mapping';
   if (typeof value === 'string') {
-    if (isSecret) return `a string of ${value.length} characters (not shown)`;
+    if (hidden === 'environment') return `a value from the environment (${value.length} characters, not shown)`;
+    if (URL_WITH_CREDENTIALS.test(value)) return 'a URL with a user name or password in it (not shown)';
+    if (hidden === 'key' || looksSecret(value)) return `a string of ${value.length} characters (not shown)`;
     const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
     return withType ? `string ${JSON.stringify(shown)}` : JSON.stringify(shown);
   }
+  if (hidden !== undefined) return `a ${typeof value} (not shown)`;
   return withType ? `${typeof value} ${String(value)}` : String(value);
 }
 
@@ -141,12 +168,14 @@ function unknownKeyMessage(key: string, validKeys: readonly string[]): string {
 
 /**
  * One problem per zod issue (one per key for unknown keys). `data` is what was validated,
- * so the received value can be shown whatever zod chose to keep in the issue.
+ * so the received value can be shown whatever zod chose to keep in the issue; `written` is
+ * the file before `${VAR}` interpolation, so a value that came from the environment is not.
  */
 export function problemsFromIssues(
   issues: readonly z.core.$ZodIssue[],
   schema: z.core.$ZodType,
   data: unknown,
+  written: unknown = data,
 ): PathProblem[] {
   const problems: PathProblem[] = [];
   for (const issue of issues) {
@@ -170,8 +199,9 @@ export function problemsFromIssues(
       continue;
     }
     const last = path[path.length - 1];
-    const isSecret = typeof last === 'string' && SECRET_KEY.test(last);
-    const received = describeValue(value, issue.code === 'invalid_type', isSecret);
+    const asWritten = valueAt(written, path);
+    const hidden = typeof asWritten === 'string' && asWritten.includes('${') ? 'environment' : typeof last === 'string' && SECRET_KEY.test(last) ? 'key' : undefined;
+    const received = describeValue(value, issue.code === 'invalid_type', hidden);
     problems.push({ path, message: `${expected}, got ${received}` });
   }
   return problems;

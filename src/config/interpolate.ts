@@ -7,7 +7,7 @@ export type ConfigPath = readonly (string | number)[];
 export type PathProblem = { path: ConfigPath; message: string };
 
 /** Keys where an unset variable means "not set" instead of an error. */
-const OPTIONAL_REFERENCE_PATHS = ['model.api_key'];
+const OPTIONAL_REFERENCE_PATHS = ['model.api_key', 'voice.api_key', 'voice.tts.api_key'];
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // "$${" is an escaped "${"; "${...}" is a reference; a lone "${" is unterminated.

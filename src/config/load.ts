@@ -10,6 +10,7 @@ import { UserFacingError } from '../core/errors.js';
 import { ConfigError, expectedPhrase, problemLine, problemsFromIssues } from './errors.js';
 import { interpolateEnv, type ConfigPath, type PathProblem } from './interpolate.js';
 import { hobConfigSchema, MODEL_KEY_ENV, type HobConfig } from './schema.js';
+import { withVoiceKeys } from './voice-schema.js';
 
 export type LoadConfigOptions = {
   /** An explicit config file (`--config`). It must exist. */
@@ -144,7 +145,7 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
   const result = hobConfigSchema.safeParse(data, { error: expectedPhrase });
   const problems: PathProblem[] = [...referenceProblems];
   if (!result.success) {
-    for (const problem of problemsFromIssues(result.error.issues, hobConfigSchema, data)) {
+    for (const problem of problemsFromIssues(result.error.issues, hobConfigSchema, data, raw)) {
       // A value whose ${VAR} failed is already reported; its validation would only echo it.
       if (!referenceProblems.some((reference) => startsWith(problem.path, reference.path))) problems.push(problem);
     }
@@ -165,6 +166,7 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
     data_dir: expandPath(config.data_dir, home, baseDir),
     model: { ...config.model, api_key: config.model.api_key ?? (fallbackKey || undefined) },
     tools: { ...config.tools, workspace: expandPath(config.tools.workspace, home, baseDir) },
+    voice: config.voice && withVoiceKeys(config.voice, env),
   };
 }
 

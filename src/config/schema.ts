@@ -4,9 +4,11 @@
  * Messages are phrased as "expected …"; errors.ts appends what was received.
  */
 import { z } from 'zod';
+import { canonicalTimezone } from '../core/timezone.js';
 import { channelsSchema } from './channels-schema.js';
 import { mcpSchema, pluginsSchema, webSearchSchema } from './extensions-schema.js';
 import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
+import { voiceSchema } from './voice-schema.js';
 
 export const MODEL_PROVIDERS = ['anthropic', 'openai'] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
@@ -24,21 +26,13 @@ export const MODEL_KEY_ENV: Record<ModelProvider, string> = {
 
 export { HOOK_EVENTS, type HookEvent } from '../policy/hook-events.js';
 
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const TIME_ZONE = 'expected an IANA time zone name like "Europe/Berlin" or "America/New_York"';
 const timeZone = z
   .string({ error: TIME_ZONE })
-  .refine(isTimeZone, { error: TIME_ZONE })
-  // "utc" and "europe/berlin" are accepted by Intl; hand consumers the canonical spelling.
-  .transform((name) => new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone);
+  .refine((name) => canonicalTimezone(name) !== undefined, { error: TIME_ZONE })
+  // "utc" and "europe/berlin" are accepted by Intl; the name is kept as written, its case set right.
+  .transform((name) => canonicalTimezone(name) as string);
 
 const retrySchema = z
   .strictObject({
@@ -181,6 +175,8 @@ const schedulerSchema = z
     max_failures: positiveInt.default(3),
     /** The time limit of one report run. */
     report_timeout_seconds: positiveInt.default(300),
+    /** Reminders and reports one person may have that can still run (pending or paused). */
+    max_jobs_per_person: positiveInt.default(50),
   })
   .prefault({});
 
@@ -199,6 +195,8 @@ export const hobConfigSchema = z
     memory: memorySchema,
     mcp: mcpSchema,
     plugins: pluginsSchema,
+    /** issue 22: voice notes transcribed, answers spoken; absent means not transcribed. */
+    voice: voiceSchema,
   })
   .transform((config) => ({
     ...config,
@@ -218,4 +216,5 @@ export type GatewayConfig = HobConfig['gateway'];
 export type SchedulerConfig = HobConfig['scheduler'];
 export type ChannelsConfig = HobConfig['channels'];
 export type MemoryConfig = HobConfig['memory'];
+export type { VoiceConfig } from './voice-schema.js';
 export type LogLevel = HobConfig['log_level'];

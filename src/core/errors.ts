@@ -29,10 +29,22 @@ export class ProviderError extends HobError {
   }
 }
 
+/** What a server said about a prompt it refused as too long; each figure only when it said so. */
+export type WindowFigures = {
+  /** The prompt as the server counted it, in its own tokens. */
+  promptTokens?: number;
+  /** The window the server runs. */
+  contextWindow?: number;
+};
+
 /** The request did not fit the model's context window. Compaction may recover from it. */
 export class PromptTooLongError extends ProviderError {
   override name = 'PromptTooLongError';
-  constructor(message: string, cause?: unknown) {
+  constructor(
+    message: string,
+    cause?: unknown,
+    readonly figures: WindowFigures = {},
+  ) {
     super(message, { status: 400, retryable: false, cause });
   }
 }

@@ -20,7 +20,8 @@ export type AgentEvent =
   /** A call that did not run: unknown tool, bad input, denied, not approved, or blocked by a hook. */
   | { type: 'tool_refused'; id: string; name: string; summary: string; reason: string }
   | { type: 'compaction'; level: number; tokensBefore: number; tokensAfter: number }
-  | { type: 'usage'; usage: Usage; model: string }
+  /** What the request cost; `estimated` is hob's own count of its prompt before it was sent, when it made one. */
+  | { type: 'usage'; usage: Usage; model: string; estimated?: number }
   /** The model endpoint is being retried after a transient failure. */
   | { type: 'retry'; attempt: number; delayMs: number; message: string }
   /** `message` is one plain sentence for anyone in the chat; `detail` the raw cause, for the owner and the log. */

@@ -1,8 +1,9 @@
+import type { AlwaysRule } from '../core/always-rule.js';
 import type { HookEvent } from '../policy/hook-events.js';
 import type { PermissionDecision, PermissionQuery } from '../policy/types.js';
 
-/** A rule `Always allow` adds for one person: the tool plus an exact command or a path prefix. */
-export type AlwaysRule = { toolName: string; command?: string; pathPrefix?: string };
+/** Re-exported: the gate's callers name the rule it stores from here. */
+export type { AlwaysRule };
 
 /** What the loop needs from the permission layer. */
 export interface PermissionGate {

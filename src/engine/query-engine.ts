@@ -1,64 +1,22 @@
+/**
+ * QueryEngine: one conversation, as the gateway, the CLI and the scheduler see it. It holds
+ * the session the conversation is on (session-state.ts), the single run in flight
+ * (session-run.ts), the text steered into that run, and the context keeper that keeps its
+ * requests inside the model's window (compaction-handoff.ts). Each method is a door to one
+ * of those; the agent loop itself is run-query.ts.
+ */
 import type { AgentEvent } from '../core/events.js';
-import { addUsage, emptyUsage, text, toolUses, type Block, type Message, type ToolResultBlock, type Usage } from '../core/messages.js';
-import { platformOf, unlinkedPeople, type PersonResolver } from '../core/person.js';
-import type { CompactionResult, CompactionTrigger } from './compaction/compactor.js';
-import { ContextKeeper, type Prompt } from './context-keeper.js';
-import { WorkingMemory } from './working-memory.js';
-import { cancelledResult } from './tool-execution.js';
-import { SHUTDOWN_REASON } from '../core/shutdown.js';
-import type { Interaction } from '../policy/types.js';
-import type { ProviderClient } from '../providers/types.js';
-import type { ConversationRepository, SessionRow } from '../store/conversations.js';
-import type { ToolContext, ToolRegistry } from '../tools/tool.js';
-import type { HookGate, PermissionGate } from './ports.js';
-import { runQuery, type Compacted } from './run-query.js';
+import { text, type Block, type Message, type Usage } from '../core/messages.js';
+import { platformOf, unlinkedPeople } from '../core/person.js';
+import { compactNow } from './compaction-handoff.js';
+import { ContextKeeper } from './context-keeper.js';
+import type { EngineDeps, SubmitOptions } from './engine-deps.js';
+import { runSession, SteeringInbox } from './session-run.js';
+import { SessionState } from './session-state.js';
+import type { WorkingMemory } from './working-memory.js';
 
-/** What every engine of one hob process shares. */
-export type EngineDeps = {
-  provider: ProviderClient;
-  tools: ToolRegistry;
-  permissions: PermissionGate;
-  hooks: HookGate;
-  conversations: ConversationRepository;
-  /** Built once per submitted message (carries the current time). */
-  systemPrompt(context: { sessionKey: string; userId: string; interactive: boolean; sessionId: string; chatType?: SubmitOptions['chatType'] }): string;
-  /** When given, each message from the person is stored starting with `[<sentAt()>]` (in their timezone). */
-  sentAt?(context: { sessionKey: string; userId: string }): string;
-  /** Sees each message the person sends (memory's fact extraction); must not throw or block. */
-  observe?(context: { sessionKey: string; userId: string }, text: string): void;
-  costUsd(model: string, usage: Usage): number;
-  workspace: string;
-  maxTurns: number;
-  maxTokens: number;
-  approvalTimeoutSeconds: number;
-  /** `model.context_window`; without it, the known window of the model in use. */
-  contextWindow?: number;
-  /** Head room kept below the window besides max_tokens; default min(13,000, window / 10). */
-  compactionBufferTokens?: number;
-  /** Who a platform identity belongs to: sessions and their search are the person's. */
-  people?: PersonResolver;
-};
-
-type AppendOptions = { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string };
-
-/** The closing note of a run the person stopped; the next message starts a new turn. */
-export const STOPPED_NOTE = '[The person stopped this run before it finished. Do not resume it unless they ask again.]';
-
-/** Text that arrived while the run was busy, framed so the model knows it came mid-run. */
-export const frameSteered = (line: string): string => `[Sent while you were working] ${line}`;
-
-export type SubmitOptions = {
-  userId: string;
-  interaction: Interaction;
-  signal: AbortSignal;
-  /** False for headless runs: the prompt then says nobody can approve. */
-  interactive?: boolean;
-  sendFile?: ToolContext['sendFile'];
-  /** Where the message came from: a group gets no personal memory snapshot when shared. */
-  chatType?: 'dm' | 'group' | 'channel';
-  /** The conversation is a group chat (tools then keep the person's private data out). */
-  inGroup?: boolean;
-};
+export type { EngineDeps, RunProfile, SubmitOptions } from './engine-deps.js';
+export { frameSteered, STOPPED_NOTE } from './session-run.js';
 
 export type EngineStatus = {
   sessionKey: string;
@@ -71,50 +29,29 @@ export type EngineStatus = {
   running: boolean;
 };
 
-/**
- * One conversation: its history (rebuilt from the store), usage totals and the single run
- * in flight. Every completed message is appended to the store as it happens, so a crash
- * loses at most the message being streamed.
- */
 export class QueryEngine {
-  // Set by open(), from the constructor on.
-  private session!: SessionRow;
-  private history!: Message[];
-  private usage!: Usage;
-  private cost!: number;
-  private requests!: number;
-  private steering: string[] = [];
+  private state: SessionState;
   private running = false;
-  private workingMemory!: WorkingMemory;
-  private readonly context: ContextKeeper;
+  private readonly steering = new SteeringInbox();
+  private readonly keeper: ContextKeeper;
 
   constructor(
     readonly sessionKey: string,
     private readonly deps: EngineDeps,
   ) {
-    this.context = new ContextKeeper({
+    this.keeper = new ContextKeeper({
       provider: () => this.deps.provider,
       hooks: deps.hooks,
       tools: deps.tools,
       sessionKey,
       contextWindow: deps.contextWindow,
+      windows: deps.windows,
+      calibrations: deps.calibrations,
+      workspace: deps.workspace,
       bufferTokens: deps.compactionBufferTokens,
       maxTokens: deps.maxTokens,
     });
-    this.open(deps.conversations.activeSession(sessionKey));
-  }
-
-  /** Makes a stored session the current one: its history, usage totals and working memory. */
-  private open(row: SessionRow): void {
-    this.session = row;
-    this.history = this.deps.conversations.loadMessages(row.id);
-    const totals = this.deps.conversations.usageTotals(row.id);
-    this.usage = totals;
-    this.cost = totals.costUsd;
-    this.requests = totals.requests;
-    this.steering = [];
-    this.workingMemory = WorkingMemory.fromJSON(this.deps.conversations.workingMemory(row.id));
-    this.context.forget();
+    this.state = SessionState.open(deps.conversations, deps.conversations.activeSession(sessionKey));
   }
 
   /**
@@ -122,11 +59,11 @@ export class QueryEngine {
    * tool call, saved with the session, carried across compaction.
    */
   get metadata(): WorkingMemory {
-    return this.workingMemory;
+    return this.state.workingMemory;
   }
 
   get messages(): readonly Message[] {
-    return this.history;
+    return this.state.history;
   }
 
   get isRunning(): boolean {
@@ -138,25 +75,13 @@ export class QueryEngine {
     const given = typeof content === 'string' ? [text(content)] : content;
     const who = { sessionKey: this.sessionKey, userId: options.userId };
     const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt(who)}]`), ...given] : given;
-    const firstOfSession = this.history.length === 0;
-    const personId = this.personOf(options.userId);
+    const firstOfSession = this.state.history.length === 0;
     const said = given.flatMap((block) => (block.type === 'text' ? [block.text] : []));
-    this.workingMemory.rememberGoal(said.join(' '));
-    const pending = this.pendingWork();
-    // The message is stored together with the session's running mark: from here on, a crash resumes this run.
-    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
-    if (pending.kind !== 'none' && this.history.at(-1)?.role === 'user') {
-      // Roles must alternate: fold the new text into the last user message.
-      const last = this.history.at(-1) as Message;
-      last.content.push(...blocks);
-      this.deps.conversations.appendMessage(this.session.id, { role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
-    } else {
-      this.append({ role: 'user', content: blocks }, { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() });
-    }
+    this.state.receive(blocks, said.join(' '), this.personOf(options.userId));
     this.deps.observe?.(who, said.join('\n'));
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {
-      await this.deps.hooks.run('session_start', { session_key: this.sessionKey, session_id: this.session.id, user_id: options.userId }, options.signal);
+      await this.deps.hooks.run('session_start', { session_key: this.sessionKey, session_id: this.state.id, user_id: options.userId }, options.signal);
     }
     yield* this.run(options);
   }
@@ -167,20 +92,12 @@ export class QueryEngine {
    * Yields nothing when there is nothing to resume.
    */
   async *continuePending(options: SubmitOptions, notStarted: ReadonlySet<string> = new Set()): AsyncGenerator<AgentEvent> {
-    if (!this.deps.conversations.isRunning(this.session.id)) return;
-    const pending = this.pendingWork(notStarted);
-    if (pending.kind === 'none') return;
-    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
-    yield* this.run(options);
+    if (this.state.prepareResume(notStarted)) yield* this.run(options);
   }
 
-  /**
-   * Whether a crash or shutdown cut the last run off: it was still marked running and the
-   * history ends mid-run. A run the person stopped, or one that hit the turn limit or an
-   * error, ended: it does not resume by itself.
-   */
+  /** Whether a crash or shutdown cut the last run off (a run that ended does not resume by itself). */
   hasPendingWork(): boolean {
-    return this.deps.conversations.isRunning(this.session.id) && this.pendingWork().kind !== 'none';
+    return this.state.hasPendingWork();
   }
 
   /** Text that arrived during a run; the loop injects it at the next tool boundary. */
@@ -190,31 +107,24 @@ export class QueryEngine {
 
   /** How many steered lines the loop has not read yet. */
   get pendingSteering(): number {
-    return this.steering.length;
+    return this.steering.pending;
   }
 
   /** Steered text the last run ended without reading; the caller turns it into a new message. */
   takeSteering(): string[] {
-    return this.steering.splice(0);
+    return this.steering.take();
   }
 
   /** Starts a fresh session for this conversation; the old one stays in the store. */
   reset(): void {
     // Hooks never throw; the new session does not wait for this one's end hook.
-    void this.deps.hooks.run('session_end', { session_key: this.sessionKey, session_id: this.session.id, messages: this.history.length });
-    this.session = this.deps.conversations.startSession(this.sessionKey);
-    this.history = [];
-    this.usage = emptyUsage();
-    this.cost = 0;
-    this.requests = 0;
-    this.steering = [];
-    this.workingMemory = new WorkingMemory();
-    this.context.forget();
+    void this.deps.hooks.run('session_end', { session_key: this.sessionKey, session_id: this.state.id, messages: this.state.history.length });
+    this.switchTo(SessionState.fresh(this.deps.conversations, this.deps.conversations.startSession(this.sessionKey)));
   }
 
   /** The latest compaction of this conversation (benchmarks and tests read it). */
   get lastCompaction(): ContextKeeper['last'] {
-    return this.context.last;
+    return this.keeper.last;
   }
 
   /**
@@ -225,30 +135,27 @@ export class QueryEngine {
     if (this.running) return false;
     const row = this.deps.conversations.reopenSession(this.sessionKey, sessionId, this.personOf(userId));
     if (!row) return false;
-    this.open(row);
+    this.switchTo(SessionState.open(this.deps.conversations, row));
     return true;
   }
 
   /** `/compact`: compacts now, as far as it can. Answers in one sentence for the person. */
   async compactNow(userId: string): Promise<string> {
     if (this.running) return 'I am busy with a run; /compact again when it has finished.';
-    if (this.history.length < 2) return 'There is nothing to compact yet.';
-    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: this.session.id });
-    const compacted = await this.compactWith({ system, messages: this.history }, 'manual', this.session, this.history);
-    if (this.context.lastError) return `I could not compact the conversation (${this.context.lastError}). It is unchanged.`;
-    if (!compacted?.notice) return 'Nothing to compact: the conversation is already short.';
-    return `Compacted the conversation (level ${compacted.notice.level}): about ${compacted.notice.tokensBefore.toLocaleString('en-US')} → ${compacted.notice.tokensAfter.toLocaleString('en-US')} tokens. The full record stays searchable.`;
+    const state = this.state;
+    return compactNow(this.keeper, state, (contextWindow) => this.deps.systemPrompt({ sessionKey: this.sessionKey, userId, interactive: true, sessionId: state.id, contextWindow }));
   }
 
   status(): EngineStatus {
+    const { usage, costUsd, requests } = this.state.spent;
     return {
       sessionKey: this.sessionKey,
-      sessionId: this.session.id,
+      sessionId: this.state.id,
       model: this.deps.provider.model,
-      messages: this.history.length,
-      usage: this.usage,
-      costUsd: this.cost,
-      requests: this.requests,
+      messages: this.state.history.length,
+      usage,
+      costUsd,
+      requests,
       running: this.running,
     };
   }
@@ -256,163 +163,23 @@ export class QueryEngine {
   private async *run(options: SubmitOptions): AsyncGenerator<AgentEvent> {
     if (this.running) throw new Error(`conversation ${this.sessionKey} is already running`);
     this.running = true;
-    let settled = false;
-    // The run writes to the session it started in, even if /new starts another meanwhile.
-    const session = this.session;
-    const history = this.history;
-    const interactive = options.interactive ?? true;
-    const system = this.deps.systemPrompt({ sessionKey: this.sessionKey, userId: options.userId, interactive, sessionId: session.id, chatType: options.chatType });
-    const personId = this.personOf(options.userId);
-    /** What the model wrote since its last complete message: kept when the person stops the run. */
-    let partial = '';
     try {
-      const events = runQuery({
-        provider: this.deps.provider,
-        system,
-        messages: history,
-        tools: this.deps.tools,
-        permissions: this.deps.permissions,
-        hooks: this.deps.hooks,
-        maxTurns: this.deps.maxTurns,
-        maxTokens: this.deps.maxTokens,
-        approvalTimeoutSeconds: this.deps.approvalTimeoutSeconds,
-        drainSteering: () => this.steering.splice(0).map(frameSteered),
-        beforeRequest: (messages) => this.context.beforeRequest({ system, messages }, () => this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), options.signal),
-        onPromptTooLong: (messages) => this.compactWith({ system, messages }, 'reactive', session, history, options.signal),
-        context: {
-          signal: options.signal,
-          isSensitivePath: (path, resolved) => this.deps.permissions.isSensitivePath?.(path, resolved) ?? false,
-          workspace: this.deps.workspace,
-          sessionKey: this.sessionKey,
-          userId: options.userId,
-          interaction: options.interaction,
-          sendFile: options.sendFile,
-          ...(options.inGroup ? { inGroup: true } : {}),
-        },
-      });
-      for await (const event of events) {
-        if (event.type === 'text_delta') partial += event.text;
-        if (event.type === 'assistant_message') partial = '';
-        if (event.type === 'assistant_message' && toolUses(event.message).length === 0) {
-          // The answer: the run ends with it, so the running mark clears in the same write.
-          this.appendTo(session, history, event.message, { run: 'ends', personId });
-          settled = true;
-        } else if (event.type === 'assistant_message' || event.type === 'user_message') {
-          const remembered = event.type === 'user_message' && this.rememberToolResults(session, history, event.message);
-          // Working memory is saved in the same write as the tool results that filled it.
-          this.appendTo(session, history, event.message, { personId, ...(remembered ? { workingMemory: this.workingMemory.toJSON() } : {}) });
-        }
-        if (event.type === 'usage') {
-          // The request was the history as it stands before the answer is appended.
-          if (session === this.session) this.context.observe(event.usage, history, system);
-          this.recordUsage(session, event.model, event.usage);
-        }
-        yield event;
-      }
+      const run = { sessionKey: this.sessionKey, state: this.state, personId: this.personOf(options.userId), keeper: this.keeper, steering: this.steering, options };
+      yield* runSession(this.deps, run);
     } finally {
       this.running = false;
-      if (!settled && options.signal.aborted && options.signal.reason !== SHUTDOWN_REASON) {
-        settled = this.closeStopped(session, history, partial, personId);
-      }
-      // Stopped for a shutdown: left marked, so the next start picks it up.
-      if (!settled && !(options.signal.aborted && options.signal.reason === SHUTDOWN_REASON)) this.settle(session);
     }
   }
 
-  /**
-   * A run the person stopped is closed in the history: what the model had written is kept as
-   * its answer, with a note that the person stopped it, so the next message is a new turn and
-   * the model does not take the stopped work up again (also after a restart).
-   */
-  private closeStopped(session: SessionRow, history: Message[], partial: string, personId: string): boolean {
-    try {
-      const last = history.at(-1);
-      if (!last) return false;
-      if (last.role === 'assistant') {
-        const calls = toolUses(last);
-        if (calls.length === 0) return false;
-        this.appendTo(session, history, { role: 'user', content: calls.map((call) => cancelledResult(call)) });
-      }
-      const said = partial.trim();
-      this.appendTo(session, history, { role: 'assistant', content: [text(said ? `${said}\n\n${STOPPED_NOTE}` : STOPPED_NOTE)] }, { run: 'ends', personId });
-      return true;
-    } catch {
-      return false; // the store is gone (hob is closing)
-    }
-  }
-
-  /** After tool calls: their files, steps and verified work go into working memory. True when it changed. */
-  private rememberToolResults(session: SessionRow, history: Message[], message: Message): boolean {
-    const asked = history.at(-1);
-    if (!asked || asked.role !== 'assistant' || session !== this.session) return false;
-    const calls = new Map(toolUses(asked).map((call) => [call.id, call]));
-    for (const block of message.content) {
-      const call = block.type === 'tool_result' ? calls.get(block.toolUseId) : undefined;
-      if (call && block.type === 'tool_result') this.workingMemory.recordTool(call.name, call.input, { content: block.content, isError: block.isError });
-    }
-    return calls.size > 0;
-  }
-
-  /** Compacts now (reactive or manual); the boundary is recorded as it happens. Never throws. */
-  private compactWith(prompt: Prompt, trigger: CompactionTrigger, session: SessionRow, history: Message[], signal?: AbortSignal): Promise<Compacted | undefined> {
-    return this.context.compact(prompt, trigger, this.workingMemory.render(), (result, trigger) => this.storeCompaction(session, history, result, trigger), signal);
-  }
-
-  /** A compaction adds one boundary row (the messages stay as written) and replaces the history the engine holds. */
-  private storeCompaction(session: SessionRow, history: Message[], result: CompactionResult, trigger: CompactionTrigger): void {
-    this.deps.conversations.saveBoundary(session.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
-    history.splice(0, history.length, ...result.messages);
+  /** Makes another session the conversation's: a run still writing to the old one keeps to it. */
+  private switchTo(state: SessionState): void {
+    this.state.supersede();
+    this.state = state;
+    this.steering.take();
+    this.keeper.forget();
   }
 
   private personOf(userId: string): string {
     return (this.deps.people ?? unlinkedPeople).personId(platformOf(this.sessionKey), userId);
-  }
-
-  /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
-  private settle(session: SessionRow): void {
-    try {
-      this.deps.conversations.setRunning(session.id, false);
-    } catch {
-      // The store is gone (hob is closing); the next start sees the run as cut off and resumes it.
-    }
-  }
-
-  private append(message: Message, options: AppendOptions = {}): void {
-    this.appendTo(this.session, this.history, message, options);
-  }
-
-  private appendTo(session: SessionRow, history: Message[], message: Message, options: AppendOptions = {}): void {
-    history.push(message);
-    this.deps.conversations.appendMessage(session.id, message, options);
-  }
-
-  /** Usage counts toward the session it was spent in; the totals shown are the current session's. */
-  private recordUsage(session: SessionRow, model: string, usage: Usage): void {
-    const cost = this.deps.costUsd(model, usage);
-    if (session === this.session) {
-      this.usage = addUsage(this.usage, usage);
-      this.cost += cost;
-      this.requests += 1;
-    }
-    this.deps.conversations.recordUsage(session.id, model, usage, cost);
-  }
-
-  private pendingWork(notStarted: ReadonlySet<string> = new Set()): { kind: 'none' } | { kind: 'user_waiting' } | { kind: 'unanswered_tools'; results: ToolResultBlock[] } {
-    const last = this.history.at(-1);
-    if (!last) return { kind: 'none' };
-    if (last.role === 'user') return { kind: 'user_waiting' };
-    const calls = toolUses(last);
-    if (calls.length === 0) return { kind: 'none' };
-    return {
-      kind: 'unanswered_tools',
-      results: calls.map((call) => ({
-        type: 'tool_result',
-        toolUseId: call.id,
-        content: notStarted.has(call.id)
-          ? 'Not run: hob restarted while this call waited for approval. Call it again if it is still needed.'
-          : 'Interrupted: hob stopped before this call finished, so it may or may not have run. Check its effect before repeating it.',
-        isError: true,
-      })),
-    };
   }
 }

@@ -14,6 +14,8 @@ export type ToolRunEnv = {
   /** The run's capabilities, minus the per-call signal and progress sink. */
   context: Omit<ToolContext, 'progress'>;
   approvalTimeoutSeconds: number;
+  /** Results longer than this are cut with a note (a small window holds less); default MAX_TOOL_OUTPUT_CHARS. */
+  maxOutputChars?: number;
 };
 
 type CallGenerator = AsyncGenerator<AgentEvent, ToolResultBlock>;
@@ -31,7 +33,8 @@ export async function* executeToolCalls(calls: ToolUseBlock[], env: ToolRunEnv):
       results.push(...(yield* mergeGenerators(batch.map((call) => runToolCall(call, env)))));
     }
   }
-  return results;
+  const limit = env.maxOutputChars;
+  return limit ? results.map((block) => (block.content.length > limit ? { ...block, content: truncateOutput(block.content, limit) } : block)) : results;
 }
 
 /** Consecutive read-only calls form one concurrent batch; every other call is a batch of one. */

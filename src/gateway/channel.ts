@@ -99,11 +99,32 @@ export type SendOptions = {
   /** Parts of a split message already delivered by an earlier attempt: send only the rest. */
   skipParts?: number;
   /**
-   * issue 7: told after each part but the last lands (with how many are in the chat), so a
-   * kill between parts resends only the rest.
+   * Told the moment the platform accepts each part, the last one included (`last`), with how
+   * many parts are in the chat and that part's message id: the outbox writes it down at once,
+   * so a kill between parts resends only the rest and a delivered message is never sent again.
    */
-  onPartSent?(partsSent: number): void;
+  onPartSent?(partsSent: number, messageId: string, last: boolean): void;
+  /**
+   * This delivery's key. The adapter puts `<key>.<part>` on every message it creates where the
+   * platform keeps such a thing (Discord: `nonce` with `enforce_nonce`; Slack: `metadata`), so
+   * a resend returns the message that exists, or `findDelivered` finds it.
+   */
+  deliveryKey?: string;
 };
+
+/** A delivery whose last send was cut off (a crash, a timeout): the platform may have more of it than hob knows. */
+export type UnconfirmedDelivery = {
+  /** Its `deliveryKey`. */
+  key: string;
+  message: OutboundMessage;
+  /** Parts hob knows are in the chat. */
+  partsSent: number;
+  /** When the cut-off attempt started (ms since the epoch). */
+  since: number;
+};
+
+/** What a look-up found of an unconfirmed delivery in the chat. */
+export type FoundDelivery = { partsSent: number; messageId: string; complete: boolean };
 
 /**
  * Thrown by `send` when a message went out in parts and a later part failed: the first
@@ -146,7 +167,25 @@ export type LiveAnswerOptions = {
   userId: string;
   /** The person's message the answer belongs to (groups: reply to it). */
   replyTo?: string;
+  /**
+   * Told just before the live message is created, with the text it will show: the gateway
+   * records it then and returns the key the message should carry (as `send`'s `deliveryKey`,
+   * part 0), so a crash during that call cannot leave it behind. Must not throw.
+   */
+  onCreating?(preview: string): string | undefined;
+  /**
+   * Told each time the platform accepts the live message's text, the first time when it was
+   * created. Adapters whose live view is no message in the chat (a draft) call neither hook.
+   * Must not throw.
+   */
+  onShown?(ref: SentRef): void;
 };
+
+/** The answer a live view is asked to become: its whole text and the parts it is sent in (each fits one message). */
+export type FinalAnswer = { text: string; parts: string[] };
+
+/** A live view that became the answer, or its start: its message, and how many of the parts it now shows. */
+export type AdoptedAnswer = { ref: SentRef; parts: number };
 
 /**
  * An answer shown while it is written. Never the only copy: the final answer is stored in
@@ -160,17 +199,16 @@ export interface LiveAnswer {
   /** The whole text written so far in this turn (not a delta). The adapter throttles. Must not throw. */
   update(text: string): void;
   /**
-   * Ends the live view with the final text (Markdown, as for `send`). Returns the sent
-   * message's ref when the live message now *is* the complete answer (nothing more to
-   * send), else undefined: the gateway sends the answer as usual, so the adapter must not
-   * leave a live message that reads as a second copy (a draft the answer replaces is fine).
-   * Only asked for an answer that fits one message (`maxMessageLength`); a longer one is
-   * `cancel`led and sent in parts. Must not throw.
+   * Ends the live view with the final answer. Returns the live message's ref and how many of
+   * the parts (from the first) it now shows, when it became the answer or its start: those
+   * parts are delivered, the gateway sends the rest after it. Undefined when it shows none:
+   * the gateway sends the answer as usual, so the adapter must not leave a live message that
+   * reads as a second copy (a draft the answer replaces is fine). Must not throw.
    */
-  finish(finalText: string): Promise<SentRef | undefined>;
+  finish(answer: FinalAnswer): Promise<AdoptedAnswer | undefined>;
   /**
    * Ends the live view without an answer: the run stopped or failed, the text was a preamble
-   * to tool calls, the answer is too long for one message, or hob is shutting down. What was
+   * to tool calls, or hob is shutting down. What was
    * shown should go (a streamed message is deleted or emptied). Must not throw.
    */
   cancel(): Promise<void>;
@@ -195,6 +233,22 @@ export interface ChannelAdapter {
   typing(target: Target): Promise<void>;
   /** Starts a live answer when `capabilities.streaming` is not `none` and the chat allows it. */
   liveAnswer?(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined;
+  /**
+   * After a restart: a live message the previous process left in the chat. With `answer` it
+   * becomes that answer (edited, its stream finished) and true is returned; otherwise, or
+   * when it cannot become it, it is removed (one already gone counts as removed) and false is
+   * returned. Throws when the platform cannot be asked now (the gateway tries again later).
+   */
+  settleLive?(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean>;
+  /**
+   * Which of these deliveries, whose sends were cut off, are in this chat already, and how
+   * much of each (by key). Asked once per chat before any of them is sent again; messages in
+   * `known` belong to other deliveries and never match. A delivery left out may be sent: it is
+   * not in the chat, or a resend returns the message that is (Discord's nonce). Throws when
+   * the platform cannot be asked now (they wait). Without it (Telegram, which cannot be
+   * asked) delivery is at least once.
+   */
+  findDelivered?(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>>;
   /** The chat for a direct message to this user (Telegram: the user id itself). */
   directTarget?(userId: string): Promise<Target | undefined>;
   /** Fetches an attachment's bytes by its `ref` (after a restart, when the closure is gone). */

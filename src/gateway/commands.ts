@@ -73,7 +73,13 @@ export async function runCommand(name: string, args: string, message: InboundMes
   }
   if (isMemoryCommand(name)) {
     if (!services.memory) return services.reply('Memory is not available in this hob.').then(() => true);
-    const sender = { platform: message.platform, userId: message.userId, private: message.chatType === 'dm', buttons: services.adapter.capabilities.buttons && Boolean(services.send) };
+    const sender = {
+      platform: message.platform,
+      userId: message.userId,
+      private: message.chatType === 'dm',
+      buttons: services.adapter.capabilities.buttons && Boolean(services.send),
+      trusted: services.access.isAllowedUser(message.platform, message.userId),
+    };
     const reply = runMemoryCommand(services.memory, name, args, sender);
     await (reply.buttons && services.send ? services.send({ text: reply.text, buttons: reply.buttons, plain: true }) : services.reply(reply.text));
     return true;

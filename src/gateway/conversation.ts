@@ -13,8 +13,9 @@ import type { Attachment, ButtonPress, ChannelAdapter, ChatType, OutboundMessage
 import type { Delivery } from './delivery.js';
 import { ChatEditClock, RunReporter } from './reply.js';
 import { attachmentBlocks } from './attachments.js';
-import type { AnswerAdoption } from './delivery.js';
+import type { AnswerAdoption } from './delivery-ports.js';
 import { LiveAnswerFeed } from './live-answer.js';
+import { BUSY_AFTER_MS, SlowRun } from './slow-run.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
@@ -48,6 +49,8 @@ export type ConversationDeps = {
   questionTimeoutSeconds: number;
   /** issue 7: whether a person is on allow_from (full_auto applies only to them); unset: everyone. */
   isTrusted?(userId: string): boolean;
+  /** How long a run goes before typing and the live answer show (default BUSY_AFTER_MS; 0: at once). */
+  busyAfterMs?: number;
 };
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
@@ -230,7 +233,7 @@ export class Conversation {
       chatType: this.chatType,
       inGroup: this.chatType !== 'dm',
     });
-    yield* markTaken(events, () => this.markDone(message.inboxIds));
+    yield* markTaken(events, (start) => this.deps.inbox.markDoneWith(message.inboxIds, start));
   }
 
   /** Steered text the run ended without reading becomes the next message, keeping its inbox rows. */
@@ -261,13 +264,20 @@ export class Conversation {
     const { capabilities } = this.adapter;
     // In a group the answer replies to the person's message.
     const replyTo = this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {};
+    const slowRun = new SlowRun({
+      adapter: this.adapter,
+      target: this.target,
+      signal: controller.signal,
+      afterMs: this.deps.busyAfterMs ?? BUSY_AFTER_MS,
+      feed: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...replyTo }, this.deps.logger, this.key, this.deps.delivery.liveRecorder(this.adapter.platform, this.target, this.key)),
+    });
     const reporter = new RunReporter({
       adapter: this.adapter,
       target: this.target,
       sessionKey: this.key,
       send: (outbound) => this.send(outbound),
       sendAnswer: (messages, live) => this.sendAnswer(messages, live),
-      live: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...replyTo }, this.deps.logger, this.key),
+      live: slowRun.live,
       sendNow: async (outbound) => (this.closing ? undefined : this.deps.delivery.sendNow(this.adapter.platform, this.target, outbound, this.key)),
       editIntervalMs: this.chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
       ...replyTo,
@@ -275,11 +285,11 @@ export class Conversation {
       clock: this.deps.clock,
       logger: this.deps.logger,
     });
-    const typing = this.keepTyping(controller.signal);
-    const interaction = this.interactionFor(requester.userId, requester.userName, typing);
+    const interaction = this.interactionFor(requester.userId, requester.userName, slowRun);
     try {
       for await (const event of start(controller.signal, interaction)) {
         if (event.type === 'user_message') this.markSteeringTaken();
+        slowRun.onEvent(event);
         reporter.onEvent(event);
       }
     } catch (error) {
@@ -288,7 +298,7 @@ export class Conversation {
     } finally {
       this.controller = undefined;
       this.runningFor = undefined;
-      typing.stop();
+      slowRun.stop();
       this.lastActive = this.deps.clock.now();
     }
     // A run cut by the shutdown resumes at the next start: no "Stopped." for it now.
@@ -301,7 +311,7 @@ export class Conversation {
   }
 
   /** While hob waits for the person (an approval, a question) it is not typing. */
-  private interactionFor(requesterId: string, requesterName: string, typing: Typing): Interaction {
+  private interactionFor(requesterId: string, requesterName: string, typing: Pick<SlowRun, 'whilePaused'>): Interaction {
     return {
       trusted: this.deps.isTrusted?.(requesterId) ?? true,
       confirm: (request, signal) => typing.whilePaused(() => this.deps.broker.confirm({ adapter: this.adapter, target: this.target, requesterName }, request, signal)),
@@ -392,39 +402,16 @@ export class Conversation {
     const data = await readFile(path);
     await this.send({ text: caption ?? basename(path), file: { name: basename(path), data, caption } });
   }
-
-  private keepTyping(signal: AbortSignal): Typing {
-    let paused = 0;
-    const tick = () => {
-      if (paused === 0) void this.adapter.typing(this.target).catch(() => undefined);
-    };
-    tick();
-    const timer = setInterval(tick, 4000);
-    timer.unref();
-    signal.addEventListener('abort', () => clearInterval(timer), { once: true });
-    return {
-      stop: () => clearInterval(timer),
-      whilePaused: async (wait) => {
-        paused += 1;
-        try {
-          return await wait();
-        } finally {
-          paused -= 1;
-          if (paused === 0 && !signal.aborted) tick();
-        }
-      },
-    };
-  }
 }
 
-/** The typing indicator of one run. */
-type Typing = { stop(): void; whilePaused<T>(wait: () => Promise<T>): Promise<T> };
-
-/** Calls `taken` once the engine has stored the message (its first step runs synchronously). */
-async function* markTaken(events: AsyncGenerator<AgentEvent>, taken: () => unknown): AsyncGenerator<AgentEvent> {
-  const first = events.next();
-  taken();
-  const step = await first;
+/**
+ * Starts the run inside `taking`, which marks the message taken in the same commit: the
+ * engine stores the message in its first step, which runs synchronously.
+ */
+async function* markTaken(events: AsyncGenerator<AgentEvent>, taking: (start: () => void) => void): AsyncGenerator<AgentEvent> {
+  let first: Promise<IteratorResult<AgentEvent>> | undefined;
+  taking(() => (first = events.next()));
+  const step = await (first ?? events.next());
   if (step.done) return;
   yield step.value;
   yield* events;

@@ -4,7 +4,7 @@ import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import { ApprovalRepository } from '../store/approvals.js';
-import { sessionsWithPendingWork } from '../store/conversations.js';
+import { lastAnswerSince, sessionsWithPendingWork } from '../store/conversations.js';
 import type { Db } from '../store/db.js';
 import { InboxRepository } from '../store/inbox.js';
 import { OutboxRepository } from '../store/outbox.js';
@@ -18,14 +18,15 @@ import type { Memory } from '../memory/memory.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
 import { Conversation, type BusyMode } from './conversation.js';
-import { Delivery } from './delivery.js';
+import { Delivery, type DeliveryOptions } from './delivery.js';
 import { handleJobPress, jobsMessage } from './commands/jobs.js';
 import type { JobAccess } from '../scheduler/tools.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool } from './pool.js';
-import { ChatEditClock, oneLine } from './reply.js';
+import { ChatEditClock } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
 import { unlinkedPeople, type PersonResolver } from '../core/person.js';
+import { oneLine } from '../core/text.js';
 import { SessionArchive } from '../store/session-archive.js';
 import { framedText } from './framing.js';
 
@@ -52,17 +53,18 @@ export type GatewayOptions = {
   jobs?: JobAccess;
   /** `/skill`, plugin commands and `/mcp` (issue 12). */
   extensions?: ExtensionCommands;
-  deliveryRetryBaseMs?: number;
-  /** How long a long paste or an album waits for its next part (tests shorten them). */
+  /** The outbox's first retry delay (tests shorten it) and crash-test faults (HOB_FAULT=delivery:<point>). */
+  delivery?: Pick<DeliveryOptions, 'retryBaseMs' | 'fault'>;
+  /** How long a long paste or an album waits for its next part; how long a run goes before busy shows (tests shorten them). */
   pasteWaitMs?: number;
   albumWaitMs?: number;
+  busyAfterMs?: number;
   /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
   people?: PersonResolver;
 };
 
 /** An edit within this many seconds is a correction hob answers; a later one is left alone. */
 const EDIT_WINDOW_SECONDS = 600;
-
 
 /** An attachment as the inbox keeps it: everything but the download closure. */
 type StoredAttachment = Omit<Attachment, 'download'>;
@@ -101,7 +103,7 @@ export class Gateway implements InboundSink {
     const { db, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
-    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, options.deliveryRetryBaseMs);
+    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, { ...options.delivery, answerSince: (key, since) => lastAnswerSince(db, key, since) });
     const pairings = new PairingRepository(db);
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
     this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
@@ -127,25 +129,25 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
-    // First: what the previous process leased is due again, before anything new is sent.
+    // First: what the previous process leased is due again, its live messages settled, before anything new is sent.
     this.delivery.releaseLeases();
+    await this.delivery.settleLeftLive();
     const notStarted = await this.broker.recoverAfterRestart(this.adapters);
     for (const key of sessionsWithPendingWork(this.options.db)) {
       const found = this.conversationForKey(key);
       found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
     }
     this.requeueInbox();
-    for (const adapter of this.adapters.values()) {
+    // Each channel comes up as fast as its own platform answers, not after the others.
+    await Promise.all([...this.adapters.values()].map(async (adapter) => {
       await adapter.start(this);
       // Everyone's menu leaves out the owner's commands; the owners' DMs show them all.
       // Plugin commands join both, so they are in the menus and Slack's `/hob` knows them.
       const plugins = this.options.extensions?.menu() ?? [];
       const everyone = [...COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry })), ...plugins];
       const owners = { userIds: this.access.owners(adapter.platform), commands: [...COMMANDS.map((entry) => ({ ...entry })), ...plugins] };
-      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) =>
-        this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'),
-      );
-    }
+      await adapter.setCommands?.(everyone, owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
+    }));
     this.delivery.start(1000);
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
@@ -174,7 +176,7 @@ export class Gateway implements InboundSink {
   message(message: InboundMessage): void {
     const key = sessionKeyFor(message, this.options.groupSessions);
     try {
-      this.route(message, key);
+      this.options.db.transaction(() => this.route(message, key))(); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
       this.options.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void this.reply(message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
@@ -334,6 +336,7 @@ export class Gateway implements InboundSink {
         logger: this.options.logger,
         workspace: this.options.workspace,
         busyMode: this.options.busyMode,
+        busyAfterMs: this.options.busyAfterMs,
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),
@@ -348,8 +351,7 @@ export class Gateway implements InboundSink {
     if (!adapter || !chatId) return undefined;
     const threadId = rest.find((part) => !part.startsWith('u'));
     const user = rest.find((part) => part.startsWith('u'))?.slice(1);
-    // Who spoke last, and where, is in the inbox; without it: a per-person key names the person,
-    // and in a DM the chat is the person (Telegram, and the in-memory channel).
+    // Who spoke last, and where, is in the inbox; else a per-person key names them, and a DM's chat is the person.
     const latest = this.inbox.latestFor(key);
     const last = latest ? (JSON.parse(latest) as StoredInbound) : undefined;
     const chatType: ChatType = last?.chatType ?? (user ? 'group' : 'dm');

@@ -1,9 +1,10 @@
 import type { Clock } from '../core/clock.js';
 import { assertNever, type AgentEvent } from '../core/events.js';
 import { messageText, toolUses } from '../core/messages.js';
+import { oneLine } from '../core/text.js';
 import type { Logger } from '../logger.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
-import type { AnswerAdoption } from './delivery.js';
+import type { AnswerAdoption } from './delivery-ports.js';
 import { splitMessage } from './format/split.js';
 import type { LiveAnswerFeed } from './live-answer.js';
 
@@ -20,6 +21,9 @@ export class ChatEditClock {
 
 type ToolLine = { id: string; text: string; state: 'running' | 'ok' | 'error' | 'note' };
 
+/** The run's live answer as the reporter uses it (a LiveAnswerFeed, or one held back until the run is slow). */
+export type LiveView = Pick<LiveAnswerFeed, 'onEvent' | 'cancel' | 'adopt' | 'showing' | 'liveRow'>;
+
 export type ReplyOptions = {
   adapter: ChannelAdapter;
   target: Target;
@@ -31,8 +35,8 @@ export type ReplyOptions = {
    * view, else sent (`Delivery.sendAnswer`). Without it, the answer goes through `send`.
    */
   sendAnswer?(messages: OutboundMessage[], live: AnswerAdoption): Promise<unknown>;
-  /** The answer shown while it is written, when the channel can (see LiveAnswerFeed). */
-  live?: LiveAnswerFeed;
+  /** The answer shown while it is written, when the channel can (see LiveAnswerFeed and SlowRun). */
+  live?: LiveView;
   /** Sends at once, unrecorded (the progress message: a failed one is not delivered later). */
   sendNow(message: OutboundMessage): Promise<SentRef | undefined>;
   /** Minimum milliseconds between progress edits in this chat. */
@@ -123,10 +127,11 @@ export class RunReporter {
     const text = parts.join('\n\n');
     const messages = splitMessage(text, this.options.adapter.capabilities.maxMessageLength).map((chunk): OutboundMessage => ({ text: chunk, ...this.replyTo() }));
     const { live, sendAnswer } = this.options;
-    // Only a whole answer that fits one message may take the live view's place; a stop or an
-    // error ends it, and so does an answer sent in parts (the parts are sent as usual).
-    if (live?.showing && sendAnswer && this.answered && !this.errorText && !this.stopped && messages.length === 1) {
-      await sendAnswer(messages, { adopt: () => live.adopt(text), decline: () => live.cancel() });
+    // A whole answer takes the live view's place (a long one from its first part on: the
+    // live message becomes that part); a stop or an error ends the live view.
+    if (live?.showing && sendAnswer && this.answered && !this.errorText && !this.stopped) {
+      const parts = messages.map((message) => message.text);
+      await sendAnswer(messages, { liveRow: () => live.liveRow, adopt: () => live.adopt({ text, parts }), decline: () => live.cancel({ keepRow: true }) });
       return;
     }
     await live?.cancel();
@@ -198,10 +203,4 @@ export class RunReporter {
 /** What the person reads when the conversation was compacted. */
 export function compactionNotice(before: number, after: number): string {
   return `This conversation got long, so I summarized its older part (about ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens). Nothing is lost: /sessions and a search still find it.`;
-}
-
-/** A text on one line, cut to `max` characters with "…". */
-export function oneLine(value: string, max: number): string {
-  const line = value.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

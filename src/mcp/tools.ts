@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { errorMessage } from '../core/errors.js';
 import { defineTool, type AnyTool, type ToolOutput } from '../tools/tool.js';
 import type { McpServerConnection, McpToolInfo } from './connection.js';
+import { isListingTool, namedPath, secretArgument, withoutSecretNames } from './secret-arguments.js';
 
 /** API tool names allow letters, digits, "_" and "-", at most 64 characters. */
 function mcpToolName(server: string, tool: string): string {
@@ -27,6 +28,7 @@ export function mcpTool(connection: McpServerConnection, info: McpToolInfo, call
   const validate = compile(jsonSchema);
   const readOnly = isReadOnlyMcpTool(info);
   const destructive = info.annotations?.destructiveHint === true;
+  const listing = isListingTool(info.name);
   // Ajv's words, one issue per problem, so the executor's "invalid input" message names them.
   const input = z.unknown().transform((value, ctx): Record<string, unknown> => {
     const args = value ?? {};
@@ -43,17 +45,20 @@ export function mcpTool(connection: McpServerConnection, info: McpToolInfo, call
     input: input as z.ZodType<unknown>,
     inputJsonSchema: jsonSchema,
     readOnly: () => readOnly,
-    // A `path` argument (filesystem-like servers) meets the same sensitive-path and path rules as read_file.
+    // A `path` argument (filesystem-like servers) meets the same sensitive-path and path rules as read_file;
+    // every other string that names a file is checked in run().
     target: (args) => (isRecord(args) && typeof args.path === 'string' ? { path: args.path } : {}),
     async run(args, ctx): Promise<ToolOutput> {
       const reason = connection.unavailableReason();
       if (reason) return { content: `Not run: ${reason}.`, isError: true };
-      const secret = sensitiveNamedPath(isRecord(args) ? args : {}, ctx.isSensitivePath);
+      const secret = secretArgument(args, ctx.isSensitivePath);
       if (secret !== undefined) return { content: `Permission denied: ${secret} is a sensitive path and is always denied`, isError: true };
       const timeoutMs = (connection.config.timeout_seconds ?? callTimeoutMs / 1000) * 1000;
       try {
         const result = await connection.callTool(info.name, isRecord(args) ? args : {}, ctx.signal, timeoutMs);
-        return { content: flattenResult(result), isError: result.isError === true };
+        const text = flattenResult(result);
+        // A listing names what is there: the secrets' names stay out of it, as grep and glob skip them.
+        return { content: listing ? withoutSecretNames(text, args, ctx.isSensitivePath) : text, isError: result.isError === true };
       } catch (error) {
         if (ctx.signal.aborted) throw error;
         return { content: describeCallError(connection, info.name, error, timeoutMs), isError: true };
@@ -85,6 +90,9 @@ export function resourceTools(servers: () => McpServerConnection[], callTimeoutM
             const resources = await target.listResources(ctx.signal, callTimeoutMs);
             if (resources.length === 0) lines.push(`${target.name}: no resources`);
             for (const resource of resources) {
+              // A file offered as a resource is listed only when read_file could read it.
+              const path = /^file:/i.test(resource.uri) ? namedPath(resource.uri) : undefined;
+              if (path !== undefined && ctx.isSensitivePath?.(path)) continue;
               lines.push(`${target.name}: ${resource.uri} — ${resource.name}${resource.mimeType ? ` (${resource.mimeType})` : ''}${resource.description ? `: ${resource.description}` : ''}`);
             }
           } catch (error) {
@@ -104,7 +112,7 @@ export function resourceTools(servers: () => McpServerConnection[], callTimeoutM
         if (!target) return { content: `No MCP server is called "${server}".`, isError: true };
         const reason = target.unavailableReason();
         if (reason) return { content: `Not read: ${reason}.`, isError: true };
-        if (sensitiveNamedPath({ uri }, ctx.isSensitivePath) !== undefined) return { content: `Permission denied: ${uri} is a sensitive path and is always denied`, isError: true };
+        if (secretArgument(uri, ctx.isSensitivePath) !== undefined) return { content: `Permission denied: ${uri} is a sensitive path and is always denied`, isError: true };
         try {
           const result = await target.readResource(uri, ctx.signal, callTimeoutMs);
           return result.contents
@@ -168,35 +176,6 @@ function compile(schema: Record<string, unknown>): (value: unknown) => string | 
     // A schema Ajv cannot compile: the server will check the input itself.
     const why = errorMessage(error);
     return (value) => (isRecord(value) ? undefined : `expected an object (the server's schema could not be compiled: ${why})`);
-  }
-}
-
-/** Argument names that carry a file path in filesystem-like servers (`paths` of read_multiple_files, `source`/`destination` of move_file, a `file://` uri). */
-const PATH_ARGUMENT = /^(paths?|source|destination|files?|file_?path|file_?name|dir|directory|root|uri)$/i;
-
-/**
- * The first path an MCP call names that hob keeps off limits (its secrets, its data), for the
- * arguments the permission check's single `path` does not cover. Undefined when none is.
- */
-function sensitiveNamedPath(args: Record<string, unknown>, isSensitive: ((path: string) => boolean) | undefined): string | undefined {
-  if (!isSensitive) return undefined;
-  for (const [key, value] of Object.entries(args)) {
-    if (!PATH_ARGUMENT.test(key)) continue;
-    const named = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-    const hit = named.find((path) => {
-      const plain = path.startsWith('file://') ? fileUriPath(path) : path;
-      return plain !== '' && !/^[a-z][a-z0-9+.-]*:\/\//i.test(plain) && isSensitive(plain);
-    });
-    if (hit !== undefined) return hit;
-  }
-  return undefined;
-}
-
-function fileUriPath(uri: string): string {
-  try {
-    return decodeURIComponent(uri.slice('file://'.length));
-  } catch {
-    return uri.slice('file://'.length);
   }
 }
 

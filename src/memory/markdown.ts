@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { MEMORY_SOURCES, type MemoryEntry, type MemorySource, type StoredEntry } from './store.js';
+import { MEMORY_SOURCES, type MemoryEntry, type MemorySource, type StoredEntry } from '../store/memory/entry.js';
 
 /**
  * Memory as Markdown: `MEMORY.md` (an index) and `entries/<id>.md` per entry — YAML front

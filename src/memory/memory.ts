@@ -6,9 +6,13 @@ import type { Db } from '../store/db.js';
 import { embeddingsClient, reciprocalRankFusion, VectorIndex, type Embedder, type EmbeddingsSettings } from './embeddings.js';
 import { extractFacts } from './extract.js';
 import { PeopleStore } from './people.js';
-import { ensurePersona, readPersona } from './persona.js';
-import { ProfileStore, type Profile } from './profile.js';
-import { MemoryStore, type MemoryEntry, type NewEntry, type SaveResult } from './store.js';
+import { ensurePersona } from './persona.js';
+import { ProfileStore } from './profile.js';
+import { PromptSections, type PromptContext } from './prompt-section.js';
+
+export { entryLine } from './prompt-section.js';
+import type { MemoryEntry, NewEntry, SaveResult } from '../store/memory/entry.js';
+import { MemoryStore } from '../store/memory/entries.js';
 
 export type MemoryOptions = {
   db: Db;
@@ -31,8 +35,6 @@ const FUSION_CANDIDATES = 20;
 const EMBED_BATCH = 32;
 const MAX_RETRY_DELAY_MS = 5 * 60 * 1000;
 const QUERY_EMBED_TIMEOUT_MS = 5000;
-/** One entry's line in the snapshot is cut here, so one long entry cannot take the budget. */
-const SNAPSHOT_LINE_CHARS = 300;
 
 /**
  * Everything hob remembers about people: who they are across platforms, their entries
@@ -47,7 +49,7 @@ export class Memory {
   private readonly embedder: Embedder | undefined;
   /** Why semantic search is off, when it is. */
   readonly semanticProblem: string | undefined;
-  private readonly prompts = new Map<string, string>();
+  private readonly prompts: PromptSections;
   private embedding: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelayMs: number;
@@ -58,6 +60,15 @@ export class Memory {
     this.entries = new MemoryStore(db, clock, (error) => options.logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones'));
     this.people = new PeopleStore(db, clock, (from, to) => this.entries.reassign(from, to));
     this.profiles = new ProfileStore(db, clock);
+    this.prompts = new PromptSections({
+      profiles: this.profiles,
+      entries: this.entries,
+      clock,
+      dataDir: options.dataDir,
+      snapshotChars: options.snapshotChars,
+      personFor: (sessionKey, userId) => this.personFor(sessionKey, userId),
+      timezoneFor: (personId) => this.timezoneFor(personId),
+    });
     this.retryDelayMs = options.retryDelayMs ?? 5000;
     ensurePersona(options.dataDir);
     const wantsVectors = Boolean(options.embeddings || options.embedder);
@@ -167,67 +178,14 @@ export class Memory {
     }
   }
 
-  /**
-   * The profile and the most used, then most recent entries, one line each, within
-   * `snapshot_chars` (whole lines only).
-   */
-  snapshot(personId: string): string {
-    const budget = this.options.snapshotChars;
-    if (budget <= 0) return '';
-    const lines: string[] = [];
-    let used = 0;
-    const add = (line: string): boolean => {
-      if (used + line.length + 1 > budget) return false;
-      lines.push(line);
-      used += line.length + 1;
-      return true;
-    };
-    for (const line of profileLines(this.profiles.get(personId))) add(line);
-    const { mostUsed, recent } = this.entries.snapshotCandidates(personId, 50);
-    const seen = new Set<string>();
-    for (const entry of [...mostUsed, ...recent]) {
-      if (seen.has(entry.id)) continue;
-      seen.add(entry.id);
-      if (!add(entryLine(entry))) break;
-    }
-    return lines.join('\n');
+  /** The person's profile and entries within the snapshot budget (see PromptSections.snapshot). */
+  snapshot(personId: string, maxChars?: number): string {
+    return this.prompts.snapshot(personId, maxChars);
   }
 
-  /**
-   * The system prompt's memory part for one session: persona, the person's profile and
-   * local time, and the snapshot. Built when the session starts and kept for it (the prompt
-   * cache holds); a new session reads the persona and memory again.
-   */
-  promptSection(context: { sessionKey: string; sessionId: string; userId: string; shared: boolean }): string {
-    const cached = this.prompts.get(context.sessionId);
-    if (cached !== undefined) return cached;
-    const persona = readPersona(this.options.dataDir);
-    const parts = persona ? [persona] : [];
-    if (context.shared) {
-      parts.push('This is a shared group conversation: several people talk here. Do not tell one person what you remember about another. The memory tools act for whoever asked.');
-    } else {
-      const personId = this.personFor(context.sessionKey, context.userId);
-      const profile = this.profiles.get(personId);
-      const timezone = this.timezoneFor(personId);
-      const about = [
-        profile.name ? `Call the person ${profile.name}.` : '',
-        profile.language ? `Answer in ${profile.language} unless they write in another language.` : '',
-        profile.style ? `Their preferred answer style: ${profile.style}.` : '',
-        profile.notes ? `Notes: ${profile.notes}` : '',
-        `Their timezone is ${timezone}; at the start of this session their local time was ${localTime(new Date(this.options.clock.now()), timezone)}.`,
-      ].filter(Boolean);
-      parts.push(about.join('\n'));
-      const snapshot = this.snapshot(personId);
-      const entries = snapshot.split('\n').filter((line) => line.startsWith('- ['));
-      if (entries.length) parts.push(`What you remember about them (ids in brackets; memory_search finds more):\n${entries.join('\n')}`);
-    }
-    parts.push(
-      'Memory: memory_search before answering about the person\'s life, plans, preferences or setup; memory_save what they ask you to remember or what will matter later; profile_update a stated preference (name, timezone, language, style).',
-    );
-    const section = parts.join('\n\n');
-    if (this.prompts.size > 1000) this.prompts.clear();
-    this.prompts.set(context.sessionId, section);
-    return section;
+  /** The system prompt's memory part for one session (see PromptSections.section). */
+  promptSection(context: PromptContext): string {
+    return this.prompts.section(context);
   }
 
   /** Resolves when no embedding is in flight (tests, and the CLI before it exits). */
@@ -280,27 +238,4 @@ export class Memory {
       })
       .finally(() => (this.embedding = undefined));
   }
-}
-
-function profileLines(profile: Profile): string[] {
-  const lines: string[] = [];
-  if (profile.name) lines.push(`Name: ${profile.name}`);
-  if (profile.language) lines.push(`Language: ${profile.language}`);
-  if (profile.style) lines.push(`Style: ${profile.style}`);
-  if (profile.timezone) lines.push(`Timezone: ${profile.timezone}`);
-  if (profile.notes) lines.push(`Notes: ${profile.notes}`);
-  return lines;
-}
-
-export function entryLine(entry: MemoryEntry): string {
-  const text = `${entry.title ? `${entry.title}: ` : ''}${entry.content}`.replace(/\s+/g, ' ');
-  const cut = text.length > SNAPSHOT_LINE_CHARS ? `${text.slice(0, SNAPSHOT_LINE_CHARS - 1)}…` : text;
-  return `- [${entry.id}] ${cut}`;
-}
-
-/** "14:05 on Tuesday 1 December 2026". */
-function localTime(now: Date, timezone: string): string {
-  const time = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, hour: '2-digit', minute: '2-digit', hour12: false }).format(now);
-  const day = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }).format(now);
-  return `${time} on ${day}`;
 }

@@ -6,9 +6,14 @@ import type { Db } from '../store/db.js';
 /** How long a `/link` code stays valid. */
 export const LINK_CODE_TTL_MS = 10 * 60 * 1000;
 
-/** Wrong codes one identity may try per window, so codes cannot be guessed. */
+/** Wrong codes one person may try per window, so codes cannot be guessed. */
 const MAX_FAILED_REDEEMS = 5;
 const FAILED_REDEEM_WINDOW_MS = 60 * 60 * 1000;
+/**
+ * Wrong codes anyone may try while a code is live before it dies: a guesser with several
+ * accounts (on several platforms) gets five guesses at it in all, not five per account.
+ */
+const MAX_WRONG_TRIES_PER_CODE = 5;
 
 export type LinkOutcome = { ok: true; personId: string } | { ok: false; reason: string };
 
@@ -19,8 +24,6 @@ export type LinkOutcome = { ok: true; personId: string } | { ok: false; reason: 
  * the identity owned before is moved to the person it joins.
  */
 export class PeopleStore implements PersonResolver {
-  /** Recent wrong codes per identity (in memory: a restart forgives, a guesser still gets a handful). */
-  private readonly failedRedeems = new Map<string, number[]>();
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -52,16 +55,25 @@ export class PeopleStore implements PersonResolver {
     }
   }
 
-  /** Joins this identity to the person who made the code. The code works once. */
+  /**
+   * Joins this identity to the person who made the code. The code works once. Wrong codes
+   * are counted in the database (a restart forgives nothing): five in an hour lock the
+   * person out, and every live code dies after five wrong tries from anyone.
+   */
   redeem(code: string, platform: string, userId: string): LinkOutcome {
     const now = this.clock.now();
-    const identity = `${platform}:${userId}`;
-    const failures = (this.failedRedeems.get(identity) ?? []).filter((at) => at > now - FAILED_REDEEM_WINDOW_MS);
-    if (failures.length >= MAX_FAILED_REDEEMS) return { ok: false, reason: 'Too many wrong codes. Wait an hour, then send /link CODE again with a fresh code.' };
-    const row = this.db.prepare('SELECT person_id, expires_at FROM link_codes WHERE code = ?').get(code.trim()) as { person_id: string; expires_at: number } | undefined;
-    if (!row || row.expires_at <= now) {
-      this.failedRedeems.set(identity, [...failures, now]);
-      return { ok: false, reason: 'That code is unknown or has expired. Send /link on your other account to get a new one.' };
+    const guesser = this.personId(platform, userId);
+    const failures = this.db.prepare('SELECT count(*) AS n FROM link_failures WHERE person_id = ? AND at > ?').get(guesser, now - FAILED_REDEEM_WINDOW_MS) as { n: number };
+    if (failures.n >= MAX_FAILED_REDEEMS) return { ok: false, reason: 'Too many wrong codes. Wait an hour, then send /link CODE again with a fresh code.' };
+    const row = this.db.prepare('SELECT person_id, expires_at FROM link_codes WHERE code = ? AND expires_at > ?').get(code.trim(), now) as { person_id: string; expires_at: number } | undefined;
+    if (!row) {
+      this.db.transaction(() => {
+        this.db.prepare('DELETE FROM link_failures WHERE at <= ?').run(now - FAILED_REDEEM_WINDOW_MS);
+        this.db.prepare('INSERT INTO link_failures (person_id, at) VALUES (?, ?)').run(guesser, now);
+        this.db.prepare('UPDATE link_codes SET wrong_tries = wrong_tries + 1 WHERE expires_at > ?').run(now);
+        this.db.prepare('DELETE FROM link_codes WHERE wrong_tries >= ? OR expires_at <= ?').run(MAX_WRONG_TRIES_PER_CODE, now);
+      })();
+      return { ok: false, reason: 'That code is unknown or has expired (a code also stops working after five wrong tries). Send /link on your other account to get a new one.' };
     }
     const current = this.personId(platform, userId);
     if (current === row.person_id) return { ok: false, reason: 'This account already belongs to you there.' };

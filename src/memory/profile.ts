@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { canonicalTimezone } from '../scheduler/time.js';
+import { canonicalTimezone } from '../core/timezone.js';
 import type { Db } from '../store/db.js';
 
 export const PROFILE_FIELDS = ['name', 'timezone', 'language', 'style', 'notes'] as const;
@@ -52,7 +52,7 @@ export function isProfileField(name: string): name is ProfileField {
   return (PROFILE_FIELDS as readonly string[]).includes(name);
 }
 
-/** "europe/rome" → "Europe/Rome"; an unknown name is an error that says what is expected. */
+/** "europe/rome" → "Europe/Rome", "Asia/Kolkata" as written; an unknown name is an error that says what is expected. */
 function canonicalTimeZone(name: string): string {
   const canonical = canonicalTimezone(name);
   if (canonical === undefined) throw new Error(`"${name}" is not a time zone; use an IANA name like Europe/Rome or America/New_York.`);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, type AnyTool } from '../tools/tool.js';
 import type { Memory } from './memory.js';
 import { PROFILE_FIELDS } from './profile.js';
-import type { MemoryEntry } from './store.js';
+import type { MemoryEntry } from '../store/memory/entry.js';
 
 /**
  * The memory tools. Each acts only for the person who asked in this turn (their identity

@@ -4,20 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import { withoutSecrets } from './child-env.js';
-import type { CommandHook, HookEvent, HttpHook } from './hooks.js';
+import type { CommandHook, HookOutcome, HttpHook } from './hook-definitions.js';
+import type { HookEvent } from './hook-events.js';
 
-export type HookOutcome = {
-  ok: boolean;
-  /** stdout/stderr of a command, or the response body of an HTTP hook; trimmed and capped. */
-  output: string;
-  /** Why it failed, in words ("exited with code 1", "timed out after 5 s", "HTTP 500"). */
-  failure?: string;
-  exitCode?: number;
-  status?: number;
-  timedOut?: boolean;
-  /** A prompt or agent hook's judgement; `block` blocks the call, with `output` as the reason. */
-  verdict?: 'ok' | 'block';
-};
+export type { HookOutcome } from './hook-definitions.js';
 
 /** Enough output to explain a refusal to the model, not enough to flood its context. */
 const MAX_OUTPUT_CHARS = 2_000;

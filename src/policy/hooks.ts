@@ -20,45 +20,12 @@
  * - `run()` never throws.
  */
 import picomatch from 'picomatch';
-import { runCommandHook, runHttpHook, type HookOutcome } from './hook-executor.js';
-
+import type { HookDefinition, HookJudge, HookOutcome, HooksConfig } from './hook-definitions.js';
 import { HOOK_EVENTS, type HookEvent } from './hook-events.js';
+import { runCommandHook, runHttpHook } from './hook-executor.js';
 
 export { HOOK_EVENTS, type HookEvent };
-
-export type CommandHook = {
-  type: 'command';
-  command: string;
-  timeout_seconds: number;
-  matcher?: string;
-  block_on_failure: boolean;
-};
-export type HttpHook = {
-  type: 'http';
-  url: string;
-  headers: Record<string, string>;
-  timeout_seconds: number;
-  matcher?: string;
-  block_on_failure: boolean;
-};
-/** The model reads `prompt` and the event's payload and answers ok or block with a reason. */
-export type PromptHook = {
-  type: 'prompt';
-  prompt: string;
-  /** A different (cheaper) model for the judgement; the conversation's model when unset. */
-  model?: string;
-  timeout_seconds: number;
-  matcher?: string;
-  block_on_failure: boolean;
-};
-/** Like a prompt hook, but the model may use read-only tools (read_file, grep, glob) before it answers. */
-export type AgentHook = Omit<PromptHook, 'type'> & { type: 'agent'; max_turns: number };
-export type ModelHook = PromptHook | AgentHook;
-export type HookDefinition = CommandHook | HttpHook | PromptHook | AgentHook;
-
-/** Runs prompt and agent hooks; lives with the engine (it needs the model). Must not throw. */
-export type HookJudge = (hook: ModelHook, event: HookEvent, payload: Record<string, unknown>, signal?: AbortSignal) => Promise<HookOutcome>;
-export type HooksConfig = Partial<Record<HookEvent, HookDefinition[]>>;
+export type { AgentHook, CommandHook, HookDefinition, HookJudge, HookOutcome, HooksConfig, HttpHook, ModelHook, PromptHook } from './hook-definitions.js';
 
 export type HookResult = HookOutcome & {
   hook: HookDefinition['type'];

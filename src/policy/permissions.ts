@@ -18,8 +18,9 @@
  */
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
+import type { AlwaysRule } from '../core/always-rule.js';
 import { commandCandidates, compileCommandPattern } from './command-patterns.js';
-import { createSensitivePaths, isInside, type ResolvedTarget } from './sensitive-paths.js';
+import { createSensitivePaths, isInside, type ResolvedTarget, type SensitivePaths } from './sensitive-paths.js';
 import type { PermissionDecision, PermissionQuery } from './types.js';
 
 export type PermissionMode = 'default' | 'plan' | 'full_auto';
@@ -39,12 +40,8 @@ export type PermissionSettings = {
   denied_commands: string[];
 };
 
-/**
- * A person's standing approval, from an "allow always" button. Narrow by design: with
- * `command` it covers exactly that command string; with `pathPrefix` only paths under that
- * directory; with neither, every call of the tool (for tools that touch no path or command).
- */
-export type AlwaysRule = { toolName: string; command?: string; pathPrefix?: string };
+/** Re-exported: policy's callers name the rule from here. */
+export type { AlwaysRule };
 
 export type PermissionCheckerOptions = {
   workspace: string;
@@ -54,6 +51,8 @@ export type PermissionCheckerOptions = {
   protectedPaths?: string[];
   /** Rules loaded from the store at start-up. */
   alwaysRules?: (AlwaysRule & { userId: string })[];
+  /** The secret matcher to use (the app shares one with the sandbox); default: one made from the options above. */
+  sensitive?: SensitivePaths;
 };
 
 export type PermissionChecker = {
@@ -75,7 +74,7 @@ export function createPermissionChecker(
   settings: PermissionSettings,
   options: PermissionCheckerOptions,
 ): PermissionChecker {
-  const sensitive = createSensitivePaths(options);
+  const sensitive = options.sensitive ?? createSensitivePaths(options);
   const deniedTool = toolMatcher(settings.denied_tools);
   const allowedTool = toolMatcher(settings.allowed_tools);
   const pathRules = settings.path_rules.map((rule) => ({

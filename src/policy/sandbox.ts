@@ -1,9 +1,11 @@
 /**
  * The sandbox around `bash`: bubblewrap (`bwrap`), when it is installed and user namespaces
  * work. Inside it the whole file system is read-only except the workspace; `/tmp` is a
- * private, empty tmpfs; every secret hob knows of (`~/.ssh`, cloud credentials, shell
- * histories, browser profiles, hob's own config, and its data_dir but the workspace) is masked — an empty
- * tmpfs over a directory, `/dev/null` over a file; a new PID namespace with its own `/proc`
+ * private, empty tmpfs; every secret found on disk by the secret matcher's bounded walk
+ * (under the home folder, the workspace and its parents: keys, `.env` files, cloud
+ * credentials, shell histories, browser profiles, `/etc/shadow`, hard links to any of them),
+ * hob's own config, and its data_dir but the workspace, is masked — an empty tmpfs over a
+ * directory, `/dev/null` over a file; a new PID namespace with its own `/proc`
  * hides hob's process (and its environment) and every other process; `--die-with-parent`
  * takes the whole sandbox down with hob. The network is shared unless
  * `permissions.sandbox.network` is false.
@@ -14,7 +16,8 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { HOME_SECRETS } from './sensitive-paths.js';
+import { isBelow } from './secret-names.js';
+import { createSensitivePaths, type SensitivePaths } from './sensitive-paths.js';
 
 export type SandboxMode = 'auto' | 'required' | 'off';
 export type SandboxSettings = { mode: SandboxMode; network: boolean };
@@ -34,6 +37,11 @@ export type SandboxOptions = {
   dataDir?: string;
   /** Where to look for bwrap; default: PATH. Tests point it at a missing file. */
   bwrapPath?: string;
+  /**
+   * The secret matcher whose findings on disk are masked (the app shares its permission
+   * checker's, so both walk once); default: one for `home`, `workspace` and `hiddenPaths`.
+   */
+  sensitive?: Pick<SensitivePaths, 'onDisk'>;
 };
 
 export type SandboxStatus =
@@ -50,14 +58,16 @@ export type Sandbox = {
   describe(): string;
   /**
    * The program and arguments that run `argv` (a program and its arguments); unchanged
-   * when no sandbox is active; a sentence when bash must be refused.
+   * when no sandbox is active; a sentence when bash must be refused. The first call waits
+   * for the walk that finds the secrets to mask.
    */
-  wrap(argv: string[]): { file: string; args: string[]; sandboxed: boolean } | { refused: string };
+  wrap(argv: string[]): Promise<{ file: string; args: string[]; sandboxed: boolean } | { refused: string }>;
 };
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   let cached: SandboxStatus | undefined;
   const status = (): SandboxStatus => (cached ??= probe(options));
+  const sensitive = options.sensitive ?? createSensitivePaths({ workspace: options.workspace, home: options.home, protectedPaths: options.hiddenPaths ?? [] });
 
   return {
     status,
@@ -78,11 +88,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         }
       }
     },
-    wrap(argv) {
+    async wrap(argv) {
       const current = status();
       switch (current.state) {
-        case 'active':
-          return { file: current.bwrap, args: [...bwrapArgs(options), '--', ...argv], sandboxed: true };
+        case 'active': {
+          const found = await sensitive.onDisk.current();
+          return { file: current.bwrap, args: [...bwrapArgs(options, found.paths), '--', ...argv], sandboxed: true };
+        }
         case 'off':
         case 'unavailable':
           return { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
@@ -119,7 +131,7 @@ function probe(options: SandboxOptions): SandboxStatus {
   return { state: 'active', bwrap };
 }
 
-function bwrapArgs(options: SandboxOptions): string[] {
+function bwrapArgs(options: SandboxOptions, secrets: string[]): string[] {
   const workspace = realOrSelf(resolve(options.workspace));
   const dataDir = hiddenDataDir(options);
   const args = [
@@ -137,8 +149,8 @@ function bwrapArgs(options: SandboxOptions): string[] {
   if (!options.settings.network) args.push('--unshare-net');
   // The home directory is read-only: caches that tools keep there go to the private /tmp.
   args.push('--setenv', 'XDG_CACHE_HOME', '/tmp/.cache', '--setenv', 'npm_config_cache', '/tmp/.npm', '--setenv', 'PIP_CACHE_DIR', '/tmp/.cache/pip');
-  for (const path of maskedPaths(options)) {
-    if (dataDir && isUnder(path, dataDir) && !isUnder(path, workspace)) continue; // hidden with the data dir
+  for (const path of maskedPaths(options, secrets)) {
+    if (dataDir && isBelow(path, dataDir) && !isBelow(path, workspace)) continue; // hidden with the data dir
     const stats = statSync(path, { throwIfNoEntry: false });
     if (!stats) continue;
     if (stats.isDirectory()) args.push('--tmpfs', path);
@@ -147,11 +159,10 @@ function bwrapArgs(options: SandboxOptions): string[] {
   return args;
 }
 
-/** The secrets to hide, as real paths, each once; taken at every call so new ones count. */
-function maskedPaths(options: Pick<SandboxOptions, 'home' | 'hiddenPaths' | 'workspace'>): string[] {
-  const home = resolve(options.home);
+/** The secrets to hide, as real paths, each once: what the walk found and hob's own files. */
+function maskedPaths(options: Pick<SandboxOptions, 'hiddenPaths' | 'workspace'>, secrets: string[]): string[] {
   const workspace = realOrSelf(resolve(options.workspace));
-  const wanted = [...HOME_SECRETS.map((p) => join(home, p)), ...(options.hiddenPaths ?? [])];
+  const wanted = [...secrets, ...(options.hiddenPaths ?? [])];
   const seen = new Set<string>();
   for (const path of wanted) {
     const real = realOrSelf(resolve(path));
@@ -167,12 +178,8 @@ function hiddenDataDir(options: SandboxOptions): string | undefined {
   if (!options.dataDir) return undefined;
   const dataDir = realOrSelf(resolve(options.dataDir));
   const home = realOrSelf(resolve(options.home));
-  if (dataDir === '/' || isUnder(home, dataDir) || isUnder(dataDir, '/tmp')) return undefined;
+  if (dataDir === '/' || isBelow(home, dataDir) || isBelow(dataDir, '/tmp')) return undefined;
   return statSync(dataDir, { throwIfNoEntry: false })?.isDirectory() ? dataDir : undefined;
-}
-
-function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
 function realOrSelf(path: string): string {

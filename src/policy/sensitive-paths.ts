@@ -3,12 +3,11 @@
  * system secrets and hob's own secrets (config file, database). Step 1 of the permission
  * checker; nothing overrides it.
  *
- * Matching is by path segment on the normalised, lower-cased absolute path, so `.ssh`
- * anywhere (another user's home, a copy in the workspace, `~/.SSH` on a case-insensitive
- * disk) is caught, while `notes/ssh-tips.md` is not. Each target is checked twice: as
- * written (after `~`/`$HOME` expansion and `..` normalisation) and with symlinks resolved,
- * so a workspace link pointing into ~/.ssh is denied too — even a dangling one, since
- * writing through it would create the secret.
+ * What counts as secret is `secret-names.ts` (one matcher for every check hob makes). Each
+ * target is checked twice: as written (after `~`/`$HOME` expansion and `..` normalisation)
+ * and with symlinks resolved, so a workspace link pointing into ~/.ssh is denied too — even
+ * a dangling one, since writing through it would create the secret. A file with more than
+ * one link is compared with the secrets found on disk (`secret-walk.ts`).
  *
  * `.env` files: a `.env` inside the workspace is the project's own and follows the normal
  * rules (reading is allowed, writing asks); a `.env` anywhere else (another project, hob's
@@ -18,105 +17,21 @@
  * Directories that *contain* a secret (the home directory, `/`) are not denied as a whole:
  * tools that walk a tree should skip entries for which `isSensitive` says yes.
  */
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { HOME_SECRETS, isInside, secretMatcher, SYSTEM_SECRET_PATHS } from './secret-names.js';
+import { createSecretIndex, type SecretIndex, type SecretWalkPlan, type WalkRoot } from './secret-walk.js';
 
-/** Directories whose whole content is secret (the directory itself counts, e.g. a grep root). */
-const SECRET_DIRS = new Set(['.ssh', '.gnupg', '.azure', '.aws', '.password-store', '.mozilla', '.thunderbird', '.oci']);
-/**
- * Secret directories or files recognised by consecutive segments, anywhere in a path
- * (lower case: matching is on the lower-cased path).
- */
-const SECRET_SEQUENCES: string[][] = [
-  '.config/gcloud',
-  '.docker/config.json',
-  '.kube/config',
-  '.config/gh/hosts.yml',
-  '.config/hub',
-  '.config/git/credentials',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.gem/credentials',
-  '.terraform.d/credentials.tfrc.json',
-  '.local/share/keyrings',
-  '.local/share/fish/fish_history',
-  '.config/rclone/rclone.conf',
-  '.config/op',
-  '.config/doctl',
-  '.m2/settings.xml',
-  '.gradle/gradle.properties',
-  // Browser profiles (cookies, saved passwords), Linux and macOS.
-  '.config/google-chrome',
-  '.config/chromium',
-  '.config/bravesoftware',
-  '.config/microsoft-edge',
-  '.config/vivaldi',
-  '.config/opera',
-  'library/keychains',
-  'library/cookies',
-  'library/application support/google/chrome',
-  'library/application support/firefox',
-  'library/application support/bravesoftware',
-  'library/application support/microsoft edge',
-  'library/safari',
-].map((p) => p.split('/'));
-/** Files that hold credentials (or typed secrets: shell histories) wherever they are. */
-const SECRET_FILES = new Set([
-  '.netrc',
-  '_netrc',
-  '.npmrc',
-  '.pgpass',
-  '.git-credentials',
-  '.pypirc',
-  '.vault-token',
-  '.s3cfg',
-  '.boto',
-  '.my.cnf',
-  '.bash_history',
-  '.zsh_history',
-  '.sh_history',
-  '.history',
-  '.python_history',
-  '.node_repl_history',
-  '.psql_history',
-  '.mysql_history',
-  '.sqlite_history',
-  '.rediscli_history',
-  '.lesshst',
-]);
-/**
- * Every secret above as a path under the home directory, for the sandbox to mask and the
- * hard-link check to fingerprint (`~/.ssh`, `~/.config/gh/hosts.yml`, …).
- */
-export const HOME_SECRETS: string[] = [
-  ...SECRET_DIRS,
-  ...SECRET_FILES,
-  ...SECRET_SEQUENCES.map((segments) => segments.join('/')),
-  // Spelled with their real case (macOS), for masking; matching ignores case anyway.
-  '.config/BraveSoftware',
-  'Library/Keychains',
-  'Library/Cookies',
-  'Library/Application Support/Google/Chrome',
-  'Library/Application Support/Firefox',
-  'Library/Safari',
-];
-/** Process files that carry a process's environment (hob's tokens) or memory: every pid, `self` too. */
-const PROC_SECRETS = new Set(['environ', 'cmdline', 'mem', 'auxv']);
-/** Private key files by name: `*.pem`, `id_rsa*`, `id_ed25519*`, `id_ecdsa*`, `id_dsa*`. */
-const PRIVATE_KEY = /(\.pem$|^id_(rsa|ed25519|ecdsa|dsa)|^ssh_host_.*_key$)/;
-/** System secrets, as segment lists from the root (macOS keeps /etc under /private). */
-const SYSTEM_SECRETS = ['etc/shadow', 'etc/gshadow', 'etc/sudoers', 'etc/sudoers.d', 'etc/master.passwd'].flatMap(
-  (p) => [p.split('/'), ['private', ...p.split('/')]],
-);
-const ENV_FILE = /^\.env(\..+)?$/;
-const ENV_TEMPLATE = /^\.env\.(example|sample|template|dist)$/;
+export { isInside } from './secret-names.js';
 
 export type SensitivePathOptions = {
   workspace: string;
   home?: string;
   /** Extra files or directories to deny (hob's config file, its database, its data dir secrets). */
   protectedPaths?: string[];
+  /** How old the findings of the walk for secrets on disk may get before it is taken again (in the background); default 30 s. */
+  rescanMs?: number;
 };
 
 export type ResolvedTarget = {
@@ -141,14 +56,20 @@ export type SensitivePaths = {
   isSensitive(path: string, resolved?: boolean): boolean;
   /** `~/…` for paths under the home directory, for readable reasons. */
   display(absolutePath: string): string;
+  /**
+   * The secrets really on disk (under the home folder, the workspace and its parents), found
+   * by a bounded walk: the hard-link check compares with them, the bash sandbox masks them.
+   */
+  onDisk: SecretIndex;
 };
 
 export function createSensitivePaths(options: SensitivePathOptions): SensitivePaths {
   const home = resolve(options.home ?? homedir());
   const homeForms = forms(home);
   const workspace = resolve(options.workspace);
-  const workspaceForms = forms(workspace);
   const protectedForms = (options.protectedPaths ?? []).flatMap((p) => forms(resolve(workspace, expandHome(p, home))));
+  const isSecretPath = secretMatcher({ workspaces: forms(workspace), protectedPaths: protectedForms });
+  const onDisk = createSecretIndex(() => walkPlan(home, workspace, protectedForms, isSecretPath), options.rescanMs);
 
   function forms(absolute: string): string[] {
     const real = realPath(absolute);
@@ -160,22 +81,21 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
     return { lexical, real: realPath(lexical) };
   }
 
-  function isSecretPath(absolute: string): boolean {
-    const lower = absolute.toLowerCase();
-    const segments = lower.split(sep).filter(Boolean);
-    if (segments.some((s) => SECRET_DIRS.has(s) || SECRET_FILES.has(s) || PRIVATE_KEY.test(s))) return true;
-    for (let i = 0; i < segments.length; i++) {
-      if (SECRET_SEQUENCES.some((seq) => seq.every((s, j) => segments[i + j] === s))) return true;
+  /**
+   * Hard links: a second name for a secret file has no telling segment, so a file with more
+   * than one link is compared by identity (device and inode) with every secret file found on
+   * disk. Only such files cost a look at the findings, so ordinary files pay one stat.
+   */
+  function isLinkToSecret(absolute: string): boolean {
+    let stats;
+    try {
+      stats = statSync(absolute, { throwIfNoEntry: false });
+    } catch {
+      return false;
     }
-    if (segments[0] === 'proc' && segments.length >= 3 && PROC_SECRETS.has(segments[segments.length - 1] ?? '')) return true;
-    if (SYSTEM_SECRETS.some((secret) => secret.every((s, i) => segments[i] === s))) return true;
-    const name = basename(lower);
-    const inWorkspace = workspaceForms.some((w) => isInside(lower, w.toLowerCase()));
-    if (ENV_FILE.test(name) && !ENV_TEMPLATE.test(name) && !inWorkspace) return true;
-    return protectedForms.some((p) => isInside(lower, p.toLowerCase()));
+    if (!stats || !stats.isFile() || stats.nlink < 2) return false;
+    return onDisk.latest().identities.has(`${stats.dev}:${stats.ino}`);
   }
-
-  const identities = secretIdentities(home, [...SYSTEM_SECRETS.map((segments) => sep + segments.join(sep)), ...protectedForms]);
 
   function display(absolutePath: string): string {
     for (const h of homeForms) {
@@ -192,7 +112,7 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
     if (isSecretPath(target.real)) {
       return `${display(target.lexical)} resolves to ${display(target.real)}, a sensitive path, and is always denied`;
     }
-    if (identities.isLinkToSecret(target.real)) {
+    if (isLinkToSecret(target.real)) {
       return `${display(target.lexical)} is a hard link to a sensitive file and is always denied`;
     }
     return undefined;
@@ -203,7 +123,7 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
       const target = resolveTarget(word);
       const hit = isSecretPath(target.lexical) ? target.lexical : isSecretPath(target.real) ? target.real : undefined;
       if (hit) return `the command touches ${display(hit)}, a sensitive path, and is always denied`;
-      if (identities.isLinkToSecret(target.real)) {
+      if (isLinkToSecret(target.real)) {
         return `the command touches ${display(target.lexical)}, a hard link to a sensitive file, and is always denied`;
       }
     }
@@ -215,76 +135,36 @@ export function createSensitivePaths(options: SensitivePathOptions): SensitivePa
   function isSensitive(path: string, resolved = false): boolean {
     if (resolved) {
       const absolute = resolve(path);
-      return isSecretPath(absolute) || identities.isLinkToSecret(absolute);
+      return isSecretPath(absolute) || isLinkToSecret(absolute);
     }
     const target = resolveTarget(path);
-    return isSecretPath(target.lexical) || isSecretPath(target.real) || identities.isLinkToSecret(target.real);
+    return isSecretPath(target.lexical) || isSecretPath(target.real) || isLinkToSecret(target.real);
   }
 
-  return { resolveTarget, check, checkCommand, isSensitive, display };
+  return { resolveTarget, check, checkCommand, isSensitive, display, onDisk };
 }
 
-/** How long a fingerprint of the secret files is trusted before it is taken again. */
-const IDENTITY_TTL_MS = 5000;
-/** Bounds on the fingerprint walk, so a huge ~/.password-store cannot stall a check. */
-const IDENTITY_MAX_ENTRIES = 5000;
-const IDENTITY_MAX_DEPTH = 4;
-
 /**
- * Hard links: a second name for a secret file has no telling segment, so files with more
- * than one link are compared by identity (device and inode) with every secret file hob
- * knows of. Only such files cost a look at the secrets (taken at most every 5 s), so
- * ordinary files pay one stat.
+ * Where the secrets on disk are looked for: the workspace (also for hard links to secrets),
+ * the home folder, and the workspace's parents up to the root (shallower: `/srv/app/.env`
+ * next to `/srv/app/workspace`), plus the places every list names.
  */
-function secretIdentities(home: string, extraPaths: string[]): { isLinkToSecret(absolute: string): boolean } {
-  let taken = 0;
-  let known = new Set<string>();
-  const roots = () => [...HOME_SECRETS.map((p) => join(home, p)), ...extraPaths];
-
-  function fingerprint(): Set<string> {
-    const found = new Set<string>();
-    let budget = IDENTITY_MAX_ENTRIES;
-    const visit = (path: string, depth: number) => {
-      if (budget-- <= 0) return;
-      const stats = statSync(path, { throwIfNoEntry: false });
-      if (!stats) return;
-      if (stats.isFile()) found.add(`${stats.dev}:${stats.ino}`);
-      else if (stats.isDirectory() && depth < IDENTITY_MAX_DEPTH) {
-        let names: string[] = [];
-        try {
-          names = readdirSync(path);
-        } catch {
-          return; // unreadable: nothing hob could read through a link either
-        }
-        for (const name of names) visit(join(path, name), depth + 1);
-      }
-    };
-    for (const root of roots()) {
-      try {
-        visit(root, 0);
-      } catch {
-        // a path that cannot be looked at holds nothing to compare
-      }
-    }
-    return found;
+function walkPlan(home: string, workspace: string, protectedPaths: string[], isSecret: (absolute: string) => boolean): SecretWalkPlan {
+  const realHome = realPath(home);
+  const realWorkspace = realPath(workspace);
+  const parents: WalkRoot[] = [];
+  for (let dir = dirname(realWorkspace); dir !== dirname(dir); dir = dirname(dir)) {
+    if (!isInside(dir, realHome)) parents.push({ path: dir, maxDepth: 3, maxEntries: 2000 });
   }
-
   return {
-    isLinkToSecret(absolute) {
-      let stats;
-      try {
-        stats = statSync(absolute, { throwIfNoEntry: false });
-      } catch {
-        return false;
-      }
-      if (!stats || !stats.isFile() || stats.nlink < 2) return false;
-      const now = Date.now();
-      if (now - taken > IDENTITY_TTL_MS) {
-        known = fingerprint();
-        taken = now;
-      }
-      return known.has(`${stats.dev}:${stats.ino}`);
-    },
+    fixed: [...HOME_SECRETS.map((p) => join(home, p)), ...SYSTEM_SECRET_PATHS, ...protectedPaths],
+    roots: [
+      { path: realWorkspace, maxDepth: 6, maxEntries: 5000, findLinks: true },
+      { path: realHome, maxDepth: 8, maxEntries: 20_000 },
+      ...parents,
+      { path: '/etc/ssh', maxDepth: 1, maxEntries: 200 },
+    ],
+    isSecret,
   };
 }
 
@@ -305,12 +185,6 @@ export function expandHome(path: string, home: string): string {
   if (path === '~' || path === '$HOME' || path === '${HOME}') return home;
   const match = /^(~|\$HOME|\$\{HOME\})\//.exec(path);
   return match ? join(home, path.slice(match[0].length)) : path;
-}
-
-/** True when `path` is `dir` or below it (segment boundary: /a/b is not inside /a/bc). */
-export function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**

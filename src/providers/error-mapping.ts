@@ -2,7 +2,7 @@
  * Turns what an SDK threw into hob's typed errors, the same way for every provider, so one
  * retry policy (retry.ts) can decide by `retryable` alone.
  */
-import { ProviderError, PromptTooLongError } from '../core/errors.js';
+import { ProviderError, PromptTooLongError, type WindowFigures } from '../core/errors.js';
 
 /** What we know about a failed call, read off whichever SDK error class was thrown. */
 export type FailureFacts = {
@@ -17,11 +17,13 @@ export type FailureFacts = {
   kind?: string;
   /** The request never got a response (DNS, refused, reset, timeout). */
   network?: boolean;
+  /** The error object of the body, when the API sent one (llama.cpp puts its counts there). */
+  body?: unknown;
   cause: unknown;
 };
 
 const promptTooLongPattern =
-  /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|context limit|too many (input )?tokens|input is too long/i;
+  /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|context limit|exceeds? the available context|exceed_context_size|context the overflows|context length of only|too many (input )?tokens|input is too long/i;
 
 /**
  * Error kinds that no retry can fix. An error sent inside the stream has no status, so its
@@ -44,8 +46,8 @@ export function toProviderError(facts: FailureFacts, now: () => number = Date.no
   if (facts.network) {
     return new ProviderError(`${provider} connection failed: ${message}`, { retryable: true, cause });
   }
-  if (status === 413 || ((status === 400 || status === undefined) && (kind === 'context_length_exceeded' || promptTooLongPattern.test(message)))) {
-    return new PromptTooLongError(`${provider}: ${detail}`, cause);
+  if (status === 413 || ((status === 400 || status === undefined) && (kind === 'context_length_exceeded' || kind === 'exceed_context_size_error' || promptTooLongPattern.test(message)))) {
+    return new PromptTooLongError(`${provider}: ${detail}`, cause, windowFigures(message, facts.body));
   }
   if (status === 401 || status === 403) {
     return new ProviderError(
@@ -58,6 +60,36 @@ export function toProviderError(facts: FailureFacts, now: () => number = Date.no
   const retryable = !permanent && (status === undefined || status === 408 || status === 409 || status === 429 || status >= 500);
   const prefix = status === undefined ? `${provider} stream failed` : `${provider} ${status}`;
   return new ProviderError(`${prefix}: ${detail}`, { status, retryable, retryAfterMs, cause });
+}
+
+const number = (digits: string | undefined): number | undefined => {
+  const value = digits === undefined ? Number.NaN : Number(digits.replace(/,/g, ''));
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+};
+
+/**
+ * The prompt's size and the window as the server stated them, so reactive compaction aims
+ * below the server's own count. The phrasings of Anthropic ("prompt is too long: 8653 tokens >
+ * 8000 maximum", "input length and `max_tokens` exceed context limit: 7000 + 2000 > 8000"),
+ * OpenAI and vLLM ("maximum context length is 8192 tokens. However, your messages resulted in
+ * 9000 tokens", "(8000 in the messages, 1000 in the completion)", "your request has 7500 input
+ * tokens"), OpenRouter ("(7000 of text input, …)"), LM Studio ("keep the first 9000 tokens …
+ * context length of only 8192 tokens") and llama.cpp's body fields (`n_prompt_tokens`, `n_ctx`).
+ */
+export function windowFigures(message: string, body?: unknown): WindowFigures {
+  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const field = (name: string) => (typeof fields[name] === 'number' ? number(String(fields[name])) : undefined);
+  const anthropic = /prompt is too long:\s*([\d,]+) tokens\s*>\s*([\d,]+)/i.exec(message);
+  if (anthropic) return { promptTokens: number(anthropic[1]), contextWindow: number(anthropic[2]) };
+  const sum = /exceed context limit:\s*([\d,]+)\s*\+\s*[\d,]+\s*>\s*([\d,]+)/i.exec(message);
+  if (sum) return { promptTokens: number(sum[1]), contextWindow: number(sum[2]) };
+  const window = number(/(?:maximum context length is|context length of only) ([\d,]+)/i.exec(message)?.[1]) ?? field('n_ctx');
+  const prompt =
+    number(/([\d,]+) (?:in the messages|of text input)/i.exec(message)?.[1]) ??
+    number(/keep the first ([\d,]+) tokens/i.exec(message)?.[1]) ??
+    number(/(?:messages resulted in|request has) ([\d,]+)(?: input)? tokens/i.exec(message)?.[1]) ??
+    field('n_prompt_tokens');
+  return { ...(prompt ? { promptTokens: prompt } : {}), ...(window ? { contextWindow: window } : {}) };
 }
 
 /**

@@ -33,7 +33,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ProviderCl
   const baseURL = options.baseUrl ?? OFFICIAL_BASE_URL;
   const maxTokensField = options.maxTokensField ?? (hostOf(baseURL) === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
   // Retries are ours (retry.ts), so the SDK must never retry on its own.
-  const sdk = new OpenAI({ apiKey: options.apiKey, baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const sdk = new CompatibleOpenAI({ apiKey: options.apiKey, baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) });
 
   return {
     provider: 'openai',
@@ -72,6 +72,18 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ProviderCl
       }
     },
   };
+}
+
+/**
+ * The SDK reads an error from the body's `error` field; some compatible servers (vLLM before
+ * its 2025 releases) send it at the top level, `{ "object": "error", "message": … }`, which
+ * the SDK would drop, leaving "400 status code (no body)". Such a body is read as the error.
+ */
+class CompatibleOpenAI extends OpenAI {
+  protected override makeStatusError(status: number, error: object, message: string | undefined, headers: Headers): InstanceType<typeof OpenAI.APIError> {
+    const flat = typeof error === 'object' && error !== null && !('error' in error) && 'message' in error;
+    return super.makeStatusError(status, flat ? { error } : error, message, headers);
+  }
 }
 
 type PendingCall = { id: string; name: string; args: string };
@@ -233,7 +245,7 @@ function factsOf(error: unknown): Parameters<typeof toProviderError>[0] {
     const body: unknown = error.error;
     const apiMessage = typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string' ? body.message : undefined;
     const kind = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
-    return { provider: PROVIDER, status: error.status, headers: error.headers, message: apiMessage ?? error.message, kind, cause: error };
+    return { provider: PROVIDER, status: error.status, headers: error.headers, message: apiMessage ?? error.message, kind, body, cause: error };
   }
   // A socket reset mid-stream surfaces as a plain TypeError from fetch's body reader.
   const message = error instanceof Error ? error.message : String(error);

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Db } from '../store/db.js';
 import { JobRepository } from '../store/jobs.js';
 import { OutboxRepository } from '../store/outbox.js';
+import { faultFromEnv as faultAt } from '../core/fault.js';
 import type { AnyTool } from '../tools/tool.js';
 import { reportRunner } from './report.js';
 import { Scheduler, type FaultPoint, type SchedulerSettings } from './runner.js';
@@ -18,6 +19,8 @@ export type SchedulingOptions = {
   settings: SchedulerSettings;
   people?: PersonResolver;
   timezoneFor?(personId: string): string | undefined;
+  /** config `scheduler.max_jobs_per_person`; default 50. */
+  maxJobsPerPerson?: number;
 };
 
 /** The scheduler's parts one hob process shares: the jobs, who may see them, the tools, the runner. */
@@ -49,6 +52,7 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
     timezoneFor: (personId) => options.timezoneFor?.(personId),
     defaultTimezone: options.defaultTimezone,
     isOwner: (platform, userId) => platform === 'console' || isOwner(platform, userId),
+    maxJobsPerPerson: options.maxJobsPerPerson ?? 50,
   };
   return {
     jobs,
@@ -73,16 +77,9 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
   };
 }
 
-/**
- * Crash tests: `HOB_FAULT=scheduler:claimed` (or `scheduler:handed`) kills this process at
- * that point, as a power cut would. Unset in normal use.
- */
+/** Crash tests: `HOB_FAULT=scheduler:claimed` (or `scheduler:handed`) kills this process at that point. */
 export function faultFromEnv(value = process.env.HOB_FAULT): ((point: FaultPoint) => void) | undefined {
-  if (!value?.startsWith('scheduler:')) return undefined;
-  const wanted = value.slice('scheduler:'.length);
-  return (point) => {
-    if (point === wanted) process.kill(process.pid, 'SIGKILL');
-  };
+  return faultAt<FaultPoint>('scheduler', value);
 }
 
 /**

@@ -3,7 +3,7 @@ import { platformOf } from '../core/person.js';
 import type { Block } from '../core/messages.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Interaction } from '../policy/types.js';
-import type { Job } from '../store/jobs.js';
+import type { Job } from '../store/job.js';
 import type { ReportRunner } from './runner.js';
 
 /**

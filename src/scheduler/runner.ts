@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
-import { oneLine } from '../gateway/reply.js';
 import type { Logger } from '../logger.js';
-import type { ClaimPlan, Job, JobRepository, JobRun } from '../store/jobs.js';
+import type { ClaimPlan, Job, JobRun } from '../store/job.js';
+import type { JobRepository } from '../store/jobs.js';
 import type { OutboxRepository } from '../store/outbox.js';
-import { nextRun } from './schedule.js';
+import { encodeOutboxMessage } from '../store/outbox-message.js';
+import { planDueRuns } from './due-runs.js';
+import { cutOffNote, failedNote, reminderText, skippedNote } from './notes.js';
 import { formatLocal } from './time.js';
 
 export type SchedulerSettings = {
@@ -37,12 +39,8 @@ export type SchedulerDeps = {
   fault?(point: FaultPoint): void;
 };
 
-/** A run that started more than this after its time is marked late. */
-const LATE_MS = 60_000;
 /** How long a claim holds before another runner may take it over (a reminder is handed over in milliseconds). */
 const CLAIM_LEASE_MS = 30_000;
-/** At most this many missed runs are walked one by one; past that the count says "at least". */
-const MAX_WALK = 1000;
 const BATCH = 500;
 
 /**
@@ -150,32 +148,7 @@ export class Scheduler {
 
   /** Which of a job's due runs fires now, which are skipped, and when it runs next. */
   plan(job: Job, now: number): ClaimPlan {
-    const graceMs = this.deps.settings.graceMinutes * 60_000;
-    let occurrence = job.nextRunAt as number;
-    let fire: number | undefined;
-    let skipped: NonNullable<ClaimPlan['skipped']> | undefined;
-    let walked = 0;
-    let last = occurrence;
-    while (occurrence <= now) {
-      if (now - occurrence <= graceMs) fire = occurrence;
-      else skipped = { count: (skipped?.count ?? 0) + 1, first: skipped?.first ?? occurrence, last: occurrence, atLeast: false };
-      last = occurrence;
-      const following = nextRun(job.schedule, job.timezone, occurrence, occurrence);
-      if (following === undefined) return { fire: firing(fire, now), skipped, next: undefined };
-      occurrence = following;
-      if (++walked >= MAX_WALK && occurrence <= now) {
-        // Too many to walk: jump to the grace window; the newest run in it fires.
-        if (skipped) skipped.atLeast = true;
-        fire = undefined;
-        let candidate = nextRun(job.schedule, job.timezone, now - graceMs - 1, last);
-        while (candidate !== undefined && candidate <= now) {
-          fire = candidate;
-          candidate = nextRun(job.schedule, job.timezone, candidate, candidate);
-        }
-        return { fire: firing(fire, now), skipped, next: candidate };
-      }
-    }
-    return { fire: firing(fire, now), skipped, next: occurrence };
+    return planDueRuns(job, now, this.deps.settings.graceMinutes * 60_000);
   }
 
   /** One run's failure (a locked database) leaves it claimed for a later pass; the others go on. */
@@ -199,7 +172,7 @@ export class Scheduler {
     if (run.status === 'running') {
       // Taken over from a process that died mid-report: it is not run a second time.
       const next = job.nextRunAt !== undefined && job.enabled ? ` It runs again ${formatLocal(job.nextRunAt, this.deps.timezoneFor(job.ownerId))}.` : '';
-      this.handOver(job, run, { status: 'interrupted', error: 'hob stopped while the report was running' }, `Your report "${oneLine(job.text, 60)}" was cut off: hob stopped while it was running.${next}`);
+      this.handOver(job, run, { status: 'interrupted', error: 'hob stopped while the report was running' }, cutOffNote(job, next));
       return true;
     }
     switch (job.kind) {
@@ -273,12 +246,7 @@ export class Scheduler {
         if (outcome.status === 'failed') {
           // The count after this failure decides the wording; the repository applies it in this same transaction.
           const failures = job.consecutiveFailures + 1;
-          const paused = failures >= settings.maxFailures;
-          note = `Your report "${oneLine(job.text, 60)}" failed: ${outcome.error ?? 'unknown error'}.${
-            paused
-              ? ` That is ${failures} failures in a row, so I paused it. Resume it with /jobs (or hob jobs resume ${job.id}) once the cause is fixed.`
-              : ` (${failures} of ${settings.maxFailures} failures in a row before it pauses.)`
-          }`;
+          note = failedNote(job, outcome.error ?? 'unknown error', failures, settings.maxFailures);
         }
         return this.record(job, note);
       },
@@ -299,27 +267,10 @@ export class Scheduler {
       chatId: job.target.chatId,
       threadId: job.target.threadId,
       sessionKey: `job:${job.id}`,
-      message: JSON.stringify({ text, plain: true }),
+      message: encodeOutboxMessage({ text, plain: true }),
       now,
     });
   }
-}
-
-/** The run to start, marked late when it starts more than a minute after its time. */
-function firing(scheduledFor: number | undefined, now: number): ClaimPlan['fire'] {
-  return scheduledFor === undefined ? undefined : { scheduledFor, late: now - scheduledFor > LATE_MS };
-}
-
-function reminderText(job: Job, run: JobRun, timezone: string): string {
-  const late = run.late ? `\n(It was due ${formatLocal(run.scheduledFor, timezone)}; hob was not running then.)` : '';
-  return `⏰ ${job.text}${late}`;
-}
-
-function skippedNote(job: Job, skipped: NonNullable<ClaimPlan['skipped']>, graceMinutes: number, timezone: string): string {
-  const count = `${skipped.atLeast ? 'at least ' : ''}${skipped.count} run${skipped.count === 1 && !skipped.atLeast ? '' : 's'}`;
-  const when = skipped.count === 1 ? `due ${formatLocal(skipped.first, timezone)}` : `due from ${formatLocal(skipped.first, timezone)} to ${formatLocal(skipped.last, timezone)}`;
-  const one = skipped.count === 1 && !skipped.atLeast;
-  return `While hob was not running, ${count} of your ${job.kind} "${oneLine(job.text, 60)}" (${when}, ${timezone}) ${one ? 'was' : 'were'} missed by more than ${graceMinutes} minutes, so I skipped ${one ? 'it' : 'them'}.`;
 }
 
 /** A runner id is host:pid:random; on this host a runner whose process is gone left its claims behind. */

@@ -11,7 +11,11 @@
  * doubled time runs once, at its first occurrence.
  */
 import { Cron } from 'croner';
+import type { Schedule } from '../store/job.js';
 import { instantOf, wallAt, wallMs, type Wall } from './time.js';
+
+/** A job's schedule, as the store keeps it. */
+export type { Schedule } from '../store/job.js';
 
 type CronValidator = typeof import('node-cron').validateDetailed;
 let validator: CronValidator | undefined;
@@ -23,8 +27,6 @@ let validator: CronValidator | undefined;
 export async function loadCronValidator(): Promise<void> {
   validator ??= (await import('node-cron')).validateDetailed;
 }
-
-export type Schedule = { kind: 'at'; at: number } | { kind: 'every'; everyMs: number } | { kind: 'cron'; expression: string };
 
 /** A schedule_create / schedule_update input that cannot be scheduled; the message says which and why. */
 export class ScheduleError extends Error {}
@@ -203,30 +205,6 @@ export function describeSchedule(schedule: Schedule, timezone: string): string {
       return `every ${formatDuration(schedule.everyMs)}`;
     case 'cron':
       return `cron "${schedule.expression}" (${timezone})`;
-  }
-}
-
-export function encodeSchedule(schedule: Schedule): { kind: Schedule['kind']; value: string } {
-  switch (schedule.kind) {
-    case 'at':
-      return { kind: 'at', value: String(schedule.at) };
-    case 'every':
-      return { kind: 'every', value: String(schedule.everyMs) };
-    case 'cron':
-      return { kind: 'cron', value: schedule.expression };
-  }
-}
-
-export function decodeSchedule(kind: string, value: string): Schedule {
-  switch (kind) {
-    case 'at':
-      return { kind: 'at', at: Number(value) };
-    case 'every':
-      return { kind: 'every', everyMs: Number(value) };
-    case 'cron':
-      return { kind: 'cron', expression: value };
-    default:
-      throw new Error(`unknown schedule kind ${kind}`);
   }
 }
 

@@ -5,38 +5,18 @@
  * after the gap; a local time that occurs twice (fall back) is its first occurrence.
  */
 
+export { canonicalTimezone } from '../core/timezone.js';
+import { zonedFormat, type DateShape } from '../core/zoned-format.js';
+
 /** Local date and time fields; month is 1-12. */
 export type Wall = { year: number; month: number; day: number; hour: number; minute: number; second: number };
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const WALL: DateShape = {
+  locale: 'en-US',
+  options: { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' },
+};
 
-function formatter(timezone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timezone, format);
-  }
-  return format;
-}
-
-/** The canonical name of an IANA timezone ("europe/berlin" → "Europe/Berlin"), or undefined when unknown. */
-export function canonicalTimezone(name: string): string | undefined {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
+const formatter = (timezone: string): Intl.DateTimeFormat => zonedFormat(WALL, timezone);
 
 export function wallAt(instant: number, timezone: string): Wall {
   const wall: Wall = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import { platformOf, type PersonResolver } from '../core/person.js';
-import type { Job, JobRepository, JobTarget } from '../store/jobs.js';
+import type { Job, JobTarget } from '../store/job.js';
+import type { JobRepository } from '../store/jobs.js';
 import { defineTool, type AnyTool, type ToolContext } from '../tools/tool.js';
 import { describeSchedule, loadCronValidator, nextRun, nextRuns, parseSchedule, ScheduleError, type Schedule } from './schedule.js';
 import { canonicalTimezone, formatLocal } from './time.js';
@@ -17,7 +18,12 @@ export type JobAccess = {
   defaultTimezone: string;
   /** Owners of hob see and change everyone's jobs. */
   isOwner(platform: string, userId: string): boolean;
+  /** config `scheduler.max_jobs_per_person`: jobs one person may have that can still run. */
+  maxJobsPerPerson: number;
 };
+
+/** Jobs per page of schedule_list: a page stays a few thousand characters. */
+export const JOBS_PER_PAGE = 20;
 
 /** Who is asking, from a tool call's context. */
 export type Asker = { personId: string; owner: boolean; platform: string; userId: string };
@@ -115,7 +121,7 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
         const now = access.clock.now();
         const timezone = resolveTimezone(access, asker.personId, input.timezone);
         const schedule = parseSchedule(input, timezone, now);
-        const job = access.jobs.create({
+        const job = access.jobs.createWithin({
           id: newJobId(),
           ownerId: asker.personId,
           createdBy: ctx.userId,
@@ -127,7 +133,11 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
           timezone,
           nextRunAt: nextRun(schedule, timezone, now),
           createdAt: now,
-        });
+        }, access.maxJobsPerPerson);
+        if (!job) {
+          const limit = access.maxJobsPerPerson;
+          return { content: `Not created: this person already has ${limit} reminders and reports that can still run, the most one person may have (scheduler.max_jobs_per_person is ${limit}). Delete ones they no longer need (schedule_list shows them, schedule_delete removes one), then try again.`, isError: true };
+        }
         const zone = personTimezone(access, asker.personId);
         return `Created ${job.kind} ${job.id}: ${describeSchedule(job.schedule, job.timezone)}.\n${nextThree(job, zone)}`;
       } catch (error) {
@@ -138,17 +148,22 @@ export function scheduleTools(access: JobAccess): AnyTool[] {
 
   const list = defineTool({
     name: 'schedule_list',
-    description: "List the person's reminders and reports with their ids and next runs.",
-    input: z.strictObject({}),
+    description: `List the person's reminders and reports with their ids and next runs, ${JOBS_PER_PAGE} a page, soonest first.`,
+    input: z.strictObject({ page: z.number().int().min(1).optional().describe('which page (default 1); the answer says how many there are') }),
     readOnly: true,
-    run: async (_input, ctx) => {
+    run: async (input, ctx) => {
       const asker = askerOf(access, ctx.sessionKey, ctx.userId);
       // A chat's answer may be read by a whole group: there the list is the person's own.
       // Owners see everyone's in the terminal, with /jobs in their DM, and with `hob jobs`.
       const jobs = visibleJobs(access, asker.platform === 'console' ? asker : { ...asker, owner: false });
       const zone = personTimezone(access, asker.personId);
       if (!jobs.length) return 'No reminders or reports.';
-      return `Times in ${zone}:\n${jobs.map((job) => describeJob(job, zone, asker.personId)).join('\n')}`;
+      const pages = Math.ceil(jobs.length / JOBS_PER_PAGE);
+      const page = Math.min(input.page ?? 1, pages);
+      const shown = jobs.slice((page - 1) * JOBS_PER_PAGE, page * JOBS_PER_PAGE);
+      const where = pages > 1 ? ` (page ${page} of ${pages}: jobs ${(page - 1) * JOBS_PER_PAGE + 1}–${(page - 1) * JOBS_PER_PAGE + shown.length} of ${jobs.length})` : '';
+      const more = page < pages ? `\nMore: schedule_list with page ${page + 1}.` : '';
+      return `Times in ${zone}${where}:\n${shown.map((job) => describeJob(job, zone, asker.personId)).join('\n')}${more}`;
     },
   });
 

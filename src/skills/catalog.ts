@@ -68,9 +68,10 @@ export function bundledSkillsDir(from = import.meta.url): string | undefined {
   return undefined;
 }
 
-/** The system prompt's part: names and descriptions only, the text comes from the skill tool. */
-export function skillsPromptSection(skills: Skill[]): string | undefined {
+/** The system prompt's part: names and descriptions (or, for a small window, names only); the text comes from the skill tool. */
+export function skillsPromptSection(skills: Skill[], namesOnly = false): string | undefined {
   if (skills.length === 0) return undefined;
+  if (namesOnly) return `Skills (load one with the skill tool before you follow it): ${skills.map((skill) => skill.name).join(', ')}.`;
   return [
     'Skills (step-by-step instructions for common tasks; load one with the skill tool before you follow it):',
     ...skills.map((skill) => `- ${skill.name}: ${skill.description}`),

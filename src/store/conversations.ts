@@ -207,3 +207,22 @@ export function sessionsWithPendingWork(db: Db): string[] {
     .filter((row) => row.role === 'user' || (JSON.parse(row.content) as { type: string }[]).some((block) => block.type === 'tool_use'))
     .map((row) => row.session_key);
 }
+
+/**
+ * The text of the answer a session's run ended with, when its last message is one stored
+ * at or after `since` (ms): what a live message a crash left was to become.
+ */
+export function lastAnswerSince(db: Db, sessionKey: string, since: number): string | undefined {
+  const row = db
+    .prepare<[string], { role: string; content: string; created_at: number }>(
+      `SELECT m.role, m.content, m.created_at FROM sessions s
+       JOIN messages m ON m.id = (SELECT MAX(id) FROM messages WHERE session_id = s.id)
+       WHERE s.session_key = ? AND s.active = 1`,
+    )
+    .get(sessionKey);
+  if (!row || row.role !== 'assistant' || row.created_at < since) return undefined;
+  const blocks = JSON.parse(row.content) as { type: string; text?: string }[];
+  if (blocks.some((block) => block.type === 'tool_use')) return undefined;
+  const text = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
+  return text.trim() === '' ? undefined : text;
+}

@@ -35,6 +35,17 @@ export class InboxRepository {
     this.db.prepare("UPDATE inbox SET status = 'done' WHERE id = ?").run(id);
   }
 
+  /**
+   * Runs `work` (synchronous) and marks the rows done in the same commit: the engine storing
+   * a person's message and its inbox rows' end are one write, not two.
+   */
+  markDoneWith(ids: number[], work: () => void): void {
+    this.db.transaction(() => {
+      work();
+      for (const id of ids) this.markDone(id);
+    })();
+  }
+
   queued(): { id: number; platform: string; sessionKey: string; message: string; batch: number | null }[] {
     return this.db
       .prepare<[], { id: number; platform: string; session_key: string; message: string; batch: number | null }>(

@@ -1,94 +1,5 @@
-import { decodeSchedule, encodeSchedule, type Schedule } from '../scheduler/schedule.js';
 import type { Db } from './db.js';
-
-export type JobKind = 'reminder' | 'report';
-
-/** Where a job's output goes: any platform the person uses (it need not be where it was made). */
-export type JobTarget = { platform: string; chatId: string; threadId?: string };
-
-export type Job = {
-  id: string;
-  /** The person (see PersonResolver) who owns it. */
-  ownerId: string;
-  /** The platform user id that made it: reports run as this user (their "always allow" rules apply). */
-  createdBy: string;
-  /** The conversation it was made in. */
-  originSession: string;
-  target: JobTarget;
-  kind: JobKind;
-  /** The reminder's text, or the report's prompt. */
-  text: string;
-  schedule: Schedule;
-  timezone: string;
-  enabled: boolean;
-  nextRunAt: number | undefined;
-  lastRunAt: number | undefined;
-  lastStatus: string | undefined;
-  consecutiveFailures: number;
-  createdAt: number;
-};
-
-export type RunStatus = 'claimed' | 'running' | 'handed' | 'failed' | 'interrupted';
-
-/** One claimed run of a job. */
-export type JobRun = { id: number; jobId: string; scheduledFor: number; late: boolean; status: RunStatus; runner: string };
-
-/** What the runner decided for one due job, inside the claim transaction. */
-export type ClaimPlan = {
-  /** The run to start now (absent when every due run was too old). */
-  fire?: { scheduledFor: number; late: boolean };
-  /** Runs older than the grace window, skipped; the owner is told once. */
-  skipped: { count: number; first: number; last: number; atLeast: boolean } | undefined;
-  /** The next run after these, or undefined when the job is done (a one-shot). */
-  next: number | undefined;
-};
-
-type JobRowDb = {
-  id: string;
-  owner_id: string;
-  created_by: string;
-  origin_session: string;
-  platform: string;
-  chat_id: string;
-  thread_id: string | null;
-  kind: JobKind;
-  text: string;
-  schedule_kind: string;
-  schedule: string;
-  timezone: string;
-  enabled: number;
-  next_run_at: number | null;
-  last_run_at: number | null;
-  last_status: string | null;
-  consecutive_failures: number;
-  created_at: number;
-};
-
-type RunRowDb = { id: number; job_id: string; scheduled_for: number; late: number; status: RunStatus; runner: string };
-
-function toJob(row: JobRowDb): Job {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    createdBy: row.created_by,
-    originSession: row.origin_session,
-    target: { platform: row.platform, chatId: row.chat_id, ...(row.thread_id ? { threadId: row.thread_id } : {}) },
-    kind: row.kind,
-    text: row.text,
-    schedule: decodeSchedule(row.schedule_kind, row.schedule),
-    timezone: row.timezone,
-    enabled: row.enabled === 1,
-    nextRunAt: row.next_run_at ?? undefined,
-    lastRunAt: row.last_run_at ?? undefined,
-    lastStatus: row.last_status ?? undefined,
-    consecutiveFailures: row.consecutive_failures,
-    createdAt: row.created_at,
-  };
-}
-
-function toRun(row: RunRowDb): JobRun {
-  return { id: row.id, jobId: row.job_id, scheduledFor: row.scheduled_for, late: row.late === 1, status: row.status, runner: row.runner };
-}
+import { encodeSchedule, toJob, toRun, type ClaimPlan, type Job, type JobRowDb, type JobRun, type RunRowDb, type RunStatus } from './job.js';
 
 /**
  * Jobs and their runs. Every due run is claimed in one write transaction, so it starts once.
@@ -123,6 +34,20 @@ export class JobRepository {
         job.createdAt,
       );
     return this.get(job.id) as Job;
+  }
+
+  /**
+   * Creates the job unless its owner already has `maxLive` jobs that may still run (pending
+   * or paused; a finished one-shot does not count): undefined then. Counting and inserting
+   * are one IMMEDIATE transaction, so two processes cannot both take the last place.
+   */
+  createWithin(job: Parameters<JobRepository['create']>[0], maxLive: number): Job | undefined {
+    return this.db
+      .transaction(() => {
+        const live = this.db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM jobs WHERE owner_id = ? AND (enabled = 0 OR next_run_at IS NOT NULL)').get(job.ownerId);
+        return (live?.n ?? 0) >= maxLive ? undefined : this.create(job);
+      })
+      .immediate();
   }
 
   get(id: string): Job | undefined {

@@ -227,4 +227,47 @@ export const migrations: string[] = [
   CREATE INDEX compactions_session ON compactions(session_id, id);
   CREATE VIRTUAL TABLE messages_fts USING fts5(text, person_id UNINDEXED, session_id UNINDEXED, role UNINDEXED, tokenize = 'porter unicode61');
   `,
+  /* issue 16: wrong /link codes are counted in the database, per person and per live code */ `
+  ALTER TABLE link_codes ADD COLUMN wrong_tries INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE link_failures (
+    person_id TEXT NOT NULL,
+    at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX link_failures_person ON link_failures(person_id, at);
+  `,
+  /* issue 17: what each model's token counts taught the estimate, kept across restarts */ `
+  CREATE TABLE token_calibration (
+    model TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) STRICT;
+  `,
+  /* issue 18: live messages are recorded as they start ('live'; 'withdrawn' once removed); a send cut off (a crash, a timeout) is looked up before it is sent again */ `
+  CREATE TABLE outbox_new (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    session_key TEXT,
+    message TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed', 'live', 'withdrawn')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    platform_message_id TEXT,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER,
+    parts_sent INTEGER NOT NULL DEFAULT 0,
+    unconfirmed INTEGER NOT NULL DEFAULT 0,
+    attempted_at INTEGER,
+    preview TEXT
+  ) STRICT;
+  INSERT INTO outbox_new (id, platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, platform_message_id, last_error, created_at, sent_at, parts_sent, unconfirmed, attempted_at)
+    SELECT id, platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, platform_message_id, last_error, created_at, sent_at, parts_sent,
+      CASE WHEN status = 'pending' AND attempts > 0 THEN 1 ELSE 0 END, CASE WHEN attempts > 0 THEN created_at END FROM outbox;
+  DROP TABLE outbox;
+  ALTER TABLE outbox_new RENAME TO outbox;
+  CREATE INDEX outbox_pending ON outbox(status, next_attempt_at);
+  CREATE INDEX outbox_chat_pending ON outbox(platform, chat_id, status, id);
+  `,
 ];

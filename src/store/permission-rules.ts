@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import type { AlwaysRule } from '../engine/ports.js';
+import type { AlwaysRule } from '../core/always-rule.js';
 import type { Db } from './db.js';
 
 /** "Always allow" rules, per person, kept across restarts. */

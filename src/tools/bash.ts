@@ -39,18 +39,9 @@ const inputSchema = z.object({
  */
 export function bashTool(options: BashToolOptions = {}) {
   const defaultTimeout = Math.min(options.defaultTimeoutSeconds ?? 120, BASH_MAX_TIMEOUT_SECONDS);
-  const sandboxed = options.sandbox?.status().state === 'active';
-  return defineTool({
+  const tool = defineTool({
     name: 'bash',
-    description:
-      'Run a shell command (bash) in the workspace directory. stdout and stderr are merged; the result ends ' +
-      'with the exit code. ' +
-      (sandboxed
-        ? 'Commands run in a sandbox: the file system is read-only except the workspace and a private /tmp, ' +
-          'secrets are hidden, and nothing the command starts outlives it. '
-        : 'Background processes are stopped when the command exits (start long-running ' +
-          'servers with setsid and redirect their output to a file). ') +
-      `Default timeout ${defaultTimeout} s.`,
+    description: '',
     input: inputSchema,
     readOnly: false,
     target: (input) => ({ command: input.command }),
@@ -64,6 +55,22 @@ export function bashTool(options: BashToolOptions = {}) {
         sandbox: options.sandbox,
       }),
   });
+  // Whether the sandbox is active takes a bwrap run to learn (tens of ms): it is asked when the
+  // model first needs the description, not while hob starts.
+  return Object.defineProperty(tool, 'description', { enumerable: true, get: () => bashDescription(options.sandbox?.status().state === 'active', defaultTimeout) });
+}
+
+function bashDescription(sandboxed: boolean, defaultTimeout: number): string {
+  return (
+    'Run a shell command (bash) in the workspace directory. stdout and stderr are merged; the result ends ' +
+    'with the exit code. ' +
+    (sandboxed
+      ? 'Commands run in a sandbox: the file system is read-only except the workspace and a private /tmp, ' +
+        'secrets are hidden, and nothing the command starts outlives it. '
+      : 'Background processes are stopped when the command exits (start long-running ' +
+        'servers with setsid and redirect their output to a file). ') +
+    `Default timeout ${defaultTimeout} s.`
+  );
 }
 
 type RunSettings = {
@@ -84,15 +91,17 @@ type Ending =
 /** How long an exited shell's pipes may stay open (held by background children) before they are stopped. */
 const DRAIN_MS = 200;
 
-function runCommand(command: string, ctx: ToolContext, settings: RunSettings): Promise<ToolOutput> {
-  if (ctx.signal.aborted) return Promise.resolve({ content: 'cancelled before the command started', isError: true });
+async function runCommand(command: string, ctx: ToolContext, settings: RunSettings): Promise<ToolOutput> {
+  if (ctx.signal.aborted) return { content: 'cancelled before the command started', isError: true };
 
   // The outer shell only routes stderr into the stdout pipe and execs the real one, so both
   // streams share one pipe and arrive in the order they were written; the command's own
   // text (line numbers, $0) is untouched.
   const argv = ['/bin/bash', '-c', 'exec "$0" -c "$1" 2>&1', '/bin/bash', command];
-  const program = settings.sandbox ? settings.sandbox.wrap(argv) : { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
-  if ('refused' in program) return Promise.resolve({ content: program.refused, isError: true });
+  const program = settings.sandbox ? await settings.sandbox.wrap(argv) : { file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: false };
+  if ('refused' in program) return { content: program.refused, isError: true };
+  // The sandbox may have waited for its first look at the secrets on disk.
+  if (ctx.signal.aborted) return { content: 'cancelled before the command started', isError: true };
 
   return new Promise((resolve) => {
     const child = spawn(program.file, program.args, {

@@ -35,21 +35,18 @@ describe('discord live answers (streaming: edit)', () => {
     expect(fake.restCalls('PATCH', /\/messages\/\d+$/)).toHaveLength(1);
   });
 
-  it('finishes by editing the live message into the first part and sending the rest, once', async () => {
+  it('finishes by editing the live message into the first part; the gateway sends the rest after it', async () => {
     const { adapter, fake } = await started();
     const channel = fake.dmChannelOf(OWNER);
     const live = adapter.liveAnswer?.({ chatId: channel }, { chatType: 'dm', userId: OWNER.id });
     live?.update('Working on it');
     await fake.waitFor(() => fake.botMessages(channel).length === 1, 5000, 'the live message');
     const liveId = fake.botMessages(channel)[0]?.id;
-    const paragraphs = Array.from({ length: 30 }, (_, index) => `Paragraph ${index}: ${'lorem ipsum '.repeat(12)}`.trim());
-    const ref = await live?.finish(paragraphs.join('\n\n'));
-    const messages = fake.botMessages(channel);
-    expect(messages.length).toBeGreaterThan(1);
-    expect(messages[0]?.id).toBe(liveId);
-    expect(ref?.messageId).toBe(messages.at(-1)?.id);
-    expect(messages.every((message) => message.content.length <= 2000)).toBe(true);
-    expect(messages.map((message) => message.content).join('\n\n')).toBe(paragraphs.join('\n\n'));
+    const parts = ['First part of a long answer.', 'Second part.', 'Third part.'];
+    const adopted = await live?.finish({ text: parts.join('\n\n'), parts });
+    expect(adopted).toEqual({ ref: { chatId: channel, messageId: liveId }, parts: 1 });
+    expect(fake.botMessages(channel).map((message) => message.content)).toEqual(['First part of a long answer.']);
+    expect(fake.restCalls('DELETE', /\/messages\/\d+$/)).toEqual([]);
     for (const call of fake.calls.filter((entry) => entry.method !== 'GET' && /messages/.test(entry.path))) expect(call.body.allowed_mentions).toMatchObject({ parse: [] });
   });
 
@@ -69,7 +66,7 @@ describe('discord live answers (streaming: edit)', () => {
     const { adapter, fake } = await started();
     const channel = fake.dmChannelOf(OWNER);
     const unused = adapter.liveAnswer?.({ chatId: channel }, { chatType: 'dm', userId: OWNER.id });
-    expect(await unused?.finish('the answer')).toBeUndefined();
+    expect(await unused?.finish({ text: 'the answer', parts: ['the answer'] })).toBeUndefined();
     expect(fake.botMessages(channel)).toEqual([]);
     const cancelled = adapter.liveAnswer?.({ chatId: channel }, { chatType: 'dm', userId: OWNER.id });
     cancelled?.update('half an answer');
@@ -86,7 +83,7 @@ describe('discord live answers (streaming: edit)', () => {
     await fake.waitFor(() => fake.botMessages(channel).length === 1, 5000, 'the live message');
     const stored = fake.botMessages(channel)[0];
     if (stored) stored.channelId = 'elsewhere'; // the edit now finds no such message (404)
-    expect(await live?.finish('final answer')).toBeUndefined();
+    expect(await live?.finish({ text: 'final answer', parts: ['final answer'] })).toBeUndefined();
     expect(fake.restCalls('DELETE', /\/messages\/\d+$/)).toHaveLength(1);
   });
 });

@@ -310,7 +310,7 @@ describe('slack: output', () => {
     await adapter.send({ chatId: dmOf(ann.id) }, { text }, { onPartSent: (parts) => reported.push({ parts, inChat: fake.seen(dmOf(ann.id)).length }) });
     const total = fake.seen(dmOf(ann.id)).length;
     expect(total).toBeGreaterThan(2);
-    expect(reported).toEqual(Array.from({ length: total - 1 }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
+    expect(reported).toEqual(Array.from({ length: total }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
   });
 
   it('waits out a 429 on chat.postMessage and delivers the answer once', async () => {

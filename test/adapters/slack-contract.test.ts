@@ -22,7 +22,7 @@ channelContract('slack (Bolt over Socket Mode against the fake Slack)', async ()
     notices: (person) => fake.ephemeralsFor(person),
     waitFor: (probe, what, timeoutMs) => fake.waitFor(probe, timeoutMs ?? 8000, what),
     close: () => fake.close(),
-    // Slack streams into threads only (chat.startStream needs a thread_ts): slack-live-answer.test.ts.
-    liveInTopLevelDms: false,
+    // A top-level DM shows its answer by editing one message: Slack refusing that edit ends it.
+    refuseLiveFinish: () => fake.web.refuse('chat.update', 'cant_update_message'),
   };
 });

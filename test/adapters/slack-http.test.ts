@@ -58,6 +58,22 @@ describe('slack HTTP mode (signed requests to /slack/events)', () => {
     expect(seenByModel).not.toContain('forged');
     expect(seenByModel).not.toContain('stale');
   });
+
+  it('refuses a correctly signed request dated more than five minutes in the future, and takes one just inside the window', async () => {
+    const model = new ScriptedModel([{ text: 'inside the window' }]);
+    const { slack, post } = await startHttp(model);
+    const event = (text: string, id: string) => JSON.stringify(slack.envelopeBody(slack.messageEvent(ann, dmOf(ann.id), text, slack.web.nextTs(), { channelType: 'im' }), id));
+    const now = Math.floor(Date.now() / 1000);
+    const future = event('from the future', 'EvF10');
+    expect(await post(future, slack.signedRequest(future, { timestamp: now + 600 }))).toBe(401);
+    const farFuture = event('from far ahead', 'EvF11');
+    expect(await post(farFuture, slack.signedRequest(farFuture, { timestamp: now + 86_400 }))).toBe(401);
+    const soon = event('a little clock skew', 'EvF12');
+    expect(await post(soon, slack.signedRequest(soon, { timestamp: now + 60 }))).toBe(200);
+    await slack.waitFor(() => slack.seen(dmOf(ann.id)).find((message) => message.text === 'inside the window'), 5000, 'the answer');
+    expect(model.requests).toHaveLength(1);
+    expect(JSON.stringify(model.requests[0]?.messages)).not.toMatch(/future|far ahead/);
+  });
 });
 
 describe('slack in hob doctor', () => {

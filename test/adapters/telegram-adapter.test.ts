@@ -270,11 +270,11 @@ describe('Telegram adapter: what people read', () => {
     const total = fake.chat(42).length;
     expect(total).toBeGreaterThan(2);
     // Told after every part but the last, each time with that part already in the chat.
-    expect(reported).toEqual(Array.from({ length: total - 1 }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
+    expect(reported).toEqual(Array.from({ length: total }, (_, i) => ({ parts: i + 1, inChat: i + 1 })));
 
     const withFile: number[] = [];
     await adapter().send({ chatId: '43' }, { text: 'Long explanation. '.repeat(100), file: { name: 'r.md', data: Buffer.from('# R') } }, { onPartSent: (parts) => withFile.push(parts) });
-    expect(withFile).toEqual([1]);
+    expect(withFile).toEqual([1, 2]); // the text ahead of the file, then the file (the last part)
   });
 
   it('edits the text a person reads, drops buttons not given again, and accepts an unchanged edit', async () => {

@@ -24,7 +24,7 @@ beforeEach(async () => {
   fake = await startFakeTelegram({ botUsername: 'hob_test_bot' });
   telegram = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger: createLogger({ level: 'silent', destination: 'silent' }), autoRetryMaxDelaySeconds: 1 });
   db = openDatabase(join(tempDir('hob-delivery-'), 'hob.db'));
-  delivery = new Delivery(new OutboxRepository(db), systemClock, createLogger({ level: 'silent', destination: 'silent' }), 20);
+  delivery = new Delivery(new OutboxRepository(db), systemClock, createLogger({ level: 'silent', destination: 'silent' }), { retryBaseMs: 20 });
   delivery.register(telegram);
 });
 

@@ -58,7 +58,7 @@ describe('Telegram drafts', () => {
     for (const text of ['One two', 'One two three', 'One two three four']) live.update(text);
     await fake.waitForCall('sendMessageDraft', (call) => call.body.text === 'One two three four');
     expect(drafts().map((call) => call.body.text)).toEqual(['One', 'One two three four']);
-    expect(await live.finish('One two three four.')).toBeUndefined(); // a draft never is the answer
+    expect(await live.finish({ text: 'One two three four.', parts: ['One two three four.'] })).toBeUndefined(); // a draft never is the answer
     live.update('too late');
     expect(drafts()).toHaveLength(2);
   });

@@ -90,6 +90,29 @@ describe('a broken config file is reported with the file, the key and the fix', 
     );
   });
 
+  it.each([
+    ['a database URL with its password under the wrong key', 'timezone: "postgresql://hob:S3cretPW@db.example.com/hob"\n', 'timezone: expected an IANA time zone name like "Europe/Berlin" or "America/New_York", got a URL with a user name or password in it (not shown)', 'S3cretPW'],
+    ['a Slack token under the wrong key', 'log_level: xoxb-1111-2222-abcDEF123\n', 'log_level: expected one of fatal, error, warn, info, debug, trace, silent, got a string of 24 characters (not shown)', 'abcDEF123'],
+    ['an API key as the permission mode', 'permissions:\n  mode: sk-ant-api03-Zx9YqW2\n', 'permissions.mode: expected one of default, plan, full_auto, got a string of 20 characters (not shown)', 'Zx9YqW2'],
+    ['a Telegram token as a base URL', 'model:\n  base_url: "123456789:AAE-abcdefghijklmnopqrstuvwxyz0123"\n', 'model.base_url: expected an http(s) URL like "https://example.com", got a string of 44 characters (not shown)', 'abcdefghij'],
+    ['a key with mixed case and digits', 'gateway:\n  group_sessions: Qm9iU2VjcmV0S2V5MTIzNDU2\n', 'gateway.group_sessions: expected one of per_user, shared, got a string of 24 characters (not shown)', 'Qm9iU2Vj'],
+    ['a number under a secret key', 'channels:\n  telegram:\n    token: 987654\n', 'channels.telegram.token: expected a bot token like "123456789:AAE-abc..." from @BotFather, got a number (not shown)', '987654'],
+  ])('never echoes %s', (_name, text, problem, secret) => {
+    const { file, message } = configErrorFor(text);
+    expect(message).toBe(`${file}: ${problem}`);
+    expect(message).not.toContain(secret);
+  });
+
+  it('never echoes a value that came from the environment', () => {
+    const { file, message } = configErrorFor('model:\n  base_url: ${ANTHROPIC_API_KEY}\n', { ANTHROPIC_API_KEY: 'plainlowercasekey' });
+    expect(message).toBe(`${file}: model.base_url: expected an http(s) URL like "https://example.com", got a value from the environment (17 characters, not shown)`);
+  });
+
+  it('still shows ordinary values that are not secrets', () => {
+    const { file, message } = configErrorFor('model:\n  provider: claude-sonnet-4-5-20250929\n');
+    expect(message).toBe(`${file}: model.provider: expected one of anthropic, openai, got "claude-sonnet-4-5-20250929"`);
+  });
+
   it('lists the hook types for a hook with an unknown type, with its index', () => {
     const { file, message } = configErrorFor('hooks:\n  pre_tool_use:\n    - type: shell\n      command: ./check.sh\n');
     expect(message).toBe(`${file}: hooks.pre_tool_use[0].type: expected one of command, http, prompt, agent, got "shell"`);

@@ -61,7 +61,7 @@ describe('defaults', () => {
         idle_timeout_seconds: 1800,
         pairing_code_ttl_seconds: 3600,
       },
-      scheduler: { grace_minutes: 10, max_failures: 3, report_timeout_seconds: 300 },
+      scheduler: { grace_minutes: 10, max_failures: 3, report_timeout_seconds: 300, max_jobs_per_person: 50 },
       channels: { console: { enabled: true } },
       memory: { snapshot_chars: 2000, extract: 'rules' },
       mcp: { servers: {}, call_timeout_seconds: 60 },

@@ -76,9 +76,30 @@ describe('compaction level 2: long old texts', () => {
     const history = craftedHistory();
     const compacted = collapseLongTexts(history, 6);
     const round2 = compacted[8]?.content[0];
-    expect(round2?.type === 'text' && round2.text).toMatch(/^Round 2: please check config 2\. detail[\s\S]*…\[collapsed \d+ chars\]…[\s\S]*detail $/);
+    // The cut says where the whole text is: the person's words are found by session_search.
+    expect(round2?.type === 'text' && round2.text).toMatch(/^Round 2: please check config 2\. detail[\s\S]*…\[collapsed \d+ chars; session_search finds the whole text\]…[\s\S]*detail $/);
     expect(compacted.slice(-6)).toEqual(history.slice(-6));
     expectSound(compacted, history);
+  });
+
+  it('keeps the whole of a cut paste or tool output in the workspace and names the file; a tool that can run again is run again', () => {
+    const kept = new Map<string, string>();
+    const keep = (text: string) => {
+      const name = `kept/${kept.size + 1}.txt`;
+      kept.set(name, text);
+      return name;
+    };
+    const log = `ERROR line\n`.repeat(400);
+    const history = [user(`Here is the log:\n${log}`), calls('a', 'ask_user', { question: 'which?' }), result('a', `answer ${'x'.repeat(3000)}`), calls('b', 'read_file', { path: 'big.txt' }), result('b', 'y'.repeat(3000)), said('ok'), ...craftedHistory().slice(-6)];
+    const compacted = collapseLongTexts(history, 6, keep);
+    const paste = compacted[0]?.content[0];
+    expect(paste?.type === 'text' && paste.text).toMatch(/…\[collapsed \d+ chars; the whole text is kept in the workspace: kept\/1\.txt\]…/);
+    expect(kept.get('kept/1.txt')).toBe(`Here is the log:\n${log}`);
+    const asked = compacted[2]?.content[0];
+    expect(asked?.type === 'tool_result' && asked.content).toContain('the whole output is kept in the workspace: kept/2.txt');
+    const read = compacted[4]?.content[0];
+    expect(read?.type === 'tool_result' && read.content).toContain('run read_file again for the whole output');
+    expect(kept.size).toBe(2);
   });
 });
 

@@ -3,7 +3,7 @@ import { PromptTooLongError, ProviderError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/messages.js';
 import type { HookGate } from '../../src/engine/ports.js';
 import { autoCompactThreshold, compactionTarget, CompactionFailed, Compactor, defaultBuffer, SUMMARY_SYSTEM, type CompactionSettings } from '../../src/engine/compaction/compactor.js';
-import { contextWindowFor, estimatePrompt } from '../../src/engine/compaction/tokens.js';
+import { staticWindow } from '../../src/providers/context-window.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 
@@ -25,7 +25,9 @@ function recordingHooks(): HookGate & { events: Array<{ event: string; payload: 
 
 const settings = (contextWindow: number): CompactionSettings => ({ contextWindow, maxTokens: 1_000, bufferTokens: 500, keepRecent: 4 });
 const prompt = (messages: Message[]) => ({ system: 'system', tools: [], messages });
-const options = { carried: '<carried-state>\nTask in progress: answer the newest question\n</carried-state>', sessionKey: 'k' };
+/** Sizes as a provider counting characters / 4 would give them, so the arithmetic below does not hang on hob's estimator. */
+const measure = (messages: readonly Message[]) => Math.ceil((6 + JSON.stringify(messages).length) / 4);
+const options = { carried: '<carried-state>\nTask in progress: answer the newest question\n</carried-state>', sessionKey: 'k', measure };
 
 describe('trigger arithmetic', () => {
   it('compacts before a request above window − max_tokens − buffer, and aims lower', () => {
@@ -34,17 +36,21 @@ describe('trigger arithmetic', () => {
     expect(autoCompactThreshold(s)).toBe(24_704);
     expect(compactionTarget(s, 'auto')).toBe(Math.floor(24_704 * 0.7));
     expect(compactionTarget(s, 'manual')).toBe(Math.floor(24_704 * 0.5));
-    const compactor = new Compactor({ provider: () => new ScriptedModel(), hooks: recordingHooks(), settings: () => s });
-    expect(compactor.needsCompaction(24_704)).toBe(false);
-    expect(compactor.needsCompaction(24_705)).toBe(true);
+  });
+
+  it('keeps at most a quarter of a small window for the answer, whatever max_tokens says', () => {
+    // 8,192 answer tokens of a 4,096 window would leave nothing: the answer keeps 1,024.
+    expect(autoCompactThreshold({ contextWindow: 4_096, maxTokens: 8_192, bufferTokens: defaultBuffer(4_096) })).toBe(4_096 - 1_024 - 409);
+    expect(autoCompactThreshold({ contextWindow: 8_000, maxTokens: 1_024, bufferTokens: defaultBuffer(8_000) })).toBe(8_000 - 1_024 - 800);
   });
 
   it('knows common context windows and takes a configured one over them', () => {
-    expect(contextWindowFor('claude-sonnet-4-5')).toBe(200_000);
-    expect(contextWindowFor('gpt-4o-mini')).toBe(128_000);
-    expect(contextWindowFor('gpt-4.1-mini')).toBe(1_047_576);
-    expect(contextWindowFor('llama3.1:8b')).toBe(128_000);
-    expect(contextWindowFor('llama3.1:8b', 8_192)).toBe(8_192);
+    expect(staticWindow('claude-sonnet-4-5').tokens).toBe(200_000);
+    expect(staticWindow('gpt-4o-mini').tokens).toBe(128_000);
+    expect(staticWindow('gpt-4.1-mini').tokens).toBe(1_047_576);
+    expect(staticWindow('openai/gpt-4o').tokens).toBe(128_000);
+    expect(staticWindow('llama3.1:8b')).toMatchObject({ tokens: 128_000, source: 'default' });
+    expect(staticWindow('llama3.1:8b', 8_192)).toMatchObject({ tokens: 8_192, source: 'config' });
   });
 });
 
@@ -68,10 +74,10 @@ describe('Compactor', () => {
   });
 
   it('goes on to the model summary only when the outline is not enough, keeping <summary> and dropping <analysis>', async () => {
-    const history = chat(40, 200);
+    const history = chat(40, 300);
     const model = new ScriptedModel([{ text: '<analysis>thinking aloud</analysis>\n<summary>The person asked 40 questions about lorem ipsum.</summary>' }]);
-    const size = estimatePrompt(prompt(history));
-    // A window where even a 48-line outline is too big, but a two-line summary fits.
+    const size = measure(history);
+    // A window where the outline with the recent messages is too big, but a two-line summary fits.
     const compactor = new Compactor({ provider: () => model, hooks: recordingHooks(), settings: () => ({ contextWindow: 2_600, maxTokens: 1_000, bufferTokens: 260, keepRecent: 3 }) });
     expect(size).toBeGreaterThan(10_000);
     const result = await compactor.compact(prompt(history), { ...options, trigger: 'auto' });
@@ -85,7 +91,7 @@ describe('Compactor', () => {
   });
 
   it('drops the oldest part and retries when the summary request itself is too long', async () => {
-    const history = chat(40, 200);
+    const history = chat(40, 300);
     const model = new ScriptedModel([
       { error: new PromptTooLongError('prompt is too long') },
       { error: new PromptTooLongError('prompt is too long') },
@@ -100,19 +106,26 @@ describe('Compactor', () => {
     expect(JSON.stringify(model.requests[2]?.messages)).toContain('oldest entries were left out');
   });
 
-  it('stops automatic attempts after three failures in a row, until one succeeds', async () => {
-    const history = chat(40, 200);
+  it('after three failed summaries stops asking the model, but still compacts as far as needed, until a summary succeeds', async () => {
+    const history = chat(40, 300);
     const failing = () => ({ error: new ProviderError('overloaded', { retryable: true }) });
     const model = new ScriptedModel([failing(), failing(), failing()]);
     const tiny = { contextWindow: 2_600, maxTokens: 1_000, bufferTokens: 260, keepRecent: 3 };
     const compactor = new Compactor({ provider: () => model, hooks: recordingHooks(), settings: () => tiny });
-    for (let i = 0; i < 3; i += 1) await expect(compactor.compact(prompt(history), { ...options, trigger: 'auto' })).rejects.toBeInstanceOf(CompactionFailed);
+    for (let i = 0; i < 3; i += 1) {
+      // The summary failed, yet the history still got under the target: the outline, with fewer recent messages kept.
+      const result = await compactor.compact(prompt(history), { ...options, trigger: 'auto' });
+      expect(result?.underTarget).toBe(true);
+      expect(result?.level).toBe(3);
+    }
     expect(compactor.tripped).toBe(true);
-    expect(await compactor.compact(prompt(history), { ...options, trigger: 'auto' })).toBeUndefined();
+    const afterTrip = await compactor.compact(prompt(history), { ...options, trigger: 'auto' });
+    expect(afterTrip?.underTarget).toBe(true);
     expect(model.requests).toHaveLength(3);
-    // A manual /compact still runs, and its success re-arms automatic compaction.
+    // A manual /compact still asks the model, and its success re-arms the summaries.
     model.push({ text: '<summary>ok</summary>' });
     expect((await compactor.compact(prompt(history), { ...options, trigger: 'manual' }))?.level).toBe(4);
     expect(compactor.tripped).toBe(false);
   });
+
 });

@@ -13,9 +13,17 @@
  * Each request takes the next queued response; an empty queue answers 400
  * "no scripted response" so a test that under-scripts fails loudly instead of retrying.
  * Accepts `x-api-key` and `Authorization: Bearer`; with `{ apiKey }` any other key gets 401.
+ * As strict as the API: a prompt over `contextWindow` (default 200,000) is refused ("prompt is
+ * too long: N tokens > W maximum"), and so is one whose prompt plus max_tokens exceeds it
+ * ("input length and `max_tokens` exceed context limit"); usage counts the prompt as its
+ * characters over four unless scripted. `respondWith` makes answers from the request.
+ * With `{ whenEmpty }` an empty queue answers with that script instead (an instant stand-in
+ * model for benchmarks), and `{ keepRequests }` bounds what `requests` holds.
  */
 import type http from 'node:http';
+import { promptTokens } from './model-servers.js';
 import {
+  type ScriptedServerOptions,
   hangUntilClosed,
   retryHeaders,
   sendJson,
@@ -41,7 +49,7 @@ type Common = {
 /** One scripted answer. */
 export type AnthropicScript = Common &
   (
-    | { text: string; chunks?: number; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence' }
+    | { text: string; chunks?: number; /** Pause between chunks: the answer is written slowly. */ chunkDelayMs?: number; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence' }
     | {
         toolCalls: Array<{ id?: string; name: string; input?: unknown; /** Sent verbatim instead of JSON(input). */ rawJson?: string }>;
         text?: string;
@@ -76,6 +84,8 @@ export type AnthropicRequestBody = {
 export type FakeAnthropic = ScriptedServer<AnthropicScript, AnthropicRequestBody> & {
   /** What to pass as the SDK's `baseURL` (the origin; the SDK appends /v1/messages). */
   baseUrl: string;
+  /** Requests refused as over the window (their indexes in `requests`). */
+  refused: number[];
 };
 
 const errorTypeByStatus: Record<number, string> = {
@@ -89,21 +99,33 @@ const errorTypeByStatus: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(options: { apiKey?: string; contextWindow?: number } & ScriptedServerOptions<AnthropicScript> = {}): Promise<FakeAnthropic> {
   let messageCount = 0;
+  const window = options.contextWindow ?? 200_000;
+  const refused: number[] = [];
   const server = await startScriptedServer<AnthropicScript, AnthropicRequestBody>('/v1/messages', async (script, request, res) => {
     if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
       return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
     }
+    const prompt = promptTokens(request.body);
+    const maxTokens = request.body.max_tokens ?? 0;
+    if (prompt > window || prompt + maxTokens > window) {
+      refused.push(server.requests.indexOf(request));
+      const message =
+        prompt > window
+          ? `prompt is too long: ${prompt} tokens > ${window} maximum`
+          : `input length and \`max_tokens\` exceed context limit: ${prompt} + ${maxTokens} > ${window}, decrease input length or \`max_tokens\` and try again`;
+      return sendError(res, 400, 'invalid_request_error', message);
+    }
     if (!script) return sendError(res, 400, 'invalid_request_error', 'fake-anthropic: no scripted response queued');
     if (script.delayMs) await sleep(script.delayMs);
     messageCount += 1;
-    await answer(script, request.body, `msg_fake_${messageCount}`, res);
-  });
-  return { ...server, baseUrl: server.origin };
+    await answer(script, request.body, `msg_fake_${messageCount}`, res, prompt);
+  }, {}, options);
+  return { ...server, baseUrl: server.origin, refused };
 }
 
-async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: string, res: http.ServerResponse): Promise<void> {
+async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: string, res: http.ServerResponse, counted: number): Promise<void> {
   if ('status' in script) {
     const type = script.errorType ?? errorTypeByStatus[script.status] ?? 'api_error';
     return sendError(res, script.status, type, script.message ?? `fake ${type}`, retryHeaders(script));
@@ -111,7 +133,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
   if ('promptTooLong' in script) {
     return sendError(res, 400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum');
   }
-  const usage = { input: 10, output: 0, cacheRead: 0, cacheWrite: 0, ...script.usage };
+  const usage = { input: counted, output: 0, cacheRead: 0, cacheWrite: 0, ...script.usage };
   startSse(res);
   event(res, {
     type: 'message_start',
@@ -142,9 +164,10 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
     event(res, { type: 'content_block_stop', index });
     index += 1;
   }
-  const textBlock = (text: string, chunks: number): void => {
+  const textBlock = async (text: string, chunks: number, delayMs = 0): Promise<void> => {
     event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-    for (const piece of splitText(text, chunks)) {
+    for (const [n, piece] of splitText(text, chunks).entries()) {
+      if (n > 0 && delayMs) await sleep(delayMs);
       event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
     }
     event(res, { type: 'content_block_stop', index });
@@ -169,7 +192,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
 
   let stopReason: string;
   if ('toolCalls' in script) {
-    if (script.text) textBlock(script.text, 1);
+    if (script.text) await textBlock(script.text, 1);
     for (const [n, call] of script.toolCalls.entries()) {
       const json = call.rawJson ?? JSON.stringify(call.input ?? {});
       const toolId = call.id ?? `toolu_fake_${n + 1}`;
@@ -183,7 +206,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
     }
     stopReason = 'tool_use';
   } else {
-    textBlock(script.text, script.chunks ?? 3);
+    await textBlock(script.text, script.chunks ?? 3, script.chunkDelayMs);
     stopReason = script.stopReason ?? 'end_turn';
   }
   event(res, {

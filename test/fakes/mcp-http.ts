@@ -2,12 +2,21 @@
  * An MCP server over streamable HTTP, built with the real SDK and bound to 127.0.0.1 port 0
  * (the reference server-everything binds every interface, so tests do not use it for HTTP).
  * Stateful: one transport per session, so the server can push `tools/list_changed`.
+ *
+ * With `files`, it also reads files the way permissive servers do, trusting whatever it is
+ * given: `fetch` takes a `url` (a `file:` URL in any letter case is read from disk), `open`
+ * a `target`, `read_document` a nested `options.path`; and it offers that folder's files as
+ * `file://` resources, read by any `file:` URI.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListResourcesRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export type FakeMcpHttp = {
@@ -19,7 +28,7 @@ export type FakeMcpHttp = {
   close(): Promise<void>;
 };
 
-export async function startFakeMcpHttp(): Promise<FakeMcpHttp> {
+export async function startFakeMcpHttp(options: { files?: string } = {}): Promise<FakeMcpHttp> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const extraTools: { name: string; reply: string }[] = [];
   const headers: FakeMcpHttp['headers'] = [];
@@ -37,6 +46,7 @@ export async function startFakeMcpHttp(): Promise<FakeMcpHttp> {
       async () => ({ content: [{ type: 'text', text: '3 notes' }] }),
     );
     for (const tool of extraTools) register(server, tool);
+    if (options.files !== undefined) serveFiles(server, options.files);
     return server;
   }
 
@@ -84,4 +94,41 @@ export async function startFakeMcpHttp(): Promise<FakeMcpHttp> {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** A path or a `file:` URL (any letter case: URL schemes are case-insensitive), read from disk. */
+function readPathOrUrl(value: string): string {
+  const path = /^file:/i.test(value) ? fileURLToPath(new URL(value)) : value;
+  return readFileSync(path, 'utf8');
+}
+
+function answer(read: () => string) {
+  try {
+    return { content: [{ type: 'text' as const, text: read() }] };
+  } catch (error) {
+    return { content: [{ type: 'text' as const, text: String(error) }], isError: true };
+  }
+}
+
+function serveFiles(server: McpServer, folder: string): void {
+  server.registerTool('fetch', { description: 'Fetch a URL', inputSchema: { url: z.string() }, annotations: { readOnlyHint: true } }, async ({ url }) =>
+    answer(() => (/^https?:/i.test(url) ? `fetched ${url}` : readPathOrUrl(url))),
+  );
+  server.registerTool('open', { description: 'Open a file', inputSchema: { target: z.string() }, annotations: { readOnlyHint: true } }, async ({ target }) =>
+    answer(() => readPathOrUrl(target)),
+  );
+  server.registerTool(
+    'read_document',
+    { description: 'Read a document', inputSchema: { options: z.object({ path: z.string(), encoding: z.string().optional() }) }, annotations: { readOnlyHint: true } },
+    async ({ options }) => answer(() => readPathOrUrl(options.path)),
+  );
+  server.server.registerCapabilities({ resources: {} });
+  server.server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => ({ uri: `file://${join(folder, entry.name)}`, name: entry.name })),
+  }));
+  server.server.setRequestHandler(ReadResourceRequestSchema, (request) => ({
+    contents: [{ uri: request.params.uri, text: readPathOrUrl(request.params.uri) }],
+  }));
 }

@@ -123,13 +123,14 @@ export class MemoryChannel implements ChannelAdapter {
     };
     return {
       update: (text) => log('update', text),
-      finish: async (text) => void log('finish', text),
+      finish: async (answer) => void log('finish', answer.text),
       cancel: async () => log('cancel', ''),
     };
   }
 
   private streamedAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer {
     let seen: SeenMessage | undefined;
+    const refOf = (message: SeenMessage): SentRef => ({ chatId: target.chatId, threadId: target.threadId, messageId: message.id });
     const show = (whole: string): SeenMessage => {
       // One message shows at most what fits; the gateway sends a longer answer in parts.
       const max = this.capabilities.maxMessageLength;
@@ -153,9 +154,10 @@ export class MemoryChannel implements ChannelAdapter {
     return {
       update: (text) => {
         this.liveLog.push({ chatId: target.chatId, event: 'update', text });
-        show(text);
+        options.onShown?.(refOf(show(text)));
       },
-      finish: async (text) => {
+      finish: async (answer) => {
+        const text = answer.parts[0] ?? answer.text;
         this.liveLog.push({ chatId: target.chatId, event: 'finish', text });
         if (this.refuseLiveFinish) {
           remove();
@@ -163,13 +165,30 @@ export class MemoryChannel implements ChannelAdapter {
         }
         const shown = show(text);
         await this.beforeLiveFinish?.(text);
-        return { chatId: target.chatId, threadId: target.threadId, messageId: shown.id };
+        options.onShown?.(refOf(shown));
+        return { ref: refOf(shown), parts: 1 };
       },
       cancel: async () => {
         this.liveLog.push({ chatId: target.chatId, event: 'cancel', text: '' });
         remove();
       },
     };
+  }
+
+  /** After a restart: a live message left in the chat becomes its answer, or goes. */
+  async settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
+    const messages = this.chat(ref.chatId);
+    const seen = messages.find((message) => message.id === ref.messageId);
+    if (!seen) return false;
+    this.liveLog.push({ chatId: ref.chatId, event: answer ? 'finish' : 'cancel', text: answer?.text ?? '' });
+    if (answer) {
+      seen.text = answer.text;
+      seen.edits += 1;
+    } else {
+      messages.splice(messages.indexOf(seen), 1);
+    }
+    this.changed();
+    return answer !== undefined;
   }
 
   async download(ref: string): Promise<Buffer> {

@@ -11,11 +11,17 @@
  * await fake.close();
  * ```
  *
- * Each request takes the next queued response; an empty queue answers 400 "no scripted
- * response". The usage chunk is sent only when the request asks for
- * `stream_options.include_usage`. With `{ apiKey }` any other bearer token gets 401.
+ * Each request takes the next queued response (or, with `respondWith`, one made for it); an
+ * empty queue answers 400 "no scripted response". The usage chunk is sent only when the
+ * request asks for `stream_options.include_usage`; its prompt tokens are the characters of the
+ * messages and tools over four unless scripted. With `{ apiKey }` any other bearer token gets
+ * 401. As strict as the real servers: `server` picks whose rules apply (default OpenAI's) —
+ * a prompt over `contextWindow` is refused in that server's words (vLLM, llama.cpp and
+ * OpenRouter count max_tokens in; Ollama silently cuts the prompt instead, as its OpenAI
+ * endpoint does, and says so in `truncated`), and the server's window endpoints answer.
  */
 import type http from 'node:http';
+import { discoveryRoutes, overflow, promptTokens, type ModelServer, type ServedModel } from './model-servers.js';
 import {
   hangUntilClosed,
   retryHeaders,
@@ -87,25 +93,64 @@ export type OpenAIRequestBody = {
 export type FakeOpenAI = ScriptedServer<OpenAIScript, OpenAIRequestBody> & {
   /** What to pass as the SDK's `baseURL`: origin + "/v1". */
   baseUrl: string;
+  /** Chat requests Ollama would have cut to its window (their indexes in `requests`). */
+  truncated: number[];
+  /** Chat requests refused as over the window. */
+  refused: number[];
+  /** The server restarted with another window (its endpoints report it from now on). */
+  setContextWindow(tokens: number): void;
 };
 
-export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeOpenAI> {
+export type FakeOpenAIOptions = {
+  apiKey?: string;
+  /** Whose rules and endpoints (default: OpenAI's). */
+  server?: ModelServer;
+  /** The window the server runs (default 128,000). */
+  contextWindow?: number;
+  /** The model its window endpoints report (default "local-model", loaded). */
+  model?: ServedModel;
+};
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   let completionCount = 0;
-  const server = await startScriptedServer<OpenAIScript, OpenAIRequestBody>('/v1/chat/completions', async (script, request, res) => {
-    if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
-      return sendError(res, 401, { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' });
-    }
-    if (!script) {
-      return sendError(res, 400, { message: 'fake-openai: no scripted response queued', type: 'invalid_request_error' });
-    }
-    if (script.delayMs) await sleep(script.delayMs);
-    completionCount += 1;
-    await answer(script, request.body, `chatcmpl-fake-${completionCount}`, res);
-  });
-  return { ...server, baseUrl: `${server.origin}/v1` };
+  const kind = options.server ?? 'openai';
+  let window = options.contextWindow ?? 128_000;
+  const truncated: number[] = [];
+  const refused: number[] = [];
+  const server = await startScriptedServer<OpenAIScript, OpenAIRequestBody>(
+    '/v1/chat/completions',
+    async (script, request, res) => {
+      if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
+        return sendError(res, 401, { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' });
+      }
+      const prompt = promptTokens(request.body);
+      const over = overflow(kind, prompt, request.body.max_tokens ?? request.body.max_completion_tokens ?? 0, window);
+      if (over?.kind === 'refuse') {
+        refused.push(server.requests.indexOf(request));
+        return sendJson(res, over.status, over.body);
+      }
+      if (over?.kind === 'truncate') truncated.push(server.requests.indexOf(request));
+      if (!script) {
+        return sendError(res, 400, { message: 'fake-openai: no scripted response queued', type: 'invalid_request_error' });
+      }
+      if (script.delayMs) await sleep(script.delayMs);
+      completionCount += 1;
+      await answer(script, request.body, `chatcmpl-fake-${completionCount}`, res, Math.min(prompt, window));
+    },
+    discoveryRoutes<OpenAIRequestBody>(kind, () => window, options.model ?? { id: 'local-model' }),
+  );
+  return {
+    ...server,
+    baseUrl: `${server.origin}/v1`,
+    truncated,
+    refused,
+    setContextWindow: (tokens) => {
+      window = tokens;
+    },
+  };
 }
 
-async function answer(script: OpenAIScript, body: OpenAIRequestBody, id: string, res: http.ServerResponse): Promise<void> {
+async function answer(script: OpenAIScript, body: OpenAIRequestBody, id: string, res: http.ServerResponse, counted: number): Promise<void> {
   if ('status' in script) {
     const type = script.type ?? (script.status === 429 ? 'rate_limit_exceeded' : script.status >= 500 ? 'server_error' : 'invalid_request_error');
     const error = { message: script.message ?? `fake ${type}`, type, code: script.code ?? null, param: null };
@@ -162,7 +207,7 @@ async function answer(script: OpenAIScript, body: OpenAIRequestBody, id: string,
   }
   chunk({}, finishReason);
   if (body.stream_options?.include_usage) {
-    const prompt = script.usage?.prompt ?? 10;
+    const prompt = script.usage?.prompt ?? counted;
     const completion = script.usage?.completion ?? completionTokens;
     data(res, {
       id,

@@ -24,6 +24,8 @@ export type ScriptedServer<Response, Body> = {
   requests: RecordedRequest<Body>[];
   /** Queues responses; each request takes the next one. */
   push(...responses: Response[]): void;
+  /** Answers every request that finds the queue empty (a conversation scripted by what it is asked). */
+  respondWith(answer: (request: RecordedRequest<Body>) => Response | undefined): void;
   /** How many queued responses are still unused. */
   pending(): number;
   /** Resolves once at least `count` requests have arrived. */
@@ -32,18 +34,36 @@ export type ScriptedServer<Response, Body> = {
   close(): Promise<void>;
 };
 
+/** How a scripted server answers and records beyond its queue. */
+export type ScriptedServerOptions<Response> = {
+  /**
+   * Answers every request that finds the queue empty (an instant stand-in model for
+   * benchmarks); without it such a request gets the fake's "no scripted response" error.
+   */
+  whenEmpty?: Response;
+  /** Keeps only the newest this many requests in `requests` (a long benchmark would hold every body). */
+  keepRequests?: number;
+};
+
 export type Handler<Response, Body> = (
   response: Response | undefined,
   request: RecordedRequest<Body>,
   res: http.ServerResponse,
 ) => Promise<void>;
 
+/** Other endpoints of the same server (a local model server's discovery endpoints), keyed "GET /api/ps". */
+export type ExtraRoutes<Body> = Record<string, (request: RecordedRequest<Body>) => { status: number; body: unknown }>;
+
 export async function startScriptedServer<Response, Body>(
   route: string,
   handle: Handler<Response, Body>,
+  extraRoutes: ExtraRoutes<Body> = {},
+  options: ScriptedServerOptions<Response> = {},
 ): Promise<ScriptedServer<Response, Body>> {
   const queue: Response[] = [];
+  let fallback: ((request: RecordedRequest<Body>) => Response | undefined) | undefined;
   const requests: RecordedRequest<Body>[] = [];
+  let received = 0;
   const waiters: Array<{ count: number; resolve: () => void }> = [];
 
   const server = http.createServer((req, res) => {
@@ -58,15 +78,23 @@ export async function startScriptedServer<Response, Body>(
         body: (raw ? JSON.parse(raw) : {}) as Body,
       };
       requests.push(recorded);
-      for (const waiter of waiters.filter((w) => requests.length >= w.count)) {
+      received += 1;
+      if (options.keepRequests !== undefined && requests.length > options.keepRequests) requests.shift();
+      for (const waiter of waiters.filter((w) => received >= w.count)) {
         waiters.splice(waiters.indexOf(waiter), 1);
         waiter.resolve();
+      }
+      const extra = extraRoutes[`${recorded.method} ${recorded.path.split('?')[0]}`];
+      if (extra) {
+        const answer = extra(recorded);
+        sendJson(res, answer.status, answer.body);
+        return;
       }
       if (req.method !== 'POST' || recorded.path.split('?')[0] !== route) {
         sendJson(res, 404, { error: { type: 'not_found_error', message: `fake: no route ${recorded.path}` } });
         return;
       }
-      await handle(queue.shift(), recorded, res);
+      await handle(queue.shift() ?? fallback?.(recorded) ?? options.whenEmpty, recorded, res);
     })().catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: { type: 'api_error', message: String(error) } });
       else res.destroy();
@@ -79,9 +107,12 @@ export async function startScriptedServer<Response, Body>(
     origin: `http://127.0.0.1:${port}`,
     requests,
     push: (...responses) => void queue.push(...responses),
+    respondWith: (answer) => {
+      fallback = answer;
+    },
     pending: () => queue.length,
     waitForRequests: (count) =>
-      requests.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+      received >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

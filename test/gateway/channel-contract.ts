@@ -35,11 +35,6 @@ export type ContractDriver = {
   liveText?(chatId: string): string | undefined;
   /** From now on live answers cannot become the answer (the platform refuses to finish a stream). */
   refuseLiveFinish?(): void;
-  /**
-   * False when the platform streams only inside threads, so a top-level DM (what the contract
-   * drives) gets no live answer (Slack); the adapter's own tests cover its threads.
-   */
-  liveInTopLevelDms?: boolean;
 };
 
 const toolResults = (model: ScriptedModel, index: number): ToolResultBlock[] =>
@@ -202,7 +197,7 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
     });
 
     describe('live answers (when the channel streams)', () => {
-      const streams = (d: ContractDriver) => (d.adapter.capabilities.streaming ?? 'none') !== 'none' && d.liveInTopLevelDms !== false;
+      const streams = (d: ContractDriver) => (d.adapter.capabilities.streaming ?? 'none') !== 'none';
       const showsLive = (d: ContractDriver, chatId: string, text: string) =>
         Boolean(d.liveText?.(chatId)?.includes(text)) || d.seen(chatId).some((message) => message.text.includes(text));
       /** Nothing is left to send and no run is busy: what the person sees now is final. */
@@ -254,6 +249,29 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
         await settled(d, hob);
         expect(copies(d, chat, 'All checked, nothing wrong.')).toBe(1);
         expect(showsLive(d, chat, 'Let me check first.')).toBe(false);
+      });
+
+      it('a long answer shows while it is written, then arrives whole, each part once; a live message in the chat becomes its first part', async (context) => {
+        let resume: () => void = () => undefined;
+        const { d, hob } = await start(new ScriptedModel([]));
+        if (!streams(d)) return context.skip();
+        const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum '.repeat(Math.ceil(d.maxLength / 200))}`.trim());
+        const answer = paragraphs.join('\n\n');
+        (hob.deps.provider as ScriptedModel).push({ text: answer, pauseAt: 40, resume: new Promise<void>((resolve) => (resume = resolve)) });
+        d.dm(OWNER, 'write a lot');
+        const chat = d.dmChatId(OWNER);
+        await d.waitFor(() => showsLive(d, chat, 'Paragraph 0:'), 'the answer appearing while it is written');
+        // A live view in the chat (a stream, an edited message) is the message the answer starts in.
+        const live = d.seen(chat).find((message) => message.text.includes('Paragraph 0:'));
+        resume();
+        await lastText(d, chat, 'Paragraph 29:');
+        await settled(d, hob);
+        const seen = d.seen(chat);
+        expect(seen.map((message) => message.text).join('\n\n').replace(/\s+/g, ' ')).toBe(answer.replace(/\s+/g, ' '));
+        expect(seen.every((message) => message.text.length <= d.maxLength)).toBe(true);
+        for (const paragraph of paragraphs) expect(seen.filter((message) => message.text.includes(`${paragraph.split(':')[0]}:`))).toHaveLength(1);
+        if (live) expect(seen[0]?.id).toBe(live.id);
+        expect(d.liveText?.(chat) ?? '').toBe('');
       });
 
       it('sends the answer as usual when the live view cannot become it', async (context) => {

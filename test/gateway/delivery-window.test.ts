@@ -26,7 +26,7 @@ class PartsChannel extends MemoryChannel {
     for (let index = options.skipParts ?? 0; index < parts.length; index++) {
       last = await super.send(target, { ...message, text: parts[index] ?? '' });
       if (index === parts.length - 1) break;
-      options.onPartSent?.(index + 1);
+      options.onPartSent?.(index + 1, last.messageId, false);
       if (this.dieAfterPart === index + 1) {
         this.died = true;
         return new Promise<SentRef>(() => undefined);
@@ -47,7 +47,7 @@ afterEach(async () => {
 function deliveryOn(path: string, channel: MemoryChannel): Delivery {
   const db = openDatabase(path);
   open.push(db);
-  const delivery = new Delivery(new OutboxRepository(db), systemClock, logger, 20);
+  const delivery = new Delivery(new OutboxRepository(db), systemClock, logger, { retryBaseMs: 20 });
   delivery.register(channel);
   stoppers.push(delivery);
   return delivery;

@@ -51,7 +51,7 @@ describe('LiveAnswerFeed', () => {
     channel.liveAnswer = () => broken;
     const feed = feedFor(channel);
     expect(() => feed?.onEvent({ type: 'text_delta', text: 'text' })).not.toThrow();
-    expect(await feed?.adopt('text')).toBeUndefined();
+    expect(await feed?.adopt({ text: 'text', parts: ['text'] })).toBeUndefined();
     feed?.onEvent({ type: 'text_delta', text: 'more' });
     await expect(feed?.cancel()).resolves.toBeUndefined();
   });

@@ -20,7 +20,7 @@ type OutboxLine = { status: string; message: string; platform_message_id: string
 const outboxRows = (test: TestGateway) => test.db.prepare('SELECT status, message, platform_message_id FROM outbox ORDER BY id').all() as OutboxLine[];
 
 describe('live answers and the outbox', () => {
-  it('records the answer before the streamed message becomes it, then marks it sent with that message: nothing is sent twice', async () => {
+  it('records the streamed message as it starts and the answer before the message becomes it, then marks it sent: nothing is sent twice', async () => {
     const channel = new MemoryChannel({ streaming: 'native' });
     const sends: string[] = [];
     channel.onSend = (_target, message) => void sends.push(message.text);
@@ -32,30 +32,48 @@ describe('live answers and the outbox', () => {
     channel.say(OWNER, 'hi');
     const answer = await find(channel, 'The streamed answer, complete.');
     await channel.waitFor(() => outboxRows(hob as TestGateway).some((row) => row.status === 'sent'), 5000, 'the outbox mark');
-    expect(storedWhenFinishing).toEqual([expect.objectContaining({ status: 'pending', message: expect.stringContaining('The streamed answer, complete.') })]);
+    // One row: the live message, recorded when it showed, holding the answer it is to become.
+    expect(storedWhenFinishing).toEqual([{ status: 'live', message: expect.stringContaining('The streamed answer, complete.'), platform_message_id: answer.id }]);
     expect(outboxRows(hob)).toEqual([expect.objectContaining({ status: 'sent', platform_message_id: answer.id })]);
     expect(sends).toEqual([]);
     expect(copies(channel, 'The streamed answer, complete.')).toBe(1);
   });
 
-  it('a crash after the stream and before the outbox mark: the restart delivers the stored answer once', async () => {
+  it('a crash after the platform took the end of the stream, before the outbox mark: the restart makes that message the answer, nothing is sent twice', async () => {
     const dir = tempDir('hob-live-crash-');
-    const first = new MemoryChannel({ streaming: 'native' });
+    const channel = new MemoryChannel({ streaming: 'native' });
     // The platform took the final text; the process dies before hob hears back.
-    first.beforeLiveFinish = () => new Promise<void>(() => undefined);
-    hob = await startTestGateway(first, new ScriptedModel([{ text: 'Answer that outlives a crash.' }]), { dir });
-    first.say(OWNER, 'hi');
-    await first.waitFor(() => first.liveLog.some((entry) => entry.event === 'finish'), 5000, 'the stream finishing');
+    channel.beforeLiveFinish = () => new Promise<void>(() => undefined);
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'Answer that outlives a crash.' }]), { dir });
+    channel.say(OWNER, 'hi');
+    await channel.waitFor(() => channel.liveLog.some((entry) => entry.event === 'finish'), 5000, 'the stream finishing');
     await hob.gateway.stop({ stopRuns: false }); // as if killed
     hob.db.close();
 
-    const second = new MemoryChannel();
-    hob = await startTestGateway(second, new ScriptedModel([]), { dir });
-    await find(second, 'Answer that outlives a crash.');
-    await second.waitFor(() => new OutboxRepository((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
-    expect(copies(second, 'Answer that outlives a crash.')).toBe(1);
-    // The window: on a platform whose stream stays in the chat, that copy is there too.
-    expect(copies(first, 'Answer that outlives a crash.')).toBe(1);
+    channel.beforeLiveFinish = undefined;
+    const sends: string[] = [];
+    channel.onSend = (_target, message) => void sends.push(message.text);
+    hob = await startTestGateway(channel, new ScriptedModel([]), { dir });
+    await channel.waitFor(() => outboxRows(hob as TestGateway).every((row) => row.status === 'sent'), 5000, 'the outbox settled');
+    expect(sends).toEqual([]);
+    expect(copies(channel, 'Answer that outlives a crash.')).toBe(1);
+    expect(outboxRows(hob)).toEqual([expect.objectContaining({ status: 'sent', platform_message_id: channel.chat(CHAT)[0]?.id })]);
+  });
+
+  it('a crash while the answer was still being written: the restart removes the cut-off text and the resumed run answers once', async () => {
+    const dir = tempDir('hob-live-crash-mid-');
+    const channel = new MemoryChannel({ streaming: 'edit' });
+    // The first model never writes the rest: the process "dies" while it writes.
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'A first try that is cut off halfway', pauseAt: 12, resume: new Promise<void>(() => undefined) }]), { dir });
+    channel.say(OWNER, 'hi');
+    await find(channel, 'A first try');
+    await hob.gateway.stop({ stopRuns: false }); // as if killed mid-answer
+    hob.db.close();
+
+    hob = await startTestGateway(channel, new ScriptedModel([{ text: 'The whole answer, after the restart.' }]), { dir });
+    await find(channel, 'The whole answer, after the restart.');
+    await channel.waitFor(() => outboxRows(hob as TestGateway).every((row) => row.status !== 'live' && row.status !== 'pending'), 5000, 'the outbox settled');
+    expect(channel.chat(CHAT).map((m) => m.text)).toEqual(['The whole answer, after the restart.']);
   });
 
   it('a failed run ends the live answer and says what went wrong', async () => {
@@ -87,16 +105,19 @@ describe('live answers and the outbox', () => {
     expect(channel.chat(CHAT).map((m) => m.text)).toEqual(['An earlier notice.', 'The later answer.']);
   });
 
-  it('an answer too long for one message ends the live view and goes out in parts', async () => {
+  it('an answer too long for one message: the live message becomes its first part and the rest follow; nothing is deleted', async () => {
     const channel = new MemoryChannel({ streaming: 'edit', maxMessageLength: 200 });
     const long = Array.from({ length: 12 }, (_, n) => `Line ${n} of a long answer.`).join('\n\n');
     hob = await startTestGateway(channel, new ScriptedModel([{ text: long }]));
     channel.say(OWNER, 'hi');
     await find(channel, 'Line 11 of a long answer.');
     await channel.waitFor(() => new OutboxRepository((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
-    const texts = channel.chat(CHAT).map((m) => m.text);
-    expect(texts.length).toBeGreaterThan(1);
-    expect(texts.join('\n\n')).toBe(long);
-    expect(channel.liveLog.at(-1)?.event).toBe('cancel');
+    const messages = channel.chat(CHAT);
+    expect(messages.length).toBeGreaterThan(1);
+    expect(messages.map((m) => m.text).join('\n\n')).toBe(long);
+    expect(channel.liveLog.some((entry) => entry.event === 'cancel')).toBe(false);
+    // The first part is the live message, edited into place.
+    expect(messages[0]?.id).toBe('1');
+    expect(channel.liveLog.filter((entry) => entry.event === 'finish').map((entry) => entry.text)).toEqual([messages[0]?.text]);
   });
 });

@@ -4,7 +4,7 @@ import { testMemory } from './fixture.js';
 
 /** The memory commands where there are no buttons (the terminal): everything by typing. */
 describe('memory commands without buttons', () => {
-  const terminal = { platform: 'console', userId: 'ann', private: true, buttons: false };
+  const terminal = { platform: 'console', userId: 'ann', private: true, buttons: false, trusted: true };
 
   it('pages /memory, confirms /forget all by typing, and keeps other people out', () => {
     const { memory, db } = testMemory();
@@ -26,7 +26,7 @@ describe('memory commands without buttons', () => {
 
   it('shows a link code only in a private chat', () => {
     const { memory } = testMemory();
-    const inGroup = { platform: 'telegram', userId: '42', private: false, buttons: true };
+    const inGroup = { platform: 'telegram', userId: '42', private: false, buttons: true, trusted: true };
     expect(runMemoryCommand(memory, 'link', '', inGroup).text).toContain('private chat');
     expect(runMemoryCommand(memory, 'link', '', { ...inGroup, private: true }).text).toMatch(/Your link code is \d{6}/);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildFtsQuery } from '../../src/memory/query.js';
+import { buildFtsQuery } from '../../src/store/memory/query.js';
 import { ENTRIES, QUESTIONS, testMemory } from './fixture.js';
 
 describe('memory search quality (full-text only)', () => {

@@ -49,15 +49,15 @@ export type Harness = {
  * A scheduler over a real SQLite file, the real delivery outbox and an in-memory chat
  * platform; time moves only when the test says. Ann (100) owns hob; Bob (200) does not.
  */
-export function harness(options: { fullAuto?: boolean; start?: string; settings?: Partial<SchedulerSettings>; runReport?: ReportRunner; model?: ProviderClient; timezoneFor?(person: string): string | undefined; people?: PersonResolver; dir?: string } = {}): Harness {
+export function harness(options: { fullAuto?: boolean; start?: string; settings?: Partial<SchedulerSettings>; runReport?: ReportRunner; model?: ProviderClient; timezoneFor?(person: string): string | undefined; people?: PersonResolver; dir?: string; maxJobsPerPerson?: number } = {}): Harness {
   const dir = options.dir ?? tempDir('hob-sched-');
   const db = openDatabase(join(dir, 'hob.db'));
   const clock = testClock(options.start ?? '2026-12-01T10:00:00Z');
   const channel = new MemoryChannel();
-  const delivery = new Delivery(new OutboxRepository(db), clock, silent, 10);
+  const delivery = new Delivery(new OutboxRepository(db), clock, silent, { retryBaseMs: 10 });
   delivery.register(channel);
   const settings = { ...SETTINGS, ...options.settings };
-  const scheduling = createScheduling({ db, clock, defaultTimezone: 'Europe/Berlin', settings, timezoneFor: options.timezoneFor, people: options.people });
+  const scheduling = createScheduling({ db, clock, defaultTimezone: 'Europe/Berlin', settings, timezoneFor: options.timezoneFor, people: options.people, maxJobsPerPerson: options.maxJobsPerPerson });
   scheduling.setOwnerCheck((_platform, userId) => userId === '100');
   let runReport = options.runReport;
   if (!runReport && options.model) {

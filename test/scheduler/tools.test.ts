@@ -56,4 +56,50 @@ describe('schedule tools', () => {
     expect((await h.call('schedule_list', {}, ANN)).content).toBe('No reminders or reports.');
     expect((await h.call('schedule_update', { id, enabled: false }, ANN)).content).toContain('paused');
   });
+
+  it('refuses a job past scheduler.max_jobs_per_person with the reason, per person; a fired one-shot or a deleted job frees a place', async () => {
+    const h = harness();
+    for (let n = 1; n <= 50; n++) expect((await h.call('schedule_create', { kind: 'reminder', text: `stretch ${n}`, in: `${n}m` }, BOB)).isError).toBe(false);
+    const refused = await h.call('schedule_create', { kind: 'reminder', text: 'one too many', in: '2h' }, BOB);
+    expect(refused).toEqual({
+      content: 'Not created: this person already has 50 reminders and reports that can still run, the most one person may have (scheduler.max_jobs_per_person is 50). Delete ones they no longer need (schedule_list shows them, schedule_delete removes one), then try again.',
+      isError: true,
+    });
+    expect(h.scheduling.jobs.list('memory:200')).toHaveLength(50);
+    // Someone else is not held back by Bob's jobs.
+    expect((await h.call('schedule_create', { kind: 'reminder', text: 'water plants', in: '1h' }, CAROL)).isError).toBe(false);
+    // The first reminder fires (a one-shot, now done): Bob has room for one more.
+    h.clock.advance(61_000);
+    await h.tick();
+    expect((await h.call('schedule_create', { kind: 'reminder', text: 'room again', in: '2h' }, BOB)).isError).toBe(false);
+    expect((await h.call('schedule_create', { kind: 'reminder', text: 'full again', in: '2h' }, BOB)).isError).toBe(true);
+    const some = h.scheduling.jobs.list('memory:200').find((job) => job.nextRunAt !== undefined);
+    await h.call('schedule_delete', { id: some?.id }, BOB);
+    expect((await h.call('schedule_create', { kind: 'reminder', text: 'after a delete', in: '2h' }, BOB)).isError).toBe(false);
+  });
+
+  it('the cap follows the config', async () => {
+    const h = harness({ maxJobsPerPerson: 2 });
+    await h.call('schedule_create', { kind: 'reminder', text: 'a', in: '1h' });
+    await h.call('schedule_create', { kind: 'reminder', text: 'b', in: '1h' });
+    expect((await h.call('schedule_create', { kind: 'reminder', text: 'c', in: '1h' })).content).toContain('scheduler.max_jobs_per_person is 2');
+  });
+
+  it('schedule_list answers in pages of 20 and says how to get the next', async () => {
+    const h = harness();
+    for (let n = 1; n <= 45; n++) await h.call('schedule_create', { kind: 'reminder', text: `task number ${n} with a fairly long description to read`, in: `${n}h` }, BOB);
+    const first = (await h.call('schedule_list', {}, BOB)).content;
+    expect(first.split('\n')[0]).toBe('Times in Europe/Berlin (page 1 of 3: jobs 1–20 of 45):');
+    expect(first).toContain('task number 1 with');
+    expect(first).toContain('task number 20 with');
+    expect(first).not.toContain('task number 21 with');
+    expect(first.split('\n').at(-1)).toBe('More: schedule_list with page 2.');
+    expect(first.length).toBeLessThan(4000);
+    const last = (await h.call('schedule_list', { page: 3 }, BOB)).content;
+    expect(last.split('\n')[0]).toBe('Times in Europe/Berlin (page 3 of 3: jobs 41–45 of 45):');
+    expect(last).toContain('task number 45 with');
+    expect(last).not.toContain('More:');
+    // Past the end: the last page.
+    expect((await h.call('schedule_list', { page: 9 }, BOB)).content).toBe(last);
+  });
 });

@@ -23,7 +23,10 @@ export type TestGateway = { gateway: Gateway; db: Db; dir: string; deps: EngineD
 
 /**
  * A gateway over a real SQLite file and the real permission checker (default mode: bash
- * asks), with the given adapter and model. Owner Ann and friend Bob are allowed.
+ * asks), with the given adapter and model. Owner Ann and friend Bob are allowed. Busy signs
+ * and live answers show from the start of a run (`busyAfterMs: 0`), as the tests of typing
+ * and live answers need with an instant model; pass `busyAfterMs: BUSY_AFTER_MS` for hob's
+ * own delay (test/adapters/quick-and-slow-answers.test.ts).
  */
 export async function startTestGateway(
   adapter: ChannelAdapter,
@@ -72,7 +75,8 @@ export async function startTestGateway(
     pairingTtlSeconds: 3600,
     model: { current: () => provider.model, switch: async (name) => `Switched to ${name}.` },
     permissions: createPermissionAdmin(permissions, rules, 'default'),
-    deliveryRetryBaseMs: 50,
+    delivery: { retryBaseMs: 50 },
+    busyAfterMs: 0,
     ...overrides,
   });
   await gateway.start();

@@ -1,18 +1,23 @@
 /**
  * Compaction: the four levels applied cheapest first, each only when the one before did not
- * bring the prompt under its target; the trigger arithmetic; a circuit breaker for automatic
- * attempts; pre_compact / post_compact hooks. The caller stores the result as a boundary.
+ * bring the prompt under its target; when the summary levels with the recent messages kept
+ * are not enough, they go further, down to a summary plus the newest request. A circuit
+ * breaker turns the model's summary (level 4) off after failures, never compaction itself.
+ * pre_compact / post_compact hooks. The caller stores the result as a boundary.
  */
 import { PromptTooLongError, errorMessage } from '../../core/errors.js';
 import type { Message } from '../../core/messages.js';
 import { messageText } from '../../core/messages.js';
 import type { HookGate } from '../ports.js';
-import type { ProviderClient, ToolSpec } from '../../providers/types.js';
+import type { ProviderClient } from '../../providers/types.js';
+import { answerReserve, compactionTarget, type CompactionSettings, type CompactionTrigger } from './budget.js';
 import { invariantProblems, newestPersonMessage } from './invariants.js';
-import { chooseCut, clearOldToolResults, collapseLongTexts, outline, summaryText, transcript, withSummary } from './levels.js';
-import { estimatePrompt, loadTokenizer } from './tokens.js';
+import { chooseCut, clearOldToolResults, collapseLongTexts, outline, summaryText, transcript, withSummary, type KeepText } from './levels.js';
+import { cheapTokens, estimatePrompt, type PromptParts } from './tokens.js';
 
-export type CompactionTrigger = 'auto' | 'reactive' | 'manual';
+export { autoCompactThreshold, compactionTarget, defaultBuffer, type CompactionSettings, type CompactionTrigger } from './budget.js';
+export type { PromptParts } from './tokens.js';
+
 export type CompactionLevel = 1 | 2 | 3 | 4;
 
 export type CompactionResult = {
@@ -22,38 +27,23 @@ export type CompactionResult = {
   tokensAfter: number;
   /** Tokens each level applied took off, in order. */
   saved: Array<{ level: CompactionLevel; tokens: number }>;
+  /** False when even the deepest pass stayed above the target (the caller checks it still fits). */
+  underTarget: boolean;
 };
 
-export type CompactionSettings = {
-  contextWindow: number;
-  maxTokens: number;
-  /** Head room kept free below the window, besides the answer's max_tokens. */
-  bufferTokens: number;
-  /** Tool results of compactable tools kept as they are (level 1). */
-  keepToolResults?: number;
-  /** Messages at the end that levels 2–4 never touch. */
-  keepRecent?: number;
+export type CompactOptions = {
+  trigger: CompactionTrigger;
+  /** Working memory, carried into the summary. */
+  carried: string;
+  sessionKey: string;
+  signal?: AbortSignal;
+  /** The prompt's size with these messages, in the provider's tokens; default: the raw estimate. */
+  measure?(messages: readonly Message[]): number;
+  /** A text's size in the provider's tokens (sizes the summary request); default the raw estimate. */
+  textTokens?(text: string): number;
 };
 
-export type PromptParts = { system: string; tools: readonly ToolSpec[]; messages: readonly Message[] };
-
-/** The default head room: 13,000 tokens, or a tenth of a small window. */
-export function defaultBuffer(contextWindow: number): number {
-  return Math.min(13_000, Math.floor(contextWindow / 10));
-}
-
-/** A request whose prompt is above this compacts first: window − max_tokens − buffer. */
-export function autoCompactThreshold(settings: CompactionSettings): number {
-  return settings.contextWindow - settings.maxTokens - settings.bufferTokens;
-}
-
-/** Compacting aims this low, so the next few requests do not compact again at once. */
-export function compactionTarget(settings: CompactionSettings, trigger: CompactionTrigger): number {
-  const threshold = autoCompactThreshold(settings);
-  return Math.floor(threshold * (trigger === 'manual' ? 0.5 : 0.7));
-}
-
-/** After this many automatic failures in a row, automatic attempts stop until one succeeds. */
+/** After this many failed model summaries in a row, automatic compaction stops asking the model until one succeeds. */
 const MAX_CONSECUTIVE_FAILURES = 3;
 /** Summary requests that are themselves too long drop the oldest fifth and retry, this often. */
 const SUMMARY_RETRIES = 3;
@@ -67,11 +57,16 @@ export type CompactorDeps = {
   hooks: HookGate;
   /** Read at each use: `/model` may switch to a model with another window. */
   settings(): CompactionSettings;
+  /** Keeps the whole of a text cut short, in the workspace (level 2's marker names where). */
+  keep?: KeepText;
 };
 
+type Run = CompactOptions & { target: number; tokensBefore: number; measure(messages: readonly Message[]): number };
+
 /**
- * One conversation's compactor. Keeps the failure count, so three automatic failures in a
- * row stop automatic attempts (a manual or reactive success, or any success, re-arms them).
+ * One conversation's compactor. Counts failed model summaries in a row: after three, an
+ * automatic compaction goes from the outline straight to the deeper passes (a manual or
+ * reactive one still asks the model, and its success re-arms it).
  */
 export class Compactor {
   private failures = 0;
@@ -82,33 +77,27 @@ export class Compactor {
     return this.failures;
   }
 
-  /** Whether automatic compaction is switched off by the circuit breaker. */
+  /** Whether automatic compaction has stopped asking the model for summaries. */
   get tripped(): boolean {
     return this.failures >= MAX_CONSECUTIVE_FAILURES;
   }
 
-  /** Whether a request of this size must compact first. */
-  needsCompaction(promptTokens: number): boolean {
-    return promptTokens > autoCompactThreshold(this.deps.settings());
-  }
-
   /**
-   * Applies the levels until the prompt is under the trigger's target. Returns undefined when
-   * there was nothing to compact; throws CompactionFailed when it could not get under target.
+   * Applies the levels until the prompt is under the trigger's target, or as far as they go.
+   * Returns undefined when there was nothing to compact; throws CompactionFailed only when a
+   * level would break the history's invariants.
    */
-  async compact(prompt: PromptParts, options: { trigger: CompactionTrigger; carried: string; sessionKey: string; signal?: AbortSignal }): Promise<CompactionResult | undefined> {
-    if (options.trigger === 'auto' && this.tripped) return undefined;
-    await loadTokenizer();
-    const tokensBefore = estimatePrompt(prompt);
-    // Reactive: the provider counted more than we did, so aim below what we have. Manual: the
-    // person asked for it, so it frees something even in a conversation far from the window.
-    const fixed = estimatePrompt({ ...prompt, messages: [] });
-    const shrunk = fixed + Math.floor((tokensBefore - fixed) * (options.trigger === 'manual' ? 0.5 : 0.7));
-    const target = options.trigger === 'auto' ? compactionTarget(this.deps.settings(), 'auto') : Math.min(compactionTarget(this.deps.settings(), options.trigger), shrunk);
+  async compact(prompt: PromptParts, options: CompactOptions): Promise<CompactionResult | undefined> {
+    const measure = options.measure ?? ((messages: readonly Message[]) => estimatePrompt({ ...prompt, messages }));
+    const tokensBefore = measure(prompt.messages);
+    const settings = this.deps.settings();
+    // Manual: the person asked for it, so it frees something even far from the window.
+    const fixed = measure([]);
+    const halved = fixed + Math.floor((tokensBefore - fixed) * 0.5);
+    const target = options.trigger === 'manual' ? Math.min(compactionTarget(settings, 'manual'), halved) : compactionTarget(settings, options.trigger);
     await this.deps.hooks.run('pre_compact', { session_key: options.sessionKey, trigger: options.trigger, tokens: tokensBefore }, options.signal);
     try {
-      const result = await this.applyLevels(prompt, target, tokensBefore, options);
-      this.failures = 0;
+      const result = await this.applyLevels(prompt, { ...options, target, tokensBefore, measure });
       await this.deps.hooks.run(
         'post_compact',
         { session_key: options.sessionKey, trigger: options.trigger, level: result?.level ?? 0, tokens_before: tokensBefore, tokens_after: result?.tokensAfter ?? tokensBefore },
@@ -116,77 +105,116 @@ export class Compactor {
       );
       return result;
     } catch (error) {
-      this.failures += 1;
       throw error instanceof CompactionFailed ? error : new CompactionFailed(errorMessage(error));
     }
   }
 
-  private async applyLevels(
-    prompt: PromptParts,
-    target: number,
-    tokensBefore: number,
-    options: { trigger: CompactionTrigger; carried: string; signal?: AbortSignal },
-  ): Promise<CompactionResult | undefined> {
-    const { keepToolResults = 5, keepRecent = 6 } = this.deps.settings();
+  private async applyLevels(prompt: PromptParts, run: Run): Promise<CompactionResult | undefined> {
+    const settings = this.deps.settings();
+    const { keepToolResults = 5, keepRecent = 6 } = settings;
     const newest = newestPersonMessage(prompt.messages);
     const saved: CompactionResult['saved'] = [];
     let messages = [...prompt.messages];
-    let tokens = tokensBefore;
-    const size = (candidate: Message[]) => estimatePrompt({ ...prompt, messages: candidate });
-    const accept = (level: CompactionLevel, candidate: Message[]): boolean => {
+    let tokens = run.tokensBefore;
+    let level: CompactionLevel | undefined;
+    const accept = (at: CompactionLevel, candidate: Message[]): boolean => {
       const problems = invariantProblems(candidate, newest);
-      if (problems.length) throw new CompactionFailed(`level ${level} broke the history: ${problems.join('; ')}`);
-      const after = size(candidate);
+      if (problems.length) throw new CompactionFailed(`level ${at} broke the history: ${problems.join('; ')}`);
+      const after = run.measure(candidate);
       if (after < tokens) {
-        saved.push({ level, tokens: tokens - after });
+        saved.push({ level: at, tokens: tokens - after });
         messages = candidate;
         tokens = after;
+        level = at;
       }
-      return tokens <= target;
+      return tokens <= run.target;
     };
-    const done = (): CompactionResult | undefined => {
-      const last = saved.at(-1);
-      return last ? { messages, level: last.level, tokensBefore, tokensAfter: tokens, saved } : undefined;
-    };
+    const done = (): CompactionResult | undefined =>
+      level === undefined ? undefined : { messages, level, tokensBefore: run.tokensBefore, tokensAfter: tokens, saved, underTarget: tokens <= run.target };
 
     if (accept(1, clearOldToolResults(messages, keepToolResults))) return done();
-    if (accept(2, collapseLongTexts(messages, keepRecent))) return done();
-    const cut = chooseCut(messages, keepRecent);
-    if (cut === undefined) return this.under(done(), options.trigger);
-    // Levels 3 and 4 summarize the same older messages; level 4 reads them, not level 3's outline.
+    // A block over about a quarter of the window is too big to carry even among the recent messages.
+    if (accept(2, collapseLongTexts(messages, keepRecent, this.deps.keep, Math.max(4_000, settings.contextWindow)))) return done();
+
+    // Levels 3 and 4 summarize the older messages (level 4 reads them, not level 3's outline);
+    // each pass keeps fewer recent ones, the last only the newest request and its tool loop.
     const unsummarized = messages;
-    const head = unsummarized.slice(0, cut);
-    if (accept(3, withSummary(unsummarized, cut, summaryText(3, head.length, outline(head), options.carried)))) return done();
-    const summary = await this.summarize(head, options.signal);
-    if (accept(4, withSummary(unsummarized, cut, summaryText(4, head.length, summary, options.carried)))) return done();
-    return this.under(done(), options.trigger);
+    const outlineChars = Math.min(4_000, Math.max(600, Math.floor(settings.contextWindow * 0.6)));
+    let modelSummary: { cut: number; text: string } | undefined;
+    let askedModel = false;
+    const passes = [...new Set([keepRecent, 2, 0])].filter((keep) => keep <= keepRecent || keep === 0);
+    let lastCut = 0;
+    for (const keep of passes) {
+      const cut = chooseCut(unsummarized, keep);
+      // A short history may give the same cut for fewer kept messages: nothing new to try.
+      if (cut === undefined || cut <= lastCut) continue;
+      lastCut = cut;
+      const head = unsummarized.slice(0, cut);
+      const carried = run.carried;
+      if (!modelSummary && accept(3, withSummary(unsummarized, cut, summaryText(3, head.length, outline(head, outlineChars), carried)))) return done();
+      // The model is asked once per compaction (a failure is not retried with more to read).
+      if (!askedModel && !(run.trigger === 'auto' && this.tripped)) {
+        askedModel = true;
+        modelSummary = await this.modelSummary(head, cut, run);
+      }
+      if (modelSummary) {
+        const later = unsummarized.slice(modelSummary.cut, cut);
+        const text = later.length ? `${modelSummary.text}\nAfter that:\n${outline(later, outlineChars)}` : modelSummary.text;
+        if (accept(4, withSummary(unsummarized, cut, summaryText(4, head.length, text, carried)))) return done();
+      }
+    }
+    // Still over (and it must fit, not only halve): the newest request with a shorter and
+    // shorter summary of everything before it.
+    const cut = run.trigger === 'manual' ? undefined : chooseCut(unsummarized, 0);
+    if (cut !== undefined) {
+      const head = unsummarized.slice(0, cut);
+      for (const chars of [Math.floor(outlineChars / 3), 0]) {
+        const carried = chars ? run.carried.slice(0, chars * 2) : '';
+        const text = chars ? outline(head, chars) : 'Only this note is left of it: the window is too small for more.';
+        if (accept(3, withSummary(unsummarized, cut, summaryText(3, head.length, text, carried)))) return done();
+      }
+    }
+    return done();
   }
 
-  /** Not under target after every level: manual compaction keeps what it freed; the others failed. */
-  private under(result: CompactionResult | undefined, trigger: CompactionTrigger): CompactionResult | undefined {
-    if (trigger === 'manual') return result;
-    throw new CompactionFailed(`still over the target after every level (${result ? `${result.tokensAfter} tokens` : 'nothing to compact'})`);
+  /** Level 4's text, or undefined when the model could not write one (counted for the circuit breaker). */
+  private async modelSummary(head: readonly Message[], cut: number, run: Run): Promise<{ cut: number; text: string } | undefined> {
+    try {
+      const text = await this.summarize(head, run);
+      this.failures = 0;
+      return { cut, text };
+    } catch {
+      this.failures += 1;
+      return undefined;
+    }
   }
 
   /** Level 4: the model summarizes; `<analysis>` is dropped, `<summary>` kept. Too long: drop the oldest fifth, retry. */
-  private async summarize(older: readonly Message[], signal?: AbortSignal): Promise<string> {
-    let entries = transcript(older);
+  private async summarize(older: readonly Message[], run: Run): Promise<string> {
+    const settings = this.deps.settings();
+    const maxTokens = Math.min(2_048, answerReserve(settings.contextWindow, settings.maxTokens));
+    // The request must fit the window itself: the newest entries that do, the oldest left out.
+    const textTokens = run.textTokens ?? cheapTokens;
+    const room = Math.floor((settings.contextWindow - maxTokens) * 0.85) - textTokens(SUMMARY_SYSTEM + SUMMARY_INSTRUCTIONS);
+    let { entries, omitted } = fitEntries(transcript(older), room, textTokens);
     for (let attempt = 0; attempt <= SUMMARY_RETRIES; attempt += 1) {
-      const outcome = await this.requestSummary(entries, signal);
+      const note = omitted ? [`(the ${omitted} oldest entries were left out to fit the window)`] : [];
+      const outcome = await this.requestSummary([...note, ...entries], maxTokens, run.signal);
       if (outcome.kind === 'summary') return outcome.text;
       if (outcome.kind === 'failed') throw new CompactionFailed(`the summary request failed: ${outcome.message}`);
       const drop = Math.max(1, Math.ceil(entries.length / 5));
-      entries = [`(the ${drop} oldest entries were left out: the summary request was too long)`, ...entries.slice(drop)];
+      entries = entries.slice(drop);
+      omitted += drop;
     }
     throw new CompactionFailed('the summary request stayed too long after dropping the oldest parts');
   }
 
-  private async requestSummary(entries: string[], signal?: AbortSignal): Promise<{ kind: 'summary'; text: string } | { kind: 'too_long' } | { kind: 'failed'; message: string }> {
+  private async requestSummary(entries: string[], maxTokens: number, signal?: AbortSignal): Promise<{ kind: 'summary'; text: string } | { kind: 'too_long' } | { kind: 'failed'; message: string }> {
     const request = {
       system: SUMMARY_SYSTEM,
       messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: `${SUMMARY_INSTRUCTIONS}\n\n<transcript>\n${entries.join('\n')}\n</transcript>` }] }],
       tools: [],
-      maxTokens: Math.min(4_096, this.deps.settings().maxTokens),
+      maxTokens,
     };
     for await (const event of this.deps.provider().stream(request, signal ?? new AbortController().signal)) {
       if (event.type === 'done') {
@@ -199,6 +227,19 @@ export class Compactor {
     }
     return { kind: 'failed', message: 'the summary stream ended without an answer' };
   }
+}
+
+/** The newest transcript entries within `room` estimated tokens, and how many older ones were left out. */
+function fitEntries(all: string[], room: number, textTokens: (text: string) => number): { entries: string[]; omitted: number } {
+  let used = 0;
+  let from = all.length;
+  while (from > 0) {
+    const cost = textTokens(`${all[from - 1] as string}\n`);
+    if (used + cost > room) break;
+    used += cost;
+    from -= 1;
+  }
+  return { entries: all.slice(from), omitted: from };
 }
 
 /** Recognizes hob's own summary requests (the scripted model in tests and benchmarks answers them). */

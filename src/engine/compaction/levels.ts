@@ -10,6 +10,8 @@ const COMPACTABLE_TOOLS = new Set(['bash', 'read_file', 'grep', 'glob', 'web_fet
 
 /** Marks the text a compaction wrote, so a later one recognizes its own summary. */
 export const COMPACTED_MARK = '[Earlier conversation compacted';
+/** Introduces the person's newest message when a summary carries it. */
+export const LATEST_MARK = "[The person's latest message, as sent:]";
 
 const CLEARED = '[Old result of ';
 const COLLAPSE_OVER = 1_600;
@@ -44,21 +46,40 @@ export function clearOldToolResults(messages: readonly Message[], keepRecent = 5
   return out;
 }
 
-/** Level 2: long texts and tool results in older messages keep their head and tail. */
-export function collapseLongTexts(messages: readonly Message[], preserveRecent = 6): Message[] {
+/**
+ * Keeps a text that compaction cuts short, somewhere the model can read it again; returns
+ * where ("kept/3f2a….txt" in the workspace), or undefined when it could not be kept.
+ */
+export type KeepText = (text: string) => string | undefined;
+
+/**
+ * Level 2: long texts and tool results in older messages keep their head and tail (in the
+ * recent ones too, when longer than `oversizeChars`: a paste the window cannot carry); the cut
+ * says where the whole is: a result of a tool that can run again is fetched again, anything
+ * else (a paste, an answer, another tool's result) is kept in the workspace by `keep`, and a
+ * person's own text is found by session_search when it could not be kept.
+ */
+export function collapseLongTexts(messages: readonly Message[], preserveRecent = 6, keep?: KeepText, oversizeChars = Number.POSITIVE_INFINITY): Message[] {
+  const calls = new Map<string, string>();
+  for (const message of messages) for (const block of message.content) if (block.type === 'tool_use') calls.set(block.id, block.name);
   const newest = messages.findLastIndex(isPersonMessage);
   const end = Math.max(0, messages.length - preserveRecent);
   return messages.map((message, index) => {
-    if (index >= end || index === newest) return message;
+    if (index === newest) return message;
+    // The recent messages stay whole, unless a block in them is too big for the window to carry.
+    const over = index >= end ? oversizeChars : COLLAPSE_OVER;
     let changed = false;
     const content = message.content.map((block): Block => {
-      if (block.type === 'text' && block.text.length > COLLAPSE_OVER) {
+      if (block.type === 'text' && block.text.length > over) {
         changed = true;
-        return { ...block, text: collapse(block.text) };
+        const where = keep?.(block.text);
+        return { ...block, text: collapse(block.text, where ? `the whole text is kept in the workspace: ${where}` : message.role === 'user' ? 'session_search finds the whole text' : '') };
       }
-      if (block.type === 'tool_result' && block.content.length > COLLAPSE_OVER) {
+      if (block.type === 'tool_result' && block.content.length > over) {
         changed = true;
-        return { ...block, content: collapse(block.content) };
+        const tool = calls.get(block.toolUseId) ?? '';
+        const where = COMPACTABLE_TOOLS.has(tool) ? undefined : keep?.(block.content);
+        return { ...block, content: collapse(block.content, where ? `the whole output is kept in the workspace: ${where}` : COMPACTABLE_TOOLS.has(tool) ? `run ${tool} again for the whole output` : '') };
       }
       return block;
     });
@@ -66,8 +87,8 @@ export function collapseLongTexts(messages: readonly Message[], preserveRecent =
   });
 }
 
-function collapse(value: string): string {
-  return `${value.slice(0, HEAD_CHARS)}\n…[collapsed ${value.length - HEAD_CHARS - TAIL_CHARS} chars]…\n${value.slice(-TAIL_CHARS)}`;
+function collapse(value: string, where: string): string {
+  return `${value.slice(0, HEAD_CHARS)}\n…[collapsed ${value.length - HEAD_CHARS - TAIL_CHARS} chars${where ? `; ${where}` : ''}]…\n${value.slice(-TAIL_CHARS)}`;
 }
 
 /**
@@ -95,7 +116,7 @@ export function withSummary(messages: readonly Message[], cut: number, summary: 
   const first = tail[0];
   if (first && isPersonMessage(first)) return [{ role: 'user', content: [text(summary), ...first.content] }, ...tail.slice(1)];
   const newest = messages.slice(0, cut).findLast(isPersonMessage);
-  const request: Block[] = newest ? [text("[The person's latest message, as sent:]"), ...newest.content] : [];
+  const request: Block[] = newest ? [text(LATEST_MARK), ...newest.content] : [];
   return [{ role: 'user', content: [text(summary), ...request] }, ...tail];
 }
 
@@ -117,7 +138,7 @@ const OUTLINE_CHARS = 4_000;
 const PREVIOUS_CHARS = 2_000;
 
 /** Level 3's outline: who asked what, which tools ran on what, what was answered. No model call. */
-export function outline(messages: readonly Message[]): string {
+export function outline(messages: readonly Message[], maxChars = OUTLINE_CHARS): string {
   const lines: string[] = [];
   let previous = '';
   for (const message of messages) {
@@ -125,7 +146,7 @@ export function outline(messages: readonly Message[]): string {
       switch (block.type) {
         case 'text': {
           if (block.text.startsWith(COMPACTED_MARK)) {
-            previous = earlierSummary(block.text);
+            previous = earlierSummary(block.text, Math.min(PREVIOUS_CHARS, Math.floor(maxChars / 2)));
             break;
           }
           const line = squash(block.text);
@@ -154,7 +175,7 @@ export function outline(messages: readonly Message[]): string {
   const kept: string[] = [];
   let chars = 0;
   for (const line of lines.reverse()) {
-    if (kept.length >= OUTLINE_LINES || chars + line.length > OUTLINE_CHARS) break;
+    if (kept.length >= OUTLINE_LINES || chars + line.length > maxChars) break;
     kept.unshift(line);
     chars += line.length + 1;
   }
@@ -163,10 +184,10 @@ export function outline(messages: readonly Message[]): string {
 }
 
 /** The summary an earlier compaction wrote, so it is not lost by the next one. */
-function earlierSummary(value: string): string {
+function earlierSummary(value: string, maxChars: number): string {
   const match = /<summary>\n?([\s\S]*?)\n?<\/summary>/.exec(value);
   const inner = (match?.[1] ?? '').trim();
-  return inner.length > PREVIOUS_CHARS ? `${inner.slice(0, PREVIOUS_CHARS)}…` : inner;
+  return inner.length > maxChars ? `${inner.slice(0, maxChars)}…` : inner;
 }
 
 /** A transcript of the summarized part, for the level 4 model call, one entry per block. */

@@ -21,8 +21,11 @@ export function isMemoryCommand(name: string): name is MemoryCommandName {
   return MEMORY_COMMANDS.some((entry) => entry.command === name);
 }
 
-/** Who sent a command, and what their chat can show. */
-export type CommandSender = { platform: string; userId: string; private: boolean; buttons: boolean };
+/**
+ * Who sent a command, and what their chat can show. `trusted`: on allow_from or paired (not
+ * only let in by a group on allowed_groups); linking accounts is for them alone.
+ */
+export type CommandSender = { platform: string; userId: string; private: boolean; buttons: boolean; trusted: boolean };
 
 export type MemoryReply = { text: string; buttons?: Button[][] };
 
@@ -71,9 +74,10 @@ function answer(memory: Memory, name: MemoryCommandName, args: string, sender: C
     case 'settings':
       return { text: settings(memory, personId, args, sender) };
     case 'link': {
+      // Linking joins two people's memories: only people hob knows by name, face to face.
+      if (!sender.trusted) return { text: 'Linking accounts is only for people on this hob\'s allow list (allow_from) or paired with it. Ask an owner to add you.' };
+      if (!sender.private) return { text: `Send /link${args ? ' CODE' : ''} to me in a private chat: link codes must stay between us.` };
       if (!args) {
-        // Whoever reads the code can join your memory: it is shown in a private chat only.
-        if (!sender.private) return { text: 'Send /link to me in a private chat: the code it shows must stay between us.' };
         const code = memory.people.createLinkCode(personId);
         return { text: `Your link code is ${code}. Within ${LINK_CODE_TTL_MS / 60_000} minutes, send /link ${code} to me from your other account (another platform, or the terminal) to make them one person with one memory.` };
       }
@@ -141,7 +145,8 @@ export async function handleMemoryPress(memory: Memory, press: ButtonPress, adap
     return true;
   }
   const personId = memory.people.personId(press.platform, press.userId);
-  const sender: CommandSender = { platform: press.platform, userId: press.userId, private: true, buttons: true };
+  // Memory buttons page and forget; none of them links accounts.
+  const sender: CommandSender = { platform: press.platform, userId: press.userId, private: true, buttons: true, trusted: false };
   switch (verb) {
     case 'p':
       await adapter.edit(press.messageRef, memoryPage(memory, personId, sender, Number(first ?? 0)));

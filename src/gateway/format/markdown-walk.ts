@@ -1,5 +1,6 @@
 import { Marked } from 'marked';
 import type { MarkedToken, Token, Tokens, TokenizerExtension } from 'marked';
+import { graphemes } from './graphemes.js';
 
 /**
  * One walk over marked's token tree, parameterised by an output dialect, so the Telegram HTML
@@ -211,13 +212,12 @@ function languageOf(lang: string | undefined): string | undefined {
   return word && /^[\w#+.-]+$/.test(word) ? word : undefined;
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const wide = /\p{Extended_Pictographic}|\p{Regional_Indicator}|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
 
 /** Columns a cell takes in a monospace font: emoji and CJK take two, a ZWJ sequence one glyph. */
 function width(text: string): number {
   let columns = 0;
-  for (const { segment } of graphemes.segment(text)) columns += wide.test(segment) ? 2 : 1;
+  for (const { segment } of graphemes(text)) columns += wide.test(segment) ? 2 : 1;
   return columns;
 }
 

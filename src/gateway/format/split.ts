@@ -1,4 +1,5 @@
 import type { ChannelCapabilities } from '../channel.js';
+import { graphemes } from './graphemes.js';
 
 /**
  * Splits Markdown into chunks that each fit one chat message.
@@ -225,7 +226,7 @@ class Splitter {
     // Only the tail of the window is segmented: a grapheme is rarely longer than a few dozen
     // units, and segmenting thousands of characters per chunk is slow.
     const from = Math.max(pos, limit - graphemeWindow);
-    const boundaries = [...graphemes.segment(this.text.slice(from, limit + 1))]
+    const boundaries = [...graphemes(this.text.slice(from, limit + 1))]
       .map((segment) => from + segment.index)
       // The slice's own start is not known to be a boundary (it may cut a grapheme).
       .filter((boundary) => boundary > from && boundary <= limit);
@@ -244,7 +245,6 @@ class Splitter {
 
 type Cut = { bodyEnd: number; nextStart: number; state: Fence | null };
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const graphemeWindow = 64;
 
 /** Positions in (pos, limit], last first, that do not fall between the halves of a surrogate pair. */

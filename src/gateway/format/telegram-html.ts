@@ -1,5 +1,6 @@
 import { MarkdownWalk, plainLink } from './markdown-walk.js';
 import type { Dialect } from './markdown-walk.js';
+import { isPlainText } from './plain-text.js';
 
 /**
  * Markdown as models write it → Telegram's HTML parse mode.
@@ -14,7 +15,7 @@ import type { Dialect } from './markdown-walk.js';
  * Only http(s), tg and mailto links become <a>; others show their text only.
  */
 export function markdownToTelegramHtml(markdown: string): string {
-  return htmlWalk.render(markdown);
+  return isPlainText(markdown) ? escapeHtml(markdown) : htmlWalk.render(markdown);
 }
 
 /**

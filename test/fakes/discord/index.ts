@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Waiters } from '../waiters.js';
 import { FakeGateway } from './gateway.js';
 import { handleRest, type RestHost } from './rest.js';
+import { MessageBuckets, newHold, NonceMemory, type Hold } from './limits.js';
 import {
   APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, snowflake, userObject,
   type Channel, type FakePerson, type Interaction, type Json, type Notice, type RestCall, type StoredMessage,
@@ -39,6 +40,8 @@ export class FakeDiscord implements RestHost {
   /** `http://127.0.0.1:PORT/api`: discord.js appends `/v10`. */
   apiRoot = '';
   readonly calls: RestCall[] = [];
+  /** Called on every REST call as it arrives, before it is answered (benchmarks time replies with it). */
+  onCall: ((call: RestCall) => void) | undefined;
   readonly notices: Notice[] = [];
   /** Application commands as last bulk-overwritten: `global` or a guild id → their bodies. */
   readonly commands = new Map<string, Json[]>();
@@ -56,6 +59,14 @@ export class FakeDiscord implements RestHost {
   readonly rateLimits: { pattern: RegExp; retryAfter: number }[] = [];
   /** @internal `http://127.0.0.1:PORT` */
   origin = '';
+  /** The per-channel message buckets (5 creates and 5 edits per 5 s); tests may loosen them. */
+  readonly buckets = new MessageBuckets();
+  /** Nonces remembered for `enforce_nonce` (a few minutes). */
+  readonly nonces = new NonceMemory();
+  /** @internal answers held back (see holdNext) */
+  readonly holds: Hold[] = [];
+  /** How far the fake's clock is ahead of the real one (tests move it: "minutes later"). */
+  clockOffsetMs = 0;
   private readonly waiters = new Waiters();
   private server: http.Server | undefined;
 
@@ -170,6 +181,22 @@ export class FakeDiscord implements RestHost {
     const event = this.dispatched.get(interactionId);
     if (!event) throw new Error(`no interaction ${interactionId}`);
     this.gateway.dispatch('INTERACTION_CREATE', event);
+  }
+
+  /** The fake's time: the real clock, moved on by `clockOffsetMs`. */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  /**
+   * The next request whose `METHOD /path` matches is carried out (a message is in the
+   * channel) but its answer is held back until `release` (or forever): as when hob dies
+   * before it hears from Discord.
+   */
+  holdNext(pattern: RegExp): Hold {
+    const hold = newHold(pattern);
+    this.holds.push(hold);
+    return hold;
   }
 
   /** The next `count` requests whose `METHOD /path` matches answer 429 with `retryAfter` seconds. */

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { parseRequestBody } from '../telegram/request-body.js';
+import type { Hold, MessageBuckets, NonceMemory } from './limits.js';
 import {
   APP_ID, messageObject, pingsOf, snowflake, userObject,
   type Channel, type FakePerson, type Interaction, type Json, type Notice, type RestCall, type StoredMessage,
@@ -9,6 +10,8 @@ import {
 export interface RestHost {
   readonly token: string;
   readonly calls: RestCall[];
+  /** Told of every call as it arrives. */
+  readonly onCall: ((call: RestCall) => void) | undefined;
   readonly notices: Notice[];
   readonly commands: Map<string, Json[]>;
   readonly messages: StoredMessage[];
@@ -20,6 +23,10 @@ export interface RestHost {
   readonly interactions: Map<string, Interaction>;
   readonly files: Map<string, Buffer>;
   readonly rateLimits: { pattern: RegExp; retryAfter: number }[];
+  readonly buckets: MessageBuckets;
+  readonly nonces: NonceMemory;
+  readonly holds: Hold[];
+  now(): number;
   channel(channelId: string): Channel;
   channelObject(channelId: string): Json;
   dmChannelOf(person: FakePerson): string;
@@ -52,10 +59,17 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
   const body: Json = typeof parsed.fields.payload_json === 'string' ? (JSON.parse(parsed.fields.payload_json) as Json) : parsed.fields;
   const call: RestCall = { method, path: path.replace(/^\/api\/v10/, ''), body, files: parsed.files.map((file) => ({ name: file.fileName, bytes: file.bytes })), auth: req.headers.authorization };
   fake.calls.push(call);
+  let extraHeaders: Record<string, string> = {};
+  fake.onCall?.(call);
   const answer = (status: number, payload?: unknown): void => {
     call.status = status;
-    json(res, status, payload);
     fake.changed();
+    // Only a request that was carried out is held (a refused one is answered at once).
+    const heldAt = status < 400 ? fake.holds.findIndex((entry) => entry.pattern.test(`${method} ${call.path}`)) : -1;
+    const hold = heldAt >= 0 ? fake.holds.splice(heldAt, 1)[0] : undefined;
+    if (!hold) return json(res, status, payload, extraHeaders);
+    hold.markArrived();
+    void hold.released.then(() => json(res, status, payload, extraHeaders));
   };
   const limit = fake.rateLimits.findIndex((entry) => entry.pattern.test(`${method} ${call.path}`));
   if (limit >= 0) {
@@ -85,13 +99,28 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
     return answer(200, list.map((command) => ({ ...command, id: snowflake(), application_id: APP_ID, version: '1' })));
   }
   if ((m = route(/^POST \/channels\/(\d+)\/typing$/))) return answer(204);
+  if ((m = route(/^GET \/channels\/(\d+)\/messages$/))) {
+    if (!fake.channels.has(m[0] as string)) return answer(404, { message: 'Unknown Channel', code: 10003 });
+    return answer(200, channelHistory(fake, m[0] as string, url.searchParams));
+  }
+  if ((m = route(/^(POST|PATCH) \/channels\/(\d+)\/messages/))) {
+    const limited = fake.buckets.take(m[0] === 'POST' ? 'create' : 'edit', m[1] as string, fake.now());
+    extraHeaders = limited.headers;
+    if (limited.retryAfter !== undefined) return answer(429, { message: 'You are being rate limited.', retry_after: limited.retryAfter, global: false });
+  }
   if ((m = route(/^POST \/channels\/(\d+)\/messages$/))) {
     const channel = fake.channels.get(m[0] as string);
     if (!channel) return answer(404, { message: 'Unknown Channel', code: 10003 });
     const invalid = invalidMessage(body, call.files.length);
     if (invalid) return answer(400, invalid);
+    const nonce = nonceOf(body);
+    if (nonce === null) return answer(400, { message: 'Invalid Form Body', code: 50035, errors: { nonce: { _errors: [{ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 25 or fewer in length.' }] } } });
+    const existing = nonce !== undefined && body.enforce_nonce === true ? fake.nonces.find(fake.hob.id, nonce, fake.now()) : undefined;
+    const again = existing !== undefined ? fake.messages.find((message) => message.id === existing) : undefined;
+    if (again) return answer(200, { ...again.wire, nonce });
     const stored = storeBotMessage(fake, channel, body, call.files);
-    return answer(200, stored.wire);
+    if (nonce !== undefined && body.enforce_nonce === true) fake.nonces.remember(fake.hob.id, nonce, stored.id, fake.now());
+    return answer(200, { ...stored.wire, ...(nonce !== undefined ? { nonce } : {}) });
   }
   if ((m = route(/^PATCH \/channels\/(\d+)\/messages\/(\d+)$/))) {
     const stored = fake.messages.find((message) => message.id === m?.[1] && message.channelId === m?.[0] && !message.deleted);
@@ -168,10 +197,37 @@ function applyEdit(fake: RestHost, stored: StoredMessage, body: Json): void {
   stored.wire = { ...messageObject(stored, fake.channels.get(stored.channelId)?.guildId), sent: body };
 }
 
-function json(res: http.ServerResponse, status: number, payload?: unknown): void {
+function json(res: http.ServerResponse, status: number, payload?: unknown, headers: Record<string, string> = {}): void {
   // A 204 must not claim JSON: @discordjs/rest would parse the empty body and throw.
-  res.writeHead(status, status === 204 ? {} : { 'content-type': 'application/json' });
+  res.writeHead(status, status === 204 ? headers : { 'content-type': 'application/json', ...headers });
   res.end(payload === undefined ? '' : JSON.stringify(payload));
+}
+
+/** A create's nonce: undefined without one, null when Discord would refuse it (over 25 characters). */
+function nonceOf(body: Json): string | undefined | null {
+  if (body.nonce === undefined || body.nonce === null) return undefined;
+  const nonce = String(body.nonce);
+  return nonce.length > 25 ? null : nonce;
+}
+
+/**
+ * GET /channels/{id}/messages as Discord answers it: up to `limit` (default 50, at most 100)
+ * messages after `after` (the oldest ones after it) or before `before`, newest first,
+ * deleted ones gone, and no nonce (Discord does not keep it with the message).
+ */
+function channelHistory(fake: RestHost, channelId: string, query: URLSearchParams): Json[] {
+  const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50)));
+  const after = query.get('after');
+  const before = query.get('before');
+  const newer = (a: string, b: string) => (a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)) > 0;
+  let list = fake.messages.filter((message) => message.channelId === channelId && !message.deleted);
+  if (after) list = list.filter((message) => newer(message.id, after)).slice(0, limit);
+  else {
+    if (before) list = list.filter((message) => newer(before, message.id));
+    list = list.slice(-limit);
+  }
+  const guildId = fake.channels.get(channelId)?.guildId;
+  return list.reverse().map((message) => messageObject(message, guildId));
 }
 
 function buttonsOf(components: unknown): StoredMessage['buttons'] {

@@ -20,6 +20,17 @@ export type FakeMessage = {
   deleted: boolean;
   /** Set for a streamed message: whether the stream was stopped. */
   stream?: 'streaming' | 'stopped';
+  /**
+   * The broadcast mentions Slack would act on (`channel`, `here`, `everyone`, `subteam^S1`):
+   * read from the notification text, mrkdwn sections, markdown blocks and the streamed
+   * markdown as a whole (a mention split over two appends still counts), never from
+   * plain_text; with `link_names` also a bare `@channel`.
+   */
+  broadcasts: string[];
+  /** What people read of it over time: its text when posted and after each edit or append. */
+  versions: string[];
+  /** Its message metadata (chat.postMessage, chat.update, chat.stopStream), as conversations.history returns it. */
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
   files?: { id: string; name: string; bytes: Buffer }[];
 };
 
@@ -32,6 +43,9 @@ export type Ephemeral = { channel: string; user: string; text: string; threadTs?
 export type Failure = { error: string } | { status: 429; retryAfterSeconds: number };
 
 type Handler = (params: Record<string, unknown>, token: string | undefined) => Record<string, unknown>;
+
+/** A call whose answer the fake holds back (see `holdNext`). */
+export type Hold = { arrived: Promise<void>; released: Promise<void>; markArrived(): void; release(): void };
 
 /**
  * The Slack Web API methods hob uses, over HTTP on 127.0.0.1: always HTTP 200 with
@@ -59,7 +73,13 @@ export class FakeWebApi {
   private readonly failures = new Map<string, Failure[]>();
   private readonly refusals = new Map<string, string>();
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
-  private clock = 1_700_000_000;
+  private readonly holds = new Map<string, Hold[]>();
+  /** chat.update calls in the last minute (Tier 3: Slack answers 429 past `updatesPerMinute`). */
+  private readonly updates: number[] = [];
+  /** Tier 3's allowance for chat.update, per app and workspace. */
+  updatesPerMinute = 50;
+  /** How far the fake's clock is ahead of the real one (tests move it: "minutes later"). */
+  clockOffsetMs = 0;
   private counter = 0;
 
   constructor(
@@ -90,6 +110,23 @@ export class FakeWebApi {
     this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
   }
 
+  /**
+   * The next call of `method` is carried out (its message is in the workspace) but its answer
+   * is held back until `release` (or forever): as when hob dies before hearing from Slack.
+   */
+  holdNext(method: string): Hold {
+    let arrived: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    const hold: Hold = {
+      arrived: new Promise<void>((resolve) => (arrived = resolve)),
+      released: new Promise<void>((resolve) => (release = resolve)),
+      markArrived: () => arrived(),
+      release: () => release(),
+    };
+    this.holds.set(method, [...(this.holds.get(method) ?? []), hold]);
+    return hold;
+  }
+
   /** Every call of `method` fails with this Slack error (a workspace without the feature). */
   refuse(method: string, error: string): void {
     this.refusals.set(method, error);
@@ -117,10 +154,10 @@ export class FakeWebApi {
   }
 
   /** A thread as conversations.replies returns it: the parent, then the replies, oldest first (bot posts and event messages). */
-  thread(channel: string, threadTs: string): { type: 'message'; ts: string; user?: string; bot_id?: string; text: string; thread_ts?: string }[] {
+  thread(channel: string, threadTs: string, withMetadata = false): { type: 'message'; ts: string; user?: string; bot_id?: string; text: string; thread_ts?: string; metadata?: FakeMessage['metadata'] }[] {
     const bots = this.messages
       .filter((message) => message.channel === channel && !message.deleted && (message.ts === threadTs || message.threadTs === threadTs))
-      .map((message) => ({ ts: message.ts, threadTs: message.threadTs, user: message.user, botId: this.bot.botId, text: message.text }));
+      .map((message) => ({ ts: message.ts, threadTs: message.threadTs, user: message.user, botId: this.bot.botId, text: message.text, ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}) }));
     const others = this.eventMessages.filter((message) => message.channel === channel && (message.ts === threadTs || message.threadTs === threadTs));
     const all = [...bots, ...others].sort((a, b) => Number(a.ts) - Number(b.ts));
     const hasReplies = all.some((message) => message.ts !== threadTs);
@@ -131,17 +168,24 @@ export class FakeWebApi {
       ...(message.user !== undefined ? { user: message.user } : {}),
       ...(message.botId !== undefined ? { bot_id: message.botId } : {}),
       ...(message.threadTs !== undefined ? { thread_ts: message.threadTs } : message.ts === threadTs && hasReplies ? { thread_ts: threadTs } : {}),
+      ...('metadata' in message && message.metadata ? { metadata: message.metadata } : {}),
     }));
+  }
+
+  /** Reading a conversation's messages needs its kind's history scope. */
+  private requireHistoryScope(channel: string): void {
+    const needed = channel.startsWith('D') ? 'im:history' : channel.startsWith('G') ? 'groups:history' : 'channels:history';
+    if (!this.scopes.includes(needed)) throw new Error('missing_scope');
   }
 
   callsOf(method: string): ApiCall[] {
     return this.calls.filter((call) => call.method === method);
   }
 
-  /** A fresh message ts, increasing like Slack's. */
+  /** A fresh message ts, increasing like Slack's: the (fake) time in seconds, then a counter. */
   nextTs(): string {
     this.counter += 1;
-    return `${this.clock + this.counter}.${String(this.counter).padStart(6, '0')}`;
+    return `${Math.floor((Date.now() + this.clockOffsetMs) / 1000)}.${String(this.counter).padStart(6, '0')}`;
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -192,17 +236,33 @@ export class FakeWebApi {
       return;
     }
     if (failure) return send(200, { ok: false, error: failure.error });
+    if (method === 'chat.update') {
+      const now = Date.now() + this.clockOffsetMs;
+      while ((this.updates[0] ?? Infinity) <= now - 60_000) this.updates.shift();
+      if (this.updates.length >= this.updatesPerMinute) {
+        const wait = Math.max(1, Math.ceil(((this.updates[0] ?? now) + 60_000 - now) / 1000));
+        return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(wait) });
+      }
+      this.updates.push(now);
+    }
     const refusal = this.refusals.get(method);
     if (refusal) return send(200, { ok: false, error: refusal });
     const expected = method === 'apps.connections.open' ? this.appToken : this.botToken;
     if (token !== expected) return send(200, { ok: false, error: 'invalid_auth' });
     const handler = this.handlers[method];
     if (!handler) return send(200, { ok: false, error: 'unknown_method' });
+    let answer: Record<string, unknown>;
     try {
-      send(200, { ok: true, ...handler(params, token) }, { 'x-oauth-scopes': this.scopes.join(',') });
+      answer = { ok: true, ...handler(params, token) };
     } catch (error) {
-      send(200, { ok: false, error: error instanceof Error ? error.message : String(error) });
+      answer = { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
+    const hold = this.holds.get(method)?.shift();
+    if (hold) {
+      hold.markArrived();
+      await hold.released;
+    }
+    send(200, answer, { 'x-oauth-scopes': this.scopes.join(',') });
   }
 
   private message(channel: string, ts: string): FakeMessage {
@@ -216,14 +276,18 @@ export class FakeWebApi {
     'apps.connections.open': () => ({ url: this.socketUrl }),
     'chat.postMessage': (params) => {
       const channel = String(params.channel);
-      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, deleted: false, ...readable(params) };
+      const metadata = metadataOf(params);
+      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, deleted: false, ...readable(params), broadcasts: broadcastsIn(params), versions: [], ...(metadata ? { metadata } : {}) };
+      message.versions.push(message.text);
       if (typeof params.thread_ts === 'string') message.threadTs = params.thread_ts;
       this.messages.push(message);
       return { channel, ts: message.ts, message: { text: message.text } };
     },
     'chat.update': (params) => {
       const message = this.message(String(params.channel), String(params.ts));
-      Object.assign(message, readable(params));
+      const metadata = metadataOf(params);
+      Object.assign(message, readable(params), { broadcasts: [...new Set([...message.broadcasts, ...broadcastsIn(params)])] }, metadata ? { metadata } : {});
+      message.versions.push(message.text);
       return { channel: message.channel, ts: message.ts };
     },
     'chat.delete': (params) => {
@@ -237,7 +301,8 @@ export class FakeWebApi {
     'chat.startStream': (params) => {
       if (typeof params.thread_ts !== 'string') throw new Error('invalid_arguments');
       if (!String(params.channel).startsWith('D') && (params.recipient_user_id === undefined || params.recipient_team_id === undefined)) throw new Error('missing_recipient_user_id');
-      const message: FakeMessage = { ts: this.nextTs(), channel: String(params.channel), threadTs: params.thread_ts, user: this.bot.userId, text: chunkText(params), buttons: [], deleted: false, stream: 'streaming' };
+      const text = chunkText(params);
+      const message: FakeMessage = { ts: this.nextTs(), channel: String(params.channel), threadTs: params.thread_ts, user: this.bot.userId, text, buttons: [], deleted: false, stream: 'streaming', broadcasts: mentionsIn(text), versions: [text] };
       this.messages.push(message);
       return { channel: message.channel, ts: message.ts };
     },
@@ -245,13 +310,19 @@ export class FakeWebApi {
       const message = this.message(String(params.channel), String(params.ts));
       if (message.stream !== 'streaming') throw new Error('message_not_in_streaming_state');
       message.text += chunkText(params);
+      message.broadcasts = mentionsIn(message.text);
+      message.versions.push(message.text);
       return { channel: message.channel, ts: message.ts };
     },
     'chat.stopStream': (params) => {
       const message = this.message(String(params.channel), String(params.ts));
       if (message.stream !== 'streaming') throw new Error('message_not_in_streaming_state');
+      const metadata = metadataOf(params);
       message.text += chunkText(params);
+      message.broadcasts = mentionsIn(message.text);
+      message.versions.push(message.text);
       message.stream = 'stopped';
+      if (metadata) message.metadata = metadata;
       return { channel: message.channel, ts: message.ts, message: { text: message.text } };
     },
     'reactions.add': (params) => {
@@ -268,21 +339,30 @@ export class FakeWebApi {
     'conversations.replies': (params) => {
       const channel = String(params.channel ?? '');
       if (typeof params.ts !== 'string' || channel === '') throw new Error('invalid_arguments');
-      const needed = channel.startsWith('D') ? 'im:history' : channel.startsWith('G') ? 'groups:history' : 'channels:history';
-      if (!this.scopes.includes(needed)) throw new Error('missing_scope');
-      const thread = this.thread(channel, params.ts);
+      this.requireHistoryScope(channel);
+      const thread = this.thread(channel, params.ts, params.include_all_metadata === true || params.include_all_metadata === 'true');
       if (thread.length === 0) throw new Error('thread_not_found');
-      // Pages as Slack's: `limit` messages (default 1000), then a cursor naming the next message.
-      const limit = Number(params.limit ?? 1000) || 1000;
-      const from = typeof params.cursor === 'string' && params.cursor !== '' ? Buffer.from(params.cursor, 'base64').toString().replace(/^next_ts:/, '') : undefined;
-      const start = from === undefined ? 0 : Math.max(0, thread.findIndex((message) => message.ts === from));
-      const page = thread.slice(start, start + limit);
-      const next = thread[start + limit];
-      return {
-        messages: page,
-        has_more: next !== undefined,
-        ...(next !== undefined ? { response_metadata: { next_cursor: Buffer.from(`next_ts:${next.ts}`).toString('base64') } } : {}),
-      };
+      // `oldest` leaves out older replies; the parent always comes first.
+      const oldest = Number(params.oldest ?? 0);
+      return page(thread.filter((message, index) => index === 0 || Number(message.ts) >= oldest), params, 1000);
+    },
+    'conversations.history': (params) => {
+      const channel = String(params.channel ?? '');
+      if (channel === '') throw new Error('invalid_arguments');
+      this.requireHistoryScope(channel);
+      const withMetadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
+      const oldest = Number(params.oldest ?? 0);
+      const latest = params.latest === undefined ? Infinity : Number(params.latest);
+      // The top of the channel (thread replies stay in their threads), newest first.
+      const top = [
+        ...this.messages.filter((message) => message.channel === channel && !message.deleted && message.threadTs === undefined).map((message) => ({
+          type: 'message' as const, ts: message.ts, text: message.text, user: message.user, bot_id: this.bot.botId, ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
+        })),
+        ...this.eventMessages.filter((message) => message.channel === channel && message.threadTs === undefined).map((message) => ({ type: 'message' as const, ts: message.ts, text: message.text, ...(message.user !== undefined ? { user: message.user } : {}) })),
+      ]
+        .filter((message) => Number(message.ts) >= oldest && Number(message.ts) <= latest)
+        .sort((a, b) => Number(b.ts) - Number(a.ts));
+      return page(top, params, 100);
     },
     'users.info': (params) => {
       const id = String(params.user);
@@ -311,7 +391,8 @@ export class FakeWebApi {
       const files = params.files as { id: string; title?: string }[];
       const channel = String(params.channel_id);
       const shared = files.map((file) => ({ id: file.id, name: this.uploads.get(file.id)?.name ?? file.id, bytes: this.uploads.get(file.id)?.bytes ?? Buffer.alloc(0) }));
-      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, text: String(params.initial_comment ?? ''), buttons: [], deleted: false, files: shared };
+      const comment = String(params.initial_comment ?? '');
+      const message: FakeMessage = { ts: this.nextTs(), channel, user: this.bot.userId, text: comment, buttons: [], deleted: false, files: shared, broadcasts: mentionsIn(comment), versions: [comment] };
       if (typeof params.thread_ts === 'string') message.threadTs = params.thread_ts;
       this.messages.push(message);
       return { files: files.map((file) => ({ id: file.id, title: file.title ?? '' })) };
@@ -367,6 +448,49 @@ function readable(params: Record<string, unknown>): { text: string; buttons: Sla
     .flatMap((block) => block.elements ?? [])
     .map((element) => ({ label: element.text?.text ?? '', value: element.value ?? '', actionId: element.action_id ?? '' }));
   return { text: texts.join('\n'), buttons, blocks };
+}
+
+/** The broadcast mentions in mrkdwn or markdown text, as Slack parses them. */
+function mentionsIn(text: string, linkNames = false): string[] {
+  const found = [...text.matchAll(/<!(channel|here|everyone|subteam\^[^>|]+)(?:\|[^>]*)?>/g)].map((match) => match[1] as string);
+  if (linkNames) found.push(...[...text.matchAll(/(?:^|\s)@(channel|here|everyone)\b/g)].map((match) => match[1] as string));
+  return found;
+}
+
+/** What a posted or updated message would notify: its text, and every block but plain_text ones. */
+function broadcastsIn(params: Record<string, unknown>): string[] {
+  const blocks = Array.isArray(params.blocks) ? (params.blocks as Block[]) : [];
+  const texts = [
+    typeof params.text === 'string' ? params.text : '',
+    ...blocks.map((block) => (typeof block.text === 'string' ? block.text : block.text && (block.text as { type?: string }).type !== 'plain_text' ? (block.text.text ?? '') : '')),
+  ];
+  const linkNames = params.link_names === true || params.link_names === 'true' || params.link_names === '1';
+  return [...new Set(texts.flatMap((text) => mentionsIn(text, linkNames)))];
+}
+
+/** Pages as Slack's: `limit` messages, then a cursor naming the next message. */
+function page<T extends { ts: string }>(all: T[], params: Record<string, unknown>, defaultLimit: number): Record<string, unknown> {
+  const limit = Number(params.limit ?? defaultLimit) || defaultLimit;
+  const from = typeof params.cursor === 'string' && params.cursor !== '' ? Buffer.from(params.cursor, 'base64').toString().replace(/^next_ts:/, '') : undefined;
+  const start = from === undefined ? 0 : Math.max(0, all.findIndex((message) => message.ts === from));
+  const next = all[start + limit];
+  return {
+    messages: all.slice(start, start + limit),
+    has_more: next !== undefined,
+    ...(next !== undefined ? { response_metadata: { next_cursor: Buffer.from(`next_ts:${next.ts}`).toString('base64') } } : {}),
+  };
+}
+
+/**
+ * A message's `metadata` as Slack checks it: an `event_type` of letters, digits and
+ * underscores, and an `event_payload` object; anything else is `invalid_metadata_format`.
+ */
+function metadataOf(params: Record<string, unknown>): FakeMessage['metadata'] {
+  const metadata = params.metadata;
+  if (metadata === undefined) return undefined;
+  const { event_type: type, event_payload: payload } = (metadata ?? {}) as { event_type?: unknown; event_payload?: unknown };
+  if (typeof type !== 'string' || !/^[A-Za-z0-9_]{1,255}$/.test(type) || typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new Error('invalid_metadata_format');
+  return { event_type: type, event_payload: payload as Record<string, unknown> };
 }
 
 function chunkText(params: Record<string, unknown>): string {

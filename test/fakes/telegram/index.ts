@@ -31,6 +31,8 @@ export class FakeTelegram {
   /** Every Bot API request in arrival order, including refused ones. */
   readonly calls: RecordedCall[] = [];
   readonly answeredCallbacks: AnsweredCallback[] = [];
+  /** Called on every call as it arrives, before it is answered (benchmarks time replies with it). */
+  onCall: ((call: RecordedCall) => void) | undefined;
   private readonly world: FakeWorld;
   private readonly feed = new UpdateFeed();
   private readonly faults = new Map<string, Fault[]>();
@@ -55,6 +57,7 @@ export class FakeTelegram {
       answeredCallbacks: this.answeredCallbacks,
       faults: this.faults,
       changed: () => this.changed(),
+      called: (call) => this.onCall?.(call),
     };
     const { server, apiRoot } = await listen(state);
     this.server = server;

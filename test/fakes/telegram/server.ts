@@ -16,6 +16,8 @@ export interface ServerState {
   faults: Map<string, Fault[]>;
   /** Called after every change a test might wait for. */
   changed: () => void;
+  /** Told of every call as it arrives (benchmarks time replies with it). */
+  called?: (call: RecordedCall) => void;
 }
 
 /** The HTTP face of the fake: `/bot<token>/<method>` and `/file/bot<token>/<file_path>`. */
@@ -55,6 +57,7 @@ async function handle(state: ServerState, req: http.IncomingMessage, res: http.S
   }
   const call: RecordedCall = { seq: state.calls.length + 1, method, body, files, at: state.world.now() };
   state.calls.push(call);
+  state.called?.(call);
   const answer = (response: ApiResponse): void => {
     call.response = response;
     const { status, ...payload } = response;

@@ -24,9 +24,9 @@ const STOP_WORDS = new Set(
 );
 
 /** More terms than this only slow the query down; the first ones are kept. */
-const MAX_TERMS = 16;
+export const MAX_TERMS = 16;
 /** Shorter words match too much as a prefix ("go*"); they match as whole words only. */
-const MIN_PREFIX_LENGTH = 4;
+export const MIN_PREFIX_LENGTH = 4;
 
 /** The meaningful words of a text, lower-cased, in order, without repeats. */
 export function meaningfulWords(text: string): string[] {

@@ -1,0 +1,224 @@
+/**
+ * Where `hob start`'s CPU and memory per message go, serving Telegram, Slack and Discord at
+ * once against the fakes (as bench/vs-floor.ts runs it), or the floor's (`floor`: the bare
+ * bot on the same libraries), for comparison. `start` profiles the CPU from the spawn until
+ * all three channels are up (`--cpu-prof`). The other modes cover the messages after a
+ * warm-up of 90:
+ * - `cpu`: a CPU profile (inspector `Profiler`);
+ * - `alloc`: every allocation sampled, also those collected since (inspector
+ *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
+ * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held.
+ * `start`, `cpu` and `alloc` print the cost (per message, or in all for `start`) by source file or package (mapped back
+ * through dist/'s source maps), by the nearest hob file or package on the stack (so what
+ * node does on their behalf counts as theirs), and by function. A tool for finding costs,
+ * not part of `npm run bench`:
+ *
+ *   node --import tsx bench/profile.ts start|cpu|alloc|heap [messages=600] [floor]
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { tempDir } from '../test/support/engine.js';
+import { heapByConstructor } from './heap-snapshot.js';
+import { residentBytes } from './hob-process.js';
+import { fmt, fmtBytes } from './stats.js';
+import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
+import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
+
+const WARMUP = 90;
+const PEOPLE = 10;
+const TOP = 25;
+
+type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
+/** A profile as a flat list: each frame's own cost and its caller. */
+type Costs = { frame: CallFrame; self: number; parent?: number }[];
+
+const maps = new Map<string, SourceMap | undefined>();
+
+/** Where a profiled frame's code came from: a src/ or adapters/ file, a package, or node itself. */
+function origin(frame: CallFrame): { name: string; ours: boolean } {
+  if (!frame.url) return { name: frame.functionName || '(native)', ours: false };
+  if (!frame.url.startsWith('file://')) return { name: 'node internals', ours: false };
+  const file = fileURLToPath(frame.url);
+  if (!maps.has(file)) maps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : undefined);
+  const source = maps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
+  const path = source && 'originalSource' in source ? source.originalSource : file;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  if (pkg) return { name: pkg[1] as string, ours: true };
+  const own = /(src|adapters)\/.+$/.exec(path);
+  return { name: own ? own[0] : path, ours: true };
+}
+
+/** Cost per message by source, by the nearest hob file or package on the stack, and by function. */
+function summarise(costs: Costs, messages: number, unit: string, format: (value: number) => string, title = `per message over ${messages} messages`): string[] {
+  const byOrigin = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  const byCaller = new Map<string, number>();
+  const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
+  let total = 0;
+  for (const entry of costs) {
+    if (entry.self === 0 || entry.frame.functionName === '(idle)') continue;
+    total += entry.self;
+    const where = origin(entry.frame);
+    add(byOrigin, where.name, entry.self);
+    add(byFunction, `${entry.frame.functionName || '(anonymous)'} — ${where.name}`, entry.self);
+    let caller: (typeof costs)[number] | undefined = entry;
+    while (caller && !origin(caller.frame).ours) caller = caller.parent === undefined ? undefined : costs[caller.parent];
+    add(byCaller, caller ? origin(caller.frame).name : where.name, entry.self);
+  }
+  const top = (map: Map<string, number>) =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([name, value]) => `  ${format(value / messages).padStart(9)}${unit}  ${((100 * value) / total).toFixed(1).padStart(5)}%  ${name}`);
+  return [
+    `${title}: ${format(total / messages)}${unit}`,
+    'by source:',
+    ...top(byOrigin),
+    'by the nearest hob file or package on the stack:',
+    ...top(byCaller),
+    'by function:',
+    ...top(byFunction),
+  ];
+}
+
+type CpuProfile = { nodes: { id: number; callFrame: CallFrame; children?: number[] }[]; samples: number[]; timeDeltas: number[] };
+type SamplingNode = { callFrame: CallFrame; selfSize: number; children: SamplingNode[] };
+
+/** The profile's self times in milliseconds, of the samples in its first `untilMs` (all by default). */
+function cpuCosts(profile: CpuProfile, untilMs = Infinity): Costs {
+  const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
+  const costs: Costs = profile.nodes.map((node) => ({ frame: node.callFrame, self: 0 }));
+  profile.nodes.forEach((node, at) => {
+    for (const child of node.children ?? []) (costs[index.get(child) as number] as Costs[number]).parent = at;
+  });
+  let elapsedMs = 0;
+  profile.samples.forEach((id, at) => {
+    const deltaMs = (profile.timeDeltas[at] ?? 0) / 1000;
+    elapsedMs += deltaMs;
+    if (elapsedMs <= untilMs) (costs[index.get(id) as number] as Costs[number]).self += deltaMs;
+  });
+  return costs;
+}
+
+function allocationCosts(head: SamplingNode): Costs {
+  const costs: Costs = [];
+  const walk = (node: SamplingNode, parent?: number) => {
+    const at = costs.push({ frame: node.callFrame, self: node.selfSize, parent }) - 1;
+    for (const child of node.children) walk(child, at);
+  };
+  walk(head);
+  return costs;
+}
+
+/** The inspector of the spawned process, for Profiler and HeapProfiler commands. */
+async function inspector(stderr: () => string): Promise<(method: string, params?: object) => Promise<Record<string, unknown>>> {
+  let url: string | undefined;
+  while (!(url = /ws:\/\/\S+/.exec(stderr())?.[0])) await new Promise((resolve) => setTimeout(resolve, 20));
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const pending = new Map<number, (result: Record<string, unknown>) => void>();
+  socket.on('message', (raw) => {
+    const reply = JSON.parse(String(raw)) as { id?: number; result?: Record<string, unknown> };
+    if (reply.id !== undefined) pending.get(reply.id)?.(reply.result ?? {});
+  });
+  let next = 0;
+  return (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = ++next;
+      pending.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+}
+
+async function snapshot(pid: number, dir: string): Promise<string> {
+  const before = new Set(readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  // The file appears at once and grows while V8 writes it: wait until its size holds still.
+  let file: string | undefined;
+  let size = -1;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    file ??= readdirSync(dir).find((name) => name.endsWith('.heapsnapshot') && !before.has(name));
+    if (!file) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now > 0 && now === size) return join(dir, file);
+    size = now;
+  }
+}
+
+async function sendMany(fakes: ThreeChannels, from: number, count: number): Promise<void> {
+  for (let index = from; index < from + count; index++) {
+    const platform = PLATFORMS[index % PLATFORMS.length] as Platform;
+    await fakes.message(platform, Math.floor(index / PLATFORMS.length) % PEOPLE, `message ${index}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const mode = process.argv[2];
+  if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
+  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|heap [messages] [floor]');
+  const messages = Number(process.argv[3] ?? 600);
+  const subject = process.argv.includes('floor') ? 'floor' : 'hob';
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const nodeFlags = mode === 'heap' ? [`--diagnostic-dir=${dir}`, '--heapsnapshot-signal=SIGUSR2'] : ['--inspect=127.0.0.1:0'];
+  const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
+  const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE, nodeFlags });
+  const pid = hob.child.pid as number;
+  const lines: string[] = [];
+  try {
+    const send = mode === 'heap' ? undefined : await inspector(() => hob.stderr());
+    await fakes.allReady(hob.failed);
+    const rssReady = residentBytes(pid) ?? Number.NaN;
+    await sendMany(fakes, 0, WARMUP);
+    const rssWarm = residentBytes(pid) ?? Number.NaN;
+    const warm = mode === 'heap' ? await snapshot(pid, dir) : undefined;
+    if (mode === 'cpu') await send?.('Profiler.enable').then(() => send('Profiler.start'));
+    if (mode === 'alloc') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await sendMany(fakes, WARMUP, messages);
+    // Taken before the second snapshot (writing one costs memory of its own).
+    const rssEnd = residentBytes(pid) ?? Number.NaN;
+    lines.push(`${subject}, RSS: ${fmtBytes(rssReady)} when up, ${fmtBytes(rssWarm)} after ${WARMUP} messages, ${fmtBytes(rssEnd)} after ${WARMUP + messages}`);
+    if (warm) lines.push(...heapByConstructor(warm, await snapshot(pid, dir), TOP));
+    if (mode === 'cpu' && send) {
+      const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
+      lines.push('CPU (sampled):', ...summarise(cpuCosts(profile), messages, ' ms', fmt));
+    }
+    if (mode === 'alloc' && send) {
+      const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: SamplingNode } };
+      lines.push('allocated (sampled, collected or not):', ...summarise(allocationCosts(profile.head), messages, '', fmtBytes));
+    }
+  } finally {
+    await hob.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const line of lines) console.log(line);
+}
+
+/** From the spawn until all three channels are up: where the start-up's CPU goes. */
+async function profileStart(subject: Subject): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  try {
+    await fakes.allReady(started.failed);
+    const ready = Object.entries(fakes.readyAt).map(([platform, at]) => `${platform} ${fmt(at - started.startedAt)} ms`);
+    const upMs = Math.max(...Object.values(fakes.readyAt)) - started.startedAt;
+    // Stopped once it handles SIGTERM itself (a kill before that writes no profile).
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, 'the running line');
+    await started.stop();
+    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no CPU profile was written (stderr: ${started.stderr()})`);
+    console.log(`${subject}: up on ${ready.join(', ')} after the spawn`);
+    // The profile starts when node does, a little after the spawn: the window is a little long, not short.
+    for (const line of summarise(cpuCosts(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, upMs), 1, ' ms', fmt, 'CPU until all three are up (sampled)')) console.log(line);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

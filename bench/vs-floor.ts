@@ -1,0 +1,158 @@
+/**
+ * hob against the floor, as people run it: one `hob start` serving Telegram, Slack and Discord
+ * at once against the loopback fakes with an instant stand-in model (the fake Anthropic
+ * server), and — in the same sitting, alternately — a bare echo bot on the same libraries
+ * (bench/floor-bot/, bundled like hob's dist/). Each sitting starts the process cold, waits
+ * for all three channels, then sends 690 DMs: 90 one at a time (round robin over the
+ * platforms and 10 people each), a burst of 20 people on Telegram at once, and 580 more one
+ * at a time. Printed for both and as hob / floor: reply median per platform, CPU per
+ * message, RSS after 90 and after 690 messages, cold start to each channel, the burst, and
+ * platform calls per answer.
+ *
+ * `BENCH_SITTINGS=N` sets the number of sittings per subject (3); `BENCH_HOB_DIST=DIR` runs
+ * another build of hob than dist/ (bench/subjects.ts).
+ * Soak: `BENCH_SOAK=5000 node --import tsx bench/vs-floor.ts` sends that many DMs one at a
+ * time to each (hob first, then the floor) and prints RSS every 500, so a steady climb shows.
+ */
+import { rmSync } from 'node:fs';
+import { tempDir } from '../test/support/engine.js';
+import { cpuMs, residentBytes, type StartedHob } from './hob-process.js';
+import { fmt, median, runIfMain, type BenchResult } from './stats.js';
+import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
+import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
+
+/** Sittings per subject (`BENCH_SITTINGS` overrides). */
+const SITTINGS = Number(process.env.BENCH_SITTINGS ?? 3);
+const PEOPLE = 10;
+const BURST = 20;
+const FIRST = 90;
+const REST = 580;
+const SOAK_STEP = 500;
+const MB = 1024 * 1024;
+
+/** One cold start and 690 messages of one subject. */
+type Sitting = {
+  readyMs: Record<Platform, number>;
+  replies: Record<Platform, number[]>;
+  cpuPerMessageMs: number;
+  rssReady: number;
+  rss90: number;
+  rss690: number;
+  burstMs: number;
+  callsPerAnswer: Record<Platform, number>;
+};
+
+/** Starts the subject cold against fresh fakes, hands it to `use`, and stops everything after. */
+async function withSubject<T>(subject: Subject, floorBundle: string, use: (fakes: ThreeChannels, process: StartedHob) => Promise<T>): Promise<T> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir(`hob-bench-floor-${subject}-`);
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST });
+  try {
+    await fakes.allReady(started.failed);
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, `the running line (stderr: ${started.stderr()})`);
+    return await use(fakes, started);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The `index`-th message of a sequence sent one at a time: platforms round robin, PEOPLE each. */
+async function sendOne(fakes: ThreeChannels, index: number, replies?: Record<Platform, number[]>): Promise<void> {
+  const platform = PLATFORMS[index % PLATFORMS.length] as Platform;
+  const person = Math.floor(index / PLATFORMS.length) % PEOPLE;
+  const ms = await fakes.message(platform, person, `message ${index}`);
+  replies?.[platform].push(ms);
+}
+
+function sit(subject: Subject, floorBundle: string): Promise<Sitting> {
+  return withSubject(subject, floorBundle, async (fakes, started) => {
+    const pid = started.child.pid;
+    const readyMs = Object.fromEntries(PLATFORMS.map((platform) => [platform, (fakes.readyAt[platform] as number) - started.startedAt])) as Record<Platform, number>;
+    const rssReady = residentBytes(pid) ?? Number.NaN;
+    const replies: Record<Platform, number[]> = { telegram: [], slack: [], discord: [] };
+    const cpuBefore = cpuMs(pid) ?? Number.NaN;
+    const callsBefore = PLATFORMS.map((platform) => fakes.calls(platform));
+    for (let index = 0; index < FIRST; index++) await sendOne(fakes, index, replies);
+    const rss90 = residentBytes(pid) ?? Number.NaN;
+    const burstStarted = performance.now();
+    await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + index, 'all at once')));
+    const burstMs = performance.now() - burstStarted;
+    for (let index = FIRST; index < FIRST + REST; index++) await sendOne(fakes, index, replies);
+    const cpuPerMessageMs = ((cpuMs(pid) ?? Number.NaN) - cpuBefore) / (FIRST + BURST + REST);
+    // Over all 690: a person's first message on Slack also looks up their name (users.info), once.
+    const answers = (platform: Platform) => replies[platform].length + (platform === 'telegram' ? BURST : 0);
+    const callsPerAnswer = Object.fromEntries(PLATFORMS.map((platform, at) => [platform, (fakes.calls(platform) - (callsBefore[at] as number)) / answers(platform)])) as Record<Platform, number>;
+    return { readyMs, replies, cpuPerMessageMs, rssReady, rss90, rss690: residentBytes(pid) ?? Number.NaN, burstMs, callsPerAnswer };
+  });
+}
+
+/** "12.3 ms (11.0–14.1)": the median over sittings and their spread. */
+function figure(values: number[], unit: string, scale = 1): string {
+  const scaled = values.map((value) => value / scale);
+  return `${fmt(median(scaled))} ${unit} (${fmt(Math.min(...scaled))}–${fmt(Math.max(...scaled))})`;
+}
+
+function ratio(hob: number[], floor: number[]): string {
+  return `${(median(hob) / median(floor)).toFixed(2)}×`;
+}
+
+function compare(name: string, pick: (sitting: Sitting) => number, sittings: Record<Subject, Sitting[]>, unit: string, scale = 1): string {
+  const hob = sittings.hob.map(pick);
+  const floor = sittings.floor.map(pick);
+  return `${name}: hob ${figure(hob, unit, scale)}, floor ${figure(floor, unit, scale)} → ${ratio(hob, floor)}`;
+}
+
+async function soak(messages: number, floorBundle: string): Promise<string[]> {
+  const lines: string[] = [];
+  for (const subject of ['hob', 'floor'] as const) {
+    await withSubject(subject, floorBundle, async (fakes, started) => {
+      const samples: string[] = [`0: ${fmt((residentBytes(started.child.pid) ?? Number.NaN) / MB)}`];
+      for (let index = 0; index < messages; index++) {
+        await sendOne(fakes, index);
+        if ((index + 1) % SOAK_STEP === 0) samples.push(`${index + 1}: ${fmt((residentBytes(started.child.pid) ?? Number.NaN) / MB)}`);
+      }
+      const line = `soak, ${subject}: RSS in MB after N messages (one at a time, ${PEOPLE * PLATFORMS.length} people) — ${samples.join(', ')}`;
+      console.log(line);
+      lines.push(line);
+    });
+  }
+  return lines;
+}
+
+export async function run(): Promise<BenchResult> {
+  const dir = tempDir('hob-bench-floor-bundle-');
+  try {
+    const floorBundle = await bundleFloor(dir);
+    const soakMessages = Number(process.env.BENCH_SOAK ?? 0);
+    if (soakMessages > 0) return { name: 'vs floor (soak)', summary: await soak(soakMessages, floorBundle) };
+    const sittings: Record<Subject, Sitting[]> = { hob: [], floor: [] };
+    for (let round = 0; round < SITTINGS; round++) {
+      // Alternately, and each first every other round, so a busy minute on the machine hits both.
+      const order: Subject[] = round % 2 === 0 ? ['hob', 'floor'] : ['floor', 'hob'];
+      for (const subject of order) {
+        const sitting = await sit(subject, floorBundle);
+        sittings[subject].push(sitting);
+        console.log(`sitting ${round + 1}, ${subject}: replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; burst ${fmt(sitting.burstMs)} ms`);
+      }
+    }
+    const lines = [
+      `hob vs a bare bot on the same libraries (${SITTINGS} sittings each, alternately; median over sittings (spread) → hob / floor)`,
+      ...PLATFORMS.map((platform) => compare(`  reply median, ${platform}`, (sitting) => median(sitting.replies[platform]), sittings, 'ms')),
+      compare('  CPU per message', (sitting) => sitting.cpuPerMessageMs, sittings, 'ms'),
+      compare('  RSS when all three are up', (sitting) => sitting.rssReady, sittings, 'MB', MB),
+      compare(`  RSS after ${FIRST} messages`, (sitting) => sitting.rss90, sittings, 'MB', MB),
+      compare(`  RSS after ${FIRST + BURST + REST} messages`, (sitting) => sitting.rss690, sittings, 'MB', MB),
+      ...PLATFORMS.map((platform) => compare(`  cold start to ${platform} ready`, (sitting) => sitting.readyMs[platform], sittings, 'ms')),
+      compare(`  burst of ${BURST} people (Telegram) all answered`, (sitting) => sitting.burstMs, sittings, 'ms'),
+      ...PLATFORMS.map((platform) => compare(`  platform calls per answer, ${platform}`, (sitting) => sitting.callsPerAnswer[platform], sittings, '')),
+    ];
+    for (const line of lines) console.log(line);
+    return { name: 'vs floor', summary: lines };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runIfMain(import.meta.url, run);

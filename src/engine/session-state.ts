@@ -1,0 +1,151 @@
+/**
+ * A session's state: the stored session a conversation is on, as the engine holds it — its
+ * history (from its latest compaction boundary), usage totals and working memory — and every
+ * row written for it. Each change goes to the store as it happens, so a crash loses at most
+ * the message being streamed, and whether a run was cut off is read back from the same rows.
+ *
+ * A run keeps the state it started in: when /new or /resume makes another session current,
+ * the run still writes its messages, usage and closing note here, into its own session.
+ */
+import { addUsage, emptyUsage, toolUses, type Block, type Message, type Usage } from '../core/messages.js';
+import type { ConversationRepository, SessionRow, UsageTotals } from '../store/conversations.js';
+import type { CompactionResult, CompactionTrigger } from './compaction/compactor.js';
+import type { CompactionTarget } from './context-keeper.js';
+import { pendingWork } from './pending-work.js';
+import { WorkingMemory } from './working-memory.js';
+
+/** How a message row is written: whether it starts or ends a run, whose it is, and the working memory saved with it. */
+type AppendOptions = { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string };
+
+export class SessionState implements CompactionTarget {
+  private left = false;
+  private totals: { usage: Usage; costUsd: number; requests: number };
+
+  private constructor(
+    private readonly conversations: ConversationRepository,
+    readonly row: SessionRow,
+    /** The history the model sees; replaced in place by a compaction. */
+    readonly history: Message[],
+    totals: UsageTotals,
+    /**
+     * Working memory: task focus, files in play, recent steps, verified work. Filled after each
+     * tool call, saved with the session, carried across compaction.
+     */
+    readonly workingMemory: WorkingMemory,
+  ) {
+    this.totals = { usage: totals, costUsd: totals.costUsd, requests: totals.requests };
+  }
+
+  /** A stored session as it was left: its history from its latest boundary, its usage and its working memory. */
+  static open(conversations: ConversationRepository, row: SessionRow): SessionState {
+    return new SessionState(conversations, row, conversations.loadMessages(row.id), conversations.usageTotals(row.id), WorkingMemory.fromJSON(conversations.workingMemory(row.id)));
+  }
+
+  /** A session just started: nothing said, nothing spent. */
+  static fresh(conversations: ConversationRepository, row: SessionRow): SessionState {
+    return new SessionState(conversations, row, [], { ...emptyUsage(), costUsd: 0, requests: 0 }, new WorkingMemory());
+  }
+
+  /** True once /new or /resume made another session current: a run still writing here no longer speaks for the conversation. */
+  get superseded(): boolean {
+    return this.left;
+  }
+
+  /** The conversation moved to another session; this one stays in the store as it is. */
+  supersede(): void {
+    this.left = true;
+  }
+
+  get id(): string {
+    return this.row.id;
+  }
+
+  /** Tokens, cost and model requests spent in this session (across restarts). */
+  get spent(): Readonly<{ usage: Usage; costUsd: number; requests: number }> {
+    return this.totals;
+  }
+
+  /**
+   * Stores the person's new message together with the session's running mark: from here on, a
+   * crash resumes this run. Tool calls a crash cut off are answered first; when a message of
+   * theirs is still unanswered, the new one joins it (roles must alternate).
+   */
+  receive(blocks: Block[], goal: string, personId: string): void {
+    this.workingMemory.rememberGoal(goal);
+    const pending = pendingWork(this.history);
+    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results }, { run: 'starts' });
+    const options: AppendOptions = { run: 'starts', personId, workingMemory: this.workingMemory.toJSON() };
+    const last = this.history.at(-1);
+    if (pending.kind !== 'none' && last?.role === 'user') {
+      last.content.push(...blocks);
+      this.conversations.appendMessage(this.row.id, { role: 'user', content: blocks }, options);
+    } else {
+      this.append({ role: 'user', content: blocks }, options);
+    }
+  }
+
+  /**
+   * Whether a crash or shutdown cut the last run off: it was still marked running and the
+   * history ends mid-run. A run the person stopped, or one that hit the turn limit or an
+   * error, ended: it does not resume by itself.
+   */
+  hasPendingWork(): boolean {
+    return this.conversations.isRunning(this.row.id) && pendingWork(this.history).kind !== 'none';
+  }
+
+  /**
+   * Readies a run that a crash or restart cut off: answers the tool calls that never got a
+   * result (saying so, since they may or may not have run; `notStarted` ones were still
+   * waiting for an approval). False when there is nothing to resume.
+   */
+  prepareResume(notStarted: ReadonlySet<string>): boolean {
+    if (!this.conversations.isRunning(this.row.id)) return false;
+    const pending = pendingWork(this.history, notStarted);
+    if (pending.kind === 'none') return false;
+    if (pending.kind === 'unanswered_tools') this.append({ role: 'user', content: pending.results });
+    return true;
+  }
+
+  /** Appends one message to the history and to the store. */
+  append(message: Message, options: AppendOptions = {}): void {
+    this.history.push(message);
+    this.conversations.appendMessage(this.row.id, message, options);
+  }
+
+  /** After tool calls: their files, steps and verified work go into working memory. True when it changed. */
+  rememberToolResults(message: Message): boolean {
+    const asked = this.history.at(-1);
+    if (!asked || asked.role !== 'assistant') return false;
+    const calls = new Map(toolUses(asked).map((call) => [call.id, call]));
+    for (const block of message.content) {
+      const call = block.type === 'tool_result' ? calls.get(block.toolUseId) : undefined;
+      if (call && block.type === 'tool_result') this.workingMemory.recordTool(call.name, call.input, { content: block.content, isError: block.isError });
+    }
+    return calls.size > 0;
+  }
+
+  /** One model request's usage and cost, counted toward this session. */
+  recordUsage(model: string, usage: Usage, costUsd: number): void {
+    this.totals = { usage: addUsage(this.totals.usage, usage), costUsd: this.totals.costUsd + costUsd, requests: this.totals.requests + 1 };
+    this.conversations.recordUsage(this.row.id, model, usage, costUsd);
+  }
+
+  carried(): string {
+    return this.workingMemory.render();
+  }
+
+  /** A compaction adds one boundary row (the messages stay as written) and replaces the history held here. */
+  recordBoundary(result: CompactionResult, trigger: CompactionTrigger): void {
+    this.conversations.saveBoundary(this.row.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
+    this.history.splice(0, this.history.length, ...result.messages);
+  }
+
+  /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
+  settle(): void {
+    try {
+      this.conversations.setRunning(this.row.id, false);
+    } catch {
+      // The store is gone (hob is closing); the next start sees the run as cut off and resumes it.
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import type {
+  BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  UnconfirmedDelivery,
+} from './channel.js';
+
+/**
+ * A channel whose adapter is still loading. A channel's SDK is most of its start-up (discord.js
+ * alone is ~4 MB of code to compile), so `hob start` makes one of these per configured channel
+ * at once, and each channel starts as soon as its own SDK has loaded: Telegram polls while
+ * Discord's code still compiles, instead of after it. What is known without the SDK — the
+ * platform and its capabilities — is given; every call waits for the adapter, and a live
+ * answer (asked synchronously) is offered once it has loaded.
+ */
+export class DeferredAdapter implements ChannelAdapter {
+  private loaded: ChannelAdapter | undefined;
+  private readonly loading: Promise<ChannelAdapter>;
+
+  constructor(
+    readonly platform: string,
+    readonly capabilities: ChannelCapabilities,
+    load: () => Promise<ChannelAdapter>,
+  ) {
+    this.loading = load().then((adapter) => (this.loaded = adapter));
+    // A failed load surfaces where the adapter is used (start first); not as an unhandled rejection.
+    this.loading.catch(() => undefined);
+  }
+
+  get botName(): string | undefined {
+    return this.loaded?.botName;
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    await (await this.loading).start(sink);
+  }
+
+  async stop(): Promise<void> {
+    const adapter = await this.loading.catch(() => undefined);
+    await adapter?.stop();
+  }
+
+  async send(target: Target, message: OutboundMessage, options?: SendOptions): Promise<SentRef> {
+    return (await this.loading).send(target, message, options);
+  }
+
+  async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    await (await this.loading).edit(ref, message);
+  }
+
+  async typing(target: Target): Promise<void> {
+    await (await this.loading).typing(target);
+  }
+
+  liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
+    return this.loaded?.liveAnswer?.(target, options);
+  }
+
+  /** A channel that cannot look (Telegram) answers as if nothing was found: delivery stays at least once there. */
+  async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
+    const adapter = await this.loading;
+    return adapter.findDelivered ? adapter.findDelivered(target, deliveries, known) : new Map();
+  }
+
+  /** A channel that cannot settle a live message leaves it to the gateway, as without this method. */
+  async settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
+    const adapter = await this.loading;
+    return adapter.settleLive ? adapter.settleLive(ref, answer) : false;
+  }
+
+  async directTarget(userId: string): Promise<Target | undefined> {
+    return (await this.loading).directTarget?.(userId);
+  }
+
+  async download(ref: string): Promise<Buffer> {
+    const adapter = await this.loading;
+    if (!adapter.download) throw new Error(`${this.platform} cannot fetch a file by its ref`);
+    return adapter.download(ref);
+  }
+
+  async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
+    await (await this.loading).setCommands?.(everyone, owners);
+  }
+}

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChannelAdapter, InboundSink } from '../../src/gateway/channel.js';
+import { DeferredAdapter } from '../../src/gateway/deferred-adapter.js';
+import { MemoryChannel } from '../fakes/memory-channel.js';
+import { ScriptedModel } from '../fakes/scripted-model.js';
+import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/** `hob start` loads each channel's SDK in the background; each channel starts once its own has loaded. */
+
+class ObservedChannel extends MemoryChannel {
+  started = false;
+  override async start(sink: InboundSink): Promise<void> {
+    await super.start(sink);
+    this.started = true;
+  }
+}
+
+/** A channel that is only ever started and stopped (it stands for one whose SDK loads slowly). */
+const idleChannel = (platform: string): ChannelAdapter => ({
+  platform,
+  capabilities: new MemoryChannel().capabilities,
+  start: async () => undefined,
+  stop: async () => undefined,
+  send: async () => ({ chatId: 'none', messageId: 'none' }),
+  edit: async () => undefined,
+  typing: async () => undefined,
+});
+
+let hob: TestGateway | undefined;
+afterEach(async () => {
+  await hob?.close();
+  hob = undefined;
+});
+
+describe('channels that load in the background', () => {
+  it('a channel answers as soon as its own adapter has loaded, while another is still loading', async () => {
+    const channel = new ObservedChannel();
+    const loaded = new DeferredAdapter(channel.platform, channel.capabilities, async () => channel);
+    let finishLoading: (adapter: ChannelAdapter) => void = () => undefined;
+    const slow = new DeferredAdapter('slow', channel.capabilities, () => new Promise<ChannelAdapter>((resolve) => (finishLoading = resolve)));
+    const allowed = { allowFrom: [OWNER.id], allowedGroups: [] };
+    const starting = startTestGateway(loaded, new ScriptedModel([{ text: 'Answered while the other channel loads.' }]), {
+      adapters: [slow, loaded],
+      access: new Map([[channel.platform, allowed], ['slow', allowed]]),
+    });
+    await channel.waitFor(() => channel.started, 5000, 'the loaded channel to start');
+    channel.say(OWNER, 'hi');
+    await channel.waitFor(() => channel.chat(`dm-${OWNER.id}`).find((message) => message.text === 'Answered while the other channel loads.'), 5000, 'the answer');
+    expect(slow.botName).toBeUndefined();
+    finishLoading(idleChannel('slow'));
+    hob = await starting;
+  });
+
+  it('a channel whose adapter fails to load fails its start with the reason, and stops quietly', async () => {
+    const broken = new DeferredAdapter('broken', new MemoryChannel().capabilities, async () => {
+      throw new Error('Cannot find module discord.js');
+    });
+    await expect(broken.start({ message: () => undefined, button: () => undefined })).rejects.toThrow('Cannot find module discord.js');
+    await expect(broken.stop()).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,230 @@
+/**
+ * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a temp folder,
+ * `pg_ctl start` on 127.0.0.1 and a free port, password logins only (scram-sha-256, no trust),
+ * the server running as the `postgres` OS user when the run is root (PostgreSQL refuses root,
+ * and it should), stopped and removed at the end.
+ *
+ * In a test run, the first test file that asks starts the run's one cluster (the others wait
+ * for it) and each file gets a fresh database of its own; test/global-setup.ts stops it after
+ * the run. Without PostgreSQL installed, `postgresSkipReason` says why the tests skip.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { PostgresBridge } from '../../src/store/postgres/bridge.js';
+
+/** Where the run's shared cluster is coordinated (set by test/global-setup.ts). */
+export const SHARED_DIR_ENV = 'HOB_TEST_POSTGRES_DIR';
+const ADMIN = 'hob_admin';
+/** The role hob connects as: owns its databases, is no superuser (as the README sets it up). */
+const ROLE = 'hob';
+
+export type Cluster = {
+  host: string;
+  port: number;
+  adminPassword: string;
+  rolePassword: string;
+  /** The folder holding the data directory, the socket and the log. */
+  dir: string;
+};
+
+type Binaries = { bin: string; runAs: { uid: number; gid: number } | undefined };
+
+const found = findBinaries();
+
+/** Why PostgreSQL tests cannot run here, or undefined when they can. */
+export const postgresSkipReason: string | undefined = 'missing' in found ? found.missing : undefined;
+
+function findBinaries(): Binaries | { missing: string } {
+  const candidates = [process.env.HOB_PG_BIN, ...installedVersions().map((version) => `/usr/lib/postgresql/${version}/bin`)].filter((dir): dir is string => Boolean(dir));
+  const bin = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl')));
+  if (!bin) return { missing: 'PostgreSQL is not installed here (no initdb in /usr/lib/postgresql/*/bin; set HOB_PG_BIN or install the postgresql package, as .ci/run does)' };
+  if (process.getuid?.() !== 0) return { bin, runAs: undefined };
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    return { bin, runAs: { uid, gid } };
+  } catch {
+    return { missing: 'the tests run as root and there is no `postgres` user to run the server as (PostgreSQL refuses to run as root)' };
+  }
+}
+
+function installedVersions(): string[] {
+  try {
+    return readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
+  } catch {
+    return [];
+  }
+}
+
+function binaries(): Binaries {
+  if ('missing' in found) throw new Error(found.missing);
+  return found;
+}
+
+/** Runs a PostgreSQL program, as the `postgres` user when we are root. */
+function runTool(tool: string, args: string[]): string {
+  const { bin, runAs } = binaries();
+  const [command, argv] = runAs ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+  return execFileSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Starts a new cluster and its `hob` role. Call `stopCluster` when done. */
+export async function startCluster(): Promise<Cluster> {
+  const { runAs } = binaries();
+  const dir = mkdtempSync(join(tmpdir(), 'hob-pg-'));
+  const own = (path: string) => runAs && chownSync(path, runAs.uid, runAs.gid);
+  own(dir);
+  const adminPassword = randomBytes(12).toString('hex');
+  const rolePassword = randomBytes(12).toString('hex');
+  const passwordFile = join(dir, 'admin-password');
+  writeFileSync(passwordFile, `${adminPassword}\n`, { mode: 0o600 });
+  own(passwordFile);
+  const data = join(dir, 'data');
+  runTool('initdb', ['-D', data, '-U', ADMIN, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']);
+  rmSync(passwordFile);
+  const log = join(dir, 'server.log');
+  let lastError: unknown;
+  // A free port can be taken between asking and starting: try a few.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    try {
+      runTool('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o', options, 'start']);
+    } catch (error) {
+      lastError = error;
+      continue;
+    }
+    const cluster = { host: '127.0.0.1', port, adminPassword, rolePassword, dir };
+    await withAdmin(cluster, 'postgres', (client) => client.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${rolePassword}'`));
+    return cluster;
+  }
+  const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-10).join('\n') : '';
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error(`PostgreSQL did not start: ${lastError instanceof Error ? lastError.message : String(lastError)}\n${tail}`);
+}
+
+/** Stops the server at once (the data is thrown away) and removes its folder. */
+export function stopCluster(cluster: Pick<Cluster, 'dir'>): void {
+  try {
+    runTool('pg_ctl', ['-D', join(cluster.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+  } finally {
+    rmSync(cluster.dir, { recursive: true, force: true });
+  }
+}
+
+async function withAdmin<T>(cluster: Cluster, database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ host: cluster.host, port: cluster.port, user: ADMIN, password: cluster.adminPassword, database });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database owned by the `hob` role; returns the URL hob would be given as store.url. */
+export async function createDatabase(cluster: Cluster): Promise<string> {
+  const name = `hob_${randomBytes(6).toString('hex')}`;
+  await withAdmin(cluster, 'postgres', (client) => client.query(`CREATE DATABASE ${name} OWNER ${ROLE}`));
+  return `postgres://${ROLE}:${cluster.rolePassword}@${cluster.host}:${cluster.port}/${name}`;
+}
+
+/** Runs statements as the cluster's superuser in one database (tests that set up what hob may not). */
+export async function asAdmin(cluster: Cluster, url: string, sql: string): Promise<void> {
+  await withAdmin(cluster, new URL(url).pathname.slice(1), (client) => client.query(sql));
+}
+
+/**
+ * The run's shared cluster: the first test file to ask starts it (holding a lock file), the
+ * others wait for its details. Outside a vitest run (no shared folder) each process starts
+ * its own and stops it on exit.
+ */
+export async function sharedCluster(): Promise<Cluster> {
+  const shared = process.env[SHARED_DIR_ENV];
+  if (!shared) return privateCluster();
+  const info = join(shared, 'cluster.json');
+  const failed = join(shared, 'failed.txt');
+  let starter = false;
+  try {
+    closeSync(openSync(join(shared, 'lock'), 'wx'));
+    starter = true;
+  } catch {
+    // Another test file is starting it.
+  }
+  if (starter) {
+    try {
+      const cluster = await startCluster();
+      writeFileSync(`${info}.tmp`, JSON.stringify(cluster));
+      renameSync(`${info}.tmp`, info);
+      return cluster;
+    } catch (error) {
+      writeFileSync(failed, error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+  for (let waited = 0; waited < 120_000; waited += 100) {
+    if (existsSync(info)) return JSON.parse(readFileSync(info, 'utf8')) as Cluster;
+    if (existsSync(failed)) throw new Error(`The test cluster did not start: ${readFileSync(failed, 'utf8')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('The test cluster did not start within 2 minutes.');
+}
+
+let own: Promise<Cluster> | undefined;
+function privateCluster(): Promise<Cluster> {
+  own ??= startCluster().then((cluster) => {
+    process.once('exit', () => stopCluster(cluster));
+    return cluster;
+  });
+  return own;
+}
+
+/** After the run (test/global-setup.ts): stops the shared cluster if a test started one. */
+export function stopSharedCluster(shared: string): void {
+  const info = join(shared, 'cluster.json');
+  try {
+    if (existsSync(info)) stopCluster(JSON.parse(readFileSync(info, 'utf8')) as Cluster);
+  } finally {
+    rmSync(shared, { recursive: true, force: true });
+  }
+}
+
+/** A fresh database for this test file, on the run's cluster. */
+export async function testDatabase(): Promise<{ url: string; cluster: Cluster }> {
+  const cluster = await sharedCluster();
+  return { url: await createDatabase(cluster), cluster };
+}
+
+/** A memory entry as the PostgreSQL tests and benchmark write it (the repository's save comes with the Store port). */
+export type TestEntry = { id: string; content: string; title?: string; tags?: string[]; updatedAt: number; lastUsedAt?: number; useCount?: number };
+
+/** Writes entries for one person in one statement; returns their seqs in order. */
+export function insertEntries(bridge: PostgresBridge, personId: string, entries: TestEntry[]): number[] {
+  const rows = bridge.query<{ seq: number }>(
+    `INSERT INTO memory_entries (id, person_id, title, content, content_key, tags, source, created_at, updated_at, last_used_at, use_count)
+     SELECT id, $1, title, content, lower(content), coalesce(tags, '{}')::text[], 'tool', at, at, used, uses
+     FROM jsonb_to_recordset($2::jsonb) AS x(id text, title text, content text, tags text[], at bigint, used bigint, uses int)
+     RETURNING seq`,
+    [
+      personId,
+      JSON.stringify(entries.map((entry) => ({ id: entry.id, title: entry.title ?? null, content: entry.content, tags: entry.tags ?? [], at: entry.updatedAt, used: entry.lastUsedAt ?? null, uses: entry.useCount ?? 0 }))),
+    ],
+  ).rows;
+  return rows.map((row) => row.seq);
+}

@@ -1,0 +1,55 @@
+/**
+ * Real audio for the voice tests: the shipped fixtures (test/fixtures/audio), speech made
+ * by espeak-ng at test time, and files made by ffmpeg. Tests that need a tool skip, saying
+ * which, when it is not installed (.ci/run installs both).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+const installed = (command: string) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status === 0;
+
+export const hasEspeak = installed('espeak-ng');
+export const hasFfmpeg = spawnSync('ffmpeg', ['-hide_banner', '-version'], { stdio: 'ignore' }).status === 0;
+export const NO_ESPEAK = ' (skipped: espeak-ng is not installed; apt-get install espeak-ng)';
+export const NO_FFMPEG = ' (skipped: ffmpeg is not installed; apt-get install ffmpeg)';
+
+export const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/audio/${name}`, import.meta.url));
+
+/** The fixtures say "Remind me to call Anna at five." and last 2.03 s. */
+export const FIXTURE_SECONDS = 2.03;
+
+/** A fresh workspace inbox for one test file, removed afterwards. */
+export function tempInbox(): { inbox: string; root: string; save(fixtureName: string, as: string): { path: string; savedAs: string } } {
+  const root = mkdtempSync(join(tmpdir(), 'hob-voice-test-'));
+  const inbox = join(root, 'inbox');
+  mkdirSync(inbox);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return {
+    inbox,
+    root,
+    save(fixtureName, as) {
+      copyFileSync(fixture(fixtureName), join(inbox, as));
+      return { path: join(inbox, as), savedAs: `inbox/${as}` };
+    },
+  };
+}
+
+/** Speech from espeak-ng as a WAV file (22,050 Hz mono 16-bit). */
+export function espeakWav(text: string, path: string): string {
+  execFileSync('espeak-ng', ['-w', path, text]);
+  return path;
+}
+
+/** Runs ffmpeg quietly with the given arguments (for making test files). */
+export function ffmpeg(...args: string[]): void {
+  execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args]);
+}
+
+/** ffprobe's reading of a file's length, to check hob's own against. */
+export function ffprobeSeconds(path: string): number {
+  return Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
+}

@@ -1,0 +1,53 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConversionError, convertAudio, findFfmpeg, probeSeconds, type Ffmpeg } from '../../src/voice/ffmpeg.js';
+import { sniffContainer } from '../../src/voice/formats.js';
+import { silentWav } from '../../src/voice/wav.js';
+import { FIXTURE_SECONDS, fixture, hasFfmpeg, NO_FFMPEG, tempInbox } from './audio-support.js';
+
+const { root } = tempInbox();
+
+describe('finding ffmpeg', () => {
+  it('says it is missing rather than failing', async () => {
+    expect(await findFfmpeg(join(root, 'no-ffmpeg'))).toBeUndefined();
+  });
+});
+
+describe.skipIf(!hasFfmpeg)(`ffmpeg${hasFfmpeg ? '' : NO_FFMPEG}`, async () => {
+  const ffmpeg = (await findFfmpeg()) as Ffmpeg;
+
+  it('is found with its version and ffprobe', () => {
+    expect(ffmpeg.version).toMatch(/^\d|^n\d|^N-/);
+    expect(ffmpeg.ffprobe).toBe('ffprobe');
+  });
+
+  it.each(['mp3', 'wav', 'ogg', 'flac', 'aac'] as const)('converts a voice note to %s', async (to) => {
+    const output = join(root, `note.${to}`);
+    await convertAudio(ffmpeg, fixture('voice-note.ogg'), output, to);
+    expect(sniffContainer(readFileSync(output))).toBe(to);
+    expect(await probeSeconds(ffmpeg, output)).toBeCloseTo(FIXTURE_SECONDS, 0);
+  });
+
+  it('reads paths as files only, even one that looks like an option or another protocol', async () => {
+    const odd = join(root, '-i concat:x.wav');
+    writeFileSync(odd, silentWav(0.2));
+    const output = join(root, 'odd.mp3');
+    await convertAudio(ffmpeg, odd, output, 'mp3');
+    expect(existsSync(output)).toBe(true);
+  });
+
+  it('stops at its time limit, with a sentence', async () => {
+    const long = join(root, 'long.wav');
+    writeFileSync(long, silentWav(300));
+    const attempt = convertAudio(ffmpeg, long, join(root, 'long.ogg'), 'ogg', { timeoutMs: 30 });
+    await expect(attempt).rejects.toThrow(new ConversionError('ffmpeg took longer than 0.03 s to convert the note'));
+  });
+
+  it('passes on what ffmpeg said when it cannot read the input', async () => {
+    const garbage = join(root, 'garbage.bin');
+    writeFileSync(garbage, 'not audio at all');
+    await expect(convertAudio(ffmpeg, garbage, join(root, 'garbage.mp3'), 'mp3')).rejects.toThrow(/^ffmpeg could not convert the note: .*Invalid data found/);
+    expect(await probeSeconds(ffmpeg, garbage)).toBeUndefined();
+  });
+});

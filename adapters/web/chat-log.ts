@@ -23,13 +23,18 @@ export type ChatMessage = {
   file?: FileInfo;
   /** Files the person sent with this message. */
   attachments: FileInfo[];
+  /**
+   * A live answer's message while it is written: its text lives in the adapter's memory until
+   * it becomes the answer; one a crash left is hidden until the gateway settles it.
+   */
+  live: boolean;
   createdAt: number;
 };
 
-type MessageRow = { id: number; chatId: string; fromBot: number; text: string; plain: number; buttons: string | null; fileId: string | null; attachments: string | null; createdAt: number };
+type MessageRow = { id: number; chatId: string; fromBot: number; text: string; plain: number; buttons: string | null; fileId: string | null; attachments: string | null; live: number; createdAt: number };
 
 const KEPT_MESSAGES = 1000;
-const COLUMNS = 'id, chat_id AS chatId, from_bot AS fromBot, text, plain, buttons, file_id AS fileId, attachments, created_at AS createdAt';
+const COLUMNS = 'id, chat_id AS chatId, from_bot AS fromBot, text, plain, buttons, file_id AS fileId, attachments, live, created_at AS createdAt';
 
 export class ChatLog {
   private insertsSincePrune = 0;
@@ -40,12 +45,29 @@ export class ChatLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  addBot(chatId: string, message: { text: string; plain: boolean; buttons: Button[][]; fileId?: string }): ChatMessage {
+  /**
+   * One of hob's messages (`live`: a live answer's, see ChatMessage). With a `deliveryKey` (one
+   * part of a delivery, see SendOptions) it is stored once: the same key again gives the
+   * stored message back, so a send repeated after a crash never shows twice; a live message
+   * under that key becomes this message.
+   */
+  addBot(chatId: string, message: { text: string; plain: boolean; buttons: Button[][]; fileId?: string; deliveryKey?: string; live?: boolean }): { message: ChatMessage; isNew: boolean } {
+    if (message.deliveryKey !== undefined) {
+      const earlier = this.byKey(chatId, message.deliveryKey);
+      if (earlier?.live && !message.live) return { message: this.update(chatId, earlier.id, message) as ChatMessage, isNew: true };
+      if (earlier) return { message: earlier, isNew: false };
+    }
     const { lastInsertRowid } = this.db
-      .prepare('INSERT INTO messages (chat_id, from_bot, text, plain, buttons, file_id, created_at) VALUES (?, 1, ?, ?, ?, ?, ?)')
-      .run(chatId, message.text, message.plain ? 1 : 0, message.buttons.length ? JSON.stringify(message.buttons) : null, message.fileId ?? null, this.now());
+      .prepare('INSERT INTO messages (chat_id, from_bot, text, plain, buttons, file_id, delivery_key, live, created_at) VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?)')
+      .run(chatId, message.text, message.plain ? 1 : 0, message.buttons.length ? JSON.stringify(message.buttons) : null, message.fileId ?? null, message.deliveryKey ?? null, message.live ? 1 : 0, this.now());
     this.pruneNowAndThen(chatId);
-    return this.get(chatId, Number(lastInsertRowid)) as ChatMessage;
+    return { message: this.get(chatId, Number(lastInsertRowid)) as ChatMessage, isNew: true };
+  }
+
+  /** hob's message stored under this delivery key (one part's), in this chat only. */
+  byKey(chatId: string, deliveryKey: string): ChatMessage | undefined {
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM messages WHERE chat_id = ? AND delivery_key = ? AND from_bot = 1`).get(chatId, deliveryKey) as MessageRow | undefined;
+    return row && this.toMessage(row);
   }
 
   /** A person's message; the same `nonce` again (a retried POST) gives the first one back, not a second. */
@@ -61,12 +83,20 @@ export class ChatLog {
     return { message: this.get(chatId, Number(lastInsertRowid)) as ChatMessage, isNew: true };
   }
 
-  /** Replaces a message's text and buttons (its file stays); undefined when it is not in that chat. */
+  /**
+   * Replaces one of hob's messages' text and buttons (its file stays; a live message becomes
+   * an ordinary one); undefined when it is not in that chat.
+   */
   update(chatId: string, id: number, message: { text: string; plain: boolean; buttons: Button[][] }): ChatMessage | undefined {
     const { changes } = this.db
-      .prepare('UPDATE messages SET text = ?, plain = ?, buttons = ? WHERE id = ? AND chat_id = ? AND from_bot = 1')
+      .prepare('UPDATE messages SET text = ?, plain = ?, buttons = ?, live = 0 WHERE id = ? AND chat_id = ? AND from_bot = 1')
       .run(message.text, message.plain ? 1 : 0, message.buttons.length ? JSON.stringify(message.buttons) : null, id, chatId);
     return changes ? this.get(chatId, id) : undefined;
+  }
+
+  /** Removes a live message (one that never became an answer); false when there is none. */
+  removeLive(chatId: string, id: number): boolean {
+    return this.db.prepare('DELETE FROM messages WHERE id = ? AND chat_id = ? AND live = 1').run(id, chatId).changes > 0;
   }
 
   /** A message, only from the chat named (ids of other chats find nothing). */
@@ -126,6 +156,7 @@ export class ChatLog {
       buttons: row.buttons ? (JSON.parse(row.buttons) as Button[][]) : [],
       ...(file ? { file } : {}),
       attachments: row.attachments ? (JSON.parse(row.attachments) as string[]).flatMap((id) => fileOf(id) ?? []) : [],
+      live: row.live === 1,
       createdAt: row.createdAt,
     };
   }

@@ -7,7 +7,8 @@ import type { AdapterLogger } from '../logger.js';
 import { webChatCommands, webCli } from './commands.js';
 import { webConfigSchema, type WebConfig } from './config.js';
 import { checkWeb } from './doctor.js';
-import { createWebAdapter, MAX_COMMANDS, type WebAdapter } from './web-adapter.js';
+import { MAX_COMMANDS } from './capabilities.js';
+import { createWebAdapter, type WebAdapter } from './web-adapter.js';
 
 export type { ChannelChatCommand, ChannelCliCommand, ChannelCliContext } from './commands.js';
 export type { WebConfig } from './config.js';

@@ -11,7 +11,7 @@ import { renderHtml } from './render.js';
 export type PageFile = { name: string; size: number; url?: string };
 
 export type PageMessage = {
-  /** A stored message's number, or `live-N` while an answer is being written. */
+  /** The stored message's number (a live answer has its number from its first text on). */
   id: string;
   from: 'hob' | 'me';
   /** hob's messages: safe HTML. */
@@ -30,8 +30,8 @@ export type PageMessage = {
 
 export type PageEvent =
   | { type: 'snapshot'; me: WebPerson; messages: PageMessage[]; commands: BotCommand[] }
-  /** A new message, or a new version of one with the same id; `replaces` names a live message it takes the place of. */
-  | { type: 'message'; message: PageMessage; replaces?: string }
+  /** A new message, or a new version of one with the same id (a live answer's final text, an edit). */
+  | { type: 'message'; message: PageMessage }
   | { type: 'delete'; id: string }
   | { type: 'typing' }
   /** A short word for the person who pressed a button. */

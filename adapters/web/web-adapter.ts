@@ -1,18 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import type {
-  BotCommand, ChannelAdapter, ChannelCapabilities, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
+  BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target, UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
-import { splitMessage } from '../../src/gateway/format/split.js';
-import { sendInParts } from '../../src/gateway/send-parts.js';
 import { stderrLoggerOf, type AdapterLogger } from '../logger.js';
 import { RateLimit, type WebApiContext } from './api-context.js';
 import { ChatLog, type ChatMessage } from './chat-log.js';
+import { MAX_COMMANDS, MAX_MESSAGE_LENGTH, WEB_CAPABILITIES } from './capabilities.js';
 import { siteOf, type WebConfig, type WebSite } from './config.js';
+import { findStored, sendStored, settleStored } from './delivery.js';
 import { EventHub } from './event-hub.js';
 import { handleRequest, loadPage, type PageAssets } from './http-server.js';
 import { WebIdentities, type WebPerson } from './identities.js';
-import { LIVE_INTERVAL_MS, WebLiveAnswer, type LiveSurface } from './live-answer.js';
-import { pageMessage, type PageEvent, type PageMessage } from './page-events.js';
+import { LIVE_INTERVAL_MS, LiveMessages, WebLiveAnswer } from './live-answer.js';
+import { pageMessage, type PageEvent } from './page-events.js';
 import { openWebDb, type WebDb } from './web-db.js';
 
 export type WebAdapterOptions = {
@@ -31,24 +31,8 @@ export interface WebAdapter extends ChannelAdapter {
   readonly url: string;
 }
 
-/** A browser shows long messages well; the cap keeps one stored row and one event reasonable. */
-export const MAX_MESSAGE_LENGTH = 16_000;
-/** Commands a page's menu lists at most (hob's own come first, plugins' after). */
-export const MAX_COMMANDS = 100;
 /** Messages shown when a page opens. */
 const SNAPSHOT_MESSAGES = 200;
-
-export const WEB_CAPABILITIES: ChannelCapabilities = Object.freeze({
-  maxMessageLength: MAX_MESSAGE_LENGTH,
-  // The union has no entry for HTML; nobody reads it (the adapter renders Markdown itself).
-  markup: 'plain',
-  buttons: true,
-  edits: true,
-  files: true,
-  // No platform limit: the throttle only spares the page redraws.
-  editIntervalMs: 250,
-  streaming: 'native',
-});
 
 export function createWebAdapter(options: WebAdapterOptions): WebAdapter {
   return new WebChannel(options);
@@ -74,9 +58,7 @@ class WebChannel implements WebAdapter {
   private sink: InboundSink | undefined;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private menus: { everyone: BotCommand[]; owners: { userIds: string[]; commands: BotCommand[] } } = { everyone: [], owners: { userIds: [], commands: [] } };
-  /** Answers being written, per chat, for pages that open meanwhile. */
-  private readonly lives = new Map<string, Map<string, PageMessage>>();
-  private nextLive = 1;
+  private readonly lives: LiveMessages;
 
   constructor(private readonly options: WebAdapterOptions) {
     this.logger = options.logger ?? stderrLoggerOf('web');
@@ -86,6 +68,7 @@ class WebChannel implements WebAdapter {
     this.identities = new WebIdentities(this.db);
     this.chat = new ChatLog(this.db, options.dataDir);
     this.hub = new EventHub((tokenHash) => this.identities.isLive(tokenHash), options.sessionCheckMs);
+    this.lives = new LiveMessages(this.chat, this.hub);
     this.site = siteOf(options.config, options.config.port);
   }
 
@@ -131,16 +114,18 @@ class WebChannel implements WebAdapter {
 
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
     this.assertOpen();
-    const plain = message.plain ?? false;
-    const buttons = message.buttons ?? [];
-    if (message.file) {
-      const file = await this.chat.saveFile(target.chatId, { name: message.file.name, mime: 'application/octet-stream', data: message.file.data, uploaded: false });
-      const text = message.text.trim() === '' ? (message.file.caption ?? '') : message.text;
-      return { ...this.post(this.chat.addBot(target.chatId, { text, plain, buttons, fileId: file.id })), isFile: true };
-    }
-    const parts = splitMessage(message.text, MAX_MESSAGE_LENGTH);
-    const texts = parts.length ? parts : [message.text];
-    return sendInParts(texts.length, options, async (index, isLast) => this.post(this.chat.addBot(target.chatId, { text: texts[index] as string, plain, buttons: isLast ? buttons : [] })));
+    return sendStored(this.chat, this.post, target, message, options);
+  }
+
+  /** Answered from web.db by key: exact, whatever time has passed. */
+  async findDelivered(target: Target, deliveries: UnconfirmedDelivery[]): Promise<Map<string, FoundDelivery>> {
+    this.assertOpen();
+    return findStored(this.chat, target, deliveries);
+  }
+
+  async settleLive(ref: SentRef, answer: OutboundMessage | undefined): Promise<boolean> {
+    this.assertOpen();
+    return settleStored(this.chat, this.post, (chatId, id) => this.hub.toChat(chatId, { type: 'delete', id }), ref, answer);
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
@@ -155,9 +140,9 @@ class WebChannel implements WebAdapter {
     if (this.state === 'running') this.hub.toChat(target.chatId, { type: 'typing' });
   }
 
-  liveAnswer(target: Target, _options: LiveAnswerOptions): LiveAnswer | undefined {
+  liveAnswer(target: Target, options: LiveAnswerOptions): LiveAnswer | undefined {
     if (this.state !== 'running') return undefined;
-    return new WebLiveAnswer(this.surface, target, `live-${this.nextLive++}`, MAX_MESSAGE_LENGTH, this.options.liveIntervalMs ?? LIVE_INTERVAL_MS);
+    return new WebLiveAnswer(this.lives, target, options, MAX_MESSAGE_LENGTH, this.options.liveIntervalMs ?? LIVE_INTERVAL_MS);
   }
 
   /** A web person's chat is named by their id. */
@@ -183,45 +168,18 @@ class WebChannel implements WebAdapter {
     return this.menus.owners.userIds.includes(chatId) ? this.menus.owners.commands : this.menus.everyone;
   }
 
-  private post(stored: ChatMessage): SentRef {
+  private readonly post = (stored: ChatMessage): SentRef => {
     this.hub.toChat(stored.chatId, { type: 'message', message: pageMessage(stored) });
     return { chatId: stored.chatId, messageId: String(stored.id) };
-  }
+  };
 
   private assertOpen(): void {
     if (this.state === 'stopped') throw new Error('the web channel is stopped');
   }
 
-  private readonly surface: LiveSurface = {
-    show: (chatId, message) => {
-      const live = this.lives.get(chatId) ?? new Map<string, PageMessage>();
-      live.set(message.id, message);
-      this.lives.set(chatId, live);
-      this.hub.toChat(chatId, { type: 'message', message });
-    },
-    withdraw: (chatId, liveId) => {
-      this.forgetLive(chatId, liveId);
-      this.hub.toChat(chatId, { type: 'delete', id: liveId });
-    },
-    become: (chatId, liveId, finalText) => {
-      this.assertOpen();
-      const stored = this.chat.addBot(chatId, { text: finalText, plain: false, buttons: [] });
-      this.forgetLive(chatId, liveId);
-      this.hub.toChat(chatId, { type: 'message', message: pageMessage(stored), replaces: liveId });
-      return { chatId, messageId: String(stored.id) };
-    },
-  };
-
-  private forgetLive(chatId: string, liveId: string): void {
-    const live = this.lives.get(chatId);
-    live?.delete(liveId);
-    if (live?.size === 0) this.lives.delete(chatId);
-  }
-
   private snapshot(person: WebPerson): PageEvent {
-    const stored = this.chat.recent(person.id, SNAPSHOT_MESSAGES).map(pageMessage);
-    const live = [...(this.lives.get(person.id)?.values() ?? [])];
-    return { type: 'snapshot', me: person, messages: [...stored, ...live], commands: this.menuFor(person.id) };
+    const messages = this.chat.recent(person.id, SNAPSHOT_MESSAGES).flatMap((message) => this.lives.asPage(message) ?? []);
+    return { type: 'snapshot', me: person, messages, commands: this.menuFor(person.id) };
   }
 
   private apiContext(): WebApiContext {

@@ -39,8 +39,11 @@ const SCHEMA = [
      file_id TEXT,
      attachments TEXT,
      nonce TEXT,
+     delivery_key TEXT,
+     live INTEGER NOT NULL DEFAULT 0,
      created_at INTEGER NOT NULL,
-     UNIQUE (chat_id, nonce)
+     UNIQUE (chat_id, nonce),
+     UNIQUE (chat_id, delivery_key)
    );
    CREATE INDEX messages_by_chat ON messages (chat_id, id);
    CREATE TABLE files (

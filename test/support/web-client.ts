@@ -136,7 +136,7 @@ export class WebPageClient {
         this.commands = event.commands;
         break;
       case 'message': {
-        const at = this.messages.findIndex((message) => message.id === (event.replaces ?? event.message.id) || message.id === event.message.id);
+        const at = this.messages.findIndex((message) => message.id === event.message.id);
         if (at === -1) this.messages.push(event.message);
         else this.messages[at] = event.message;
         break;

@@ -50,7 +50,7 @@ function connect() {
     list.lastElementChild?.scrollIntoView({ block: 'end' });
     setStatus('connected');
   });
-  on('message', ({ message, replaces }) => upsert(message, replaces));
+  on('message', ({ message }) => upsert(message));
   on('delete', ({ id }) => find(id)?.remove());
   on('typing', () => showTyping());
   on('notice', ({ text: notice }) => toast($('toasts'), notice));
@@ -77,10 +77,10 @@ function find(id) {
   return [...list.children].find((item) => item.dataset.id === id);
 }
 
-function upsert(message, replaces) {
+function upsert(message) {
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
   const element = messageElement(message, actions);
-  const old = (replaces && find(replaces)) || find(message.id);
+  const old = find(message.id);
   if (old) old.replaceWith(element);
   else list.append(element);
   if (message.from === 'hob' && !message.live) hideTyping();

@@ -77,8 +77,9 @@ describe.skipIf(!available)(title, () => {
     return page.locator(`li.message[data-id="${id}"]`);
   }
 
-  it('signs in with the link, which leaves the address bar and does not work twice', async () => {
-    await started(new ScriptedModel([{ text: 'Hello Ann!' }]));
+  it('signs in with the link, which leaves the address bar and does not work twice; answers show Markdown with code blocks, and HTML from the model only as text', async () => {
+    const answer = ['**Bold** and <img src=x onerror="window.pwned = 1"> <script>window.pwned = 2</script>', '', '```js', "const tag = '<b>';", '```', '', '[a link](javascript:window.pwned=3)'].join('\n');
+    await started(new ScriptedModel([{ text: answer }]));
     const link = (bed as WebBed).link(OWNER);
     const page = await (browser as Browser).newPage();
     await page.goto(link);
@@ -86,8 +87,14 @@ describe.skipIf(!available)(title, () => {
     await expect.poll(() => page.locator('#me').textContent()).toBe('Signed in as Ann');
     expect(page.url()).toBe(`${bed?.adapter.url}/`);
     await send(page, 'hi');
-    await hobMessage(page, 'Hello Ann!').waitFor();
+    const bubble = hobMessage(page, 'Bold').locator('.bubble');
+    await bubble.waitFor();
     expect(await page.locator('li.message.me .bubble').allTextContents()).toEqual(['hi']);
+    expect(await bubble.locator('strong').textContent()).toBe('Bold');
+    expect(await bubble.locator('pre code').textContent()).toBe("const tag = '<b>';");
+    expect(await bubble.textContent()).toContain('<img src=x onerror="window.pwned = 1"> <script>window.pwned = 2</script>');
+    expect(await bubble.locator('img, script, a').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
 
     const again = await (browser as Browser).newPage();
     await again.goto(link);
@@ -111,26 +118,13 @@ describe.skipIf(!available)(title, () => {
     expect(await page.locator('li.message.hob').count()).toBe(1);
   });
 
-  it('an approval pressed in the page runs the command, and the prompt says who allowed it', async () => {
-    await started(new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'echo done > approved.txt' } }] }, { text: 'Created approved.txt.' }]));
-    const page = await signedIn(OWNER);
-    await send(page, 'create the file');
-    const prompt = await approvalPrompt(page);
-    expect(await prompt.textContent()).toContain('echo done > approved.txt');
-    await prompt.getByRole('button', { name: 'Allow once', exact: true }).click();
-    await hobMessage(page, 'Created approved.txt.').waitFor();
-    expect(readFileSync(join((hob as TestGateway).dir, 'workspace', 'approved.txt'), 'utf8')).toBe('done\n');
-    await expect.poll(() => prompt.textContent()).toContain('allowed once by Ann');
-    expect(await prompt.locator('.buttons button').count()).toBe(0);
-  });
-
-  it("refuses a press from Bob's session on Ann's approval; Ann still decides", async () => {
-    const { model } = await started(new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'rm -rf build' } }] }, { text: 'OK, I left build alone.' }]));
+  it("refuses a press from Bob's session on Ann's approval; Ann's own press runs the command, and the prompt says who allowed it", async () => {
+    const { model } = await started(new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'echo done > approved.txt' } }] }, { text: 'Created approved.txt.' }]));
     const ann = await signedIn(OWNER);
     const bob = await signedIn(FRIEND);
-    await send(ann, 'clean the build');
+    await send(ann, 'create the file');
     const prompt = await approvalPrompt(ann);
-    expect(await prompt.textContent()).toContain('rm -rf build');
+    expect(await prompt.textContent()).toContain('echo done > approved.txt');
     const messageId = await prompt.getAttribute('data-id');
     const approval = /\/approve (a[0-9a-f]+)/.exec((await prompt.textContent()) ?? '')?.[1];
     // Bob's own browser, signed in as Bob, posts exactly what Ann's "Allow once" would.
@@ -141,10 +135,12 @@ describe.skipIf(!available)(title, () => {
     expect(refused).toEqual({ status: 403, body: { error: NOT_YOURS } });
     expect(await prompt.locator('.buttons button').count()).toBe(3);
     expect(model.requests).toHaveLength(1);
-    await prompt.getByRole('button', { name: 'Deny', exact: true }).click();
-    await hobMessage(ann, 'OK, I left build alone.').waitFor();
-    await expect.poll(() => prompt.textContent()).toContain('denied by Ann');
-    expect(await bob.locator('li.message', { hasText: 'rm -rf' }).count()).toBe(0);
+    await prompt.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await hobMessage(ann, 'Created approved.txt.').waitFor();
+    expect(readFileSync(join((hob as TestGateway).dir, 'workspace', 'approved.txt'), 'utf8')).toBe('done\n');
+    await expect.poll(() => prompt.textContent()).toContain('allowed once by Ann');
+    expect(await prompt.locator('.buttons button').count()).toBe(0);
+    expect(await bob.locator('li.message', { hasText: 'approved.txt' }).count()).toBe(0);
   });
 
   it('sends a file from the page, and hob sends one back that downloads', async () => {
@@ -209,20 +205,6 @@ describe.skipIf(!available)(title, () => {
     expect(warnings.filter((warning) => warning.startsWith('web request refused'))).toHaveLength(2);
     expect(model.requests).toHaveLength(0);
     expect(await page.locator('li.message', { hasText: 'transfer' }).count()).toBe(0);
-  });
-
-  it('shows Markdown with code blocks, and HTML from the model only as text', async () => {
-    const answer = ['**Bold** and <img src=x onerror="window.pwned = 1"> <script>window.pwned = 2</script>', '', '```js', "const tag = '<b>';", '```', '', '[a link](javascript:window.pwned=3)'].join('\n');
-    await started(new ScriptedModel([{ text: answer }]));
-    const page = await signedIn(OWNER);
-    await send(page, 'show me');
-    const bubble = hobMessage(page, 'Bold').locator('.bubble');
-    await bubble.waitFor();
-    expect(await bubble.locator('strong').textContent()).toBe('Bold');
-    expect(await bubble.locator('pre code').textContent()).toBe("const tag = '<b>';");
-    expect(await bubble.textContent()).toContain('<img src=x onerror="window.pwned = 1"> <script>window.pwned = 2</script>');
-    expect(await bubble.locator('img, script, a').count()).toBe(0);
-    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
   });
 
   it('lists commands as the person types "/", and shows past sessions to resume', async () => {

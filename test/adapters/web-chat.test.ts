@@ -7,6 +7,7 @@ import { webChannel } from '../../adapters/web/index.js';
 import { askUserTool } from '../../src/tools/ask-user.js';
 import { bashTool } from '../../src/tools/bash.js';
 import { sendFileTool } from '../../src/tools/send-file.js';
+import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { WebPageClient } from '../support/web-client.js';
@@ -131,18 +132,37 @@ describe('web chat through the gateway', () => {
     expect(names(bob)).not.toContain('pairing');
   });
 
-  it("/web in an owner's direct chat answers with a link that signs in as the owner; in a group it gives none", async () => {
-    const { bed, model } = await started(new ScriptedModel([{ text: 'Hi Ann, on the web now.' }]));
-    const [web] = webChannel.chatCommands(bed.config, { dataDir: bed.dataDir });
-    const reply = (await web?.run('', { platform: 'telegram', userId: '42', chatType: 'dm' })) as string;
+  it("/web in an owner's direct chat on another platform answers with a link that signs in as the owner; a friend and a group get none; only owners' menus list it", async () => {
+    bed = await webBed();
+    const memory = new MemoryChannel();
+    const model = new ScriptedModel([{ text: 'Hi Ann, on the web now.' }]);
+    hob = await startTestGateway(bed.adapter, model, {
+      adapters: [bed.adapter, memory],
+      access: new Map([
+        ['web', { allowFrom: [OWNER.id, FRIEND.id], allowedGroups: [] }],
+        ['memory', { allowFrom: [OWNER.id, FRIEND.id], allowedGroups: ['team'] }],
+      ]),
+      channelCommands: webChannel.chatCommands(bed.config, { dataDir: bed.dataDir }),
+    });
+    const said = (chatId: string, text: string) => memory.waitFor(() => memory.chat(chatId).find((message) => message.text.includes(text)), 5000, `"${text}" in ${chatId}`);
+    memory.say(OWNER, '/web');
+    const reply = (await said(`dm-${OWNER.id}`, 'Sign-in link')).text;
     expect(reply).toMatch(/^Sign-in link for 100, valid once, for 10 minutes:\nhttp:\/\/127\.0\.0\.1:\d+\/#code=[\w-]{24}\n/);
     const page = new WebPageClient(bed.adapter.url, bed.waiters);
     expect((await page.signIn(/http:\S+/.exec(reply)?.[0] as string)).status).toBe(200);
     await page.open();
     await page.say('hello from the browser');
     await textOf(page, 'Hi Ann, on the web now.');
+
+    memory.say(FRIEND, '/web');
+    await said(`dm-${FRIEND.id}`, '/web is only for the owner of this hob.');
+    memory.say(OWNER, '/web', { chatId: 'team', chatType: 'group', mention: true });
+    await said('team', '/web answers with something private, so it works only in a direct chat with me.');
+    expect(memory.chat('team').some((message) => message.text.includes('#code='))).toBe(false);
+    // Only the browser's message reached the model.
     expect(model.requests).toHaveLength(1);
-    const inGroup = (await web?.run('', { platform: 'telegram', userId: '42', chatType: 'group' })) as string;
-    expect(inGroup).toBe('/web answers with a sign-in link, so it works only in a direct chat with me.');
+    const bob = await bed.page(FRIEND);
+    expect(page.commands.map((entry) => entry.command)).toContain('web');
+    expect(bob.commands.map((entry) => entry.command)).not.toContain('web');
   });
 });

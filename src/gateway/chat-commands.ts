@@ -14,7 +14,7 @@ import { SessionArchive } from '../store/session-archive.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
-import { COMMAND_NAMES, runCommand, type ChannelChatCommand } from './commands.js';
+import { runCommand } from './commands.js';
 import { jobsMessage } from './commands/jobs.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
@@ -36,33 +36,20 @@ export type ChatCommandDeps = {
   jobs?: JobAccess;
   extensions?: ExtensionCommands;
   people?: PersonResolver;
-  /** Commands the configured channels add (names apart from hob's own). */
-  channelCommands?: readonly ChannelChatCommand[];
 };
 
 export class ChatCommands {
   /** Past sessions, for /sessions and /resume (its statements prepared once). */
   private readonly archive: SessionArchive;
 
-  /** The channels' commands by name. */
-  private readonly channelCommands: ReadonlyMap<string, ChannelChatCommand>;
-
   constructor(private readonly deps: ChatCommandDeps) {
     this.archive = new SessionArchive(deps.db);
-    this.channelCommands = new Map((deps.channelCommands ?? []).filter((entry) => !COMMAND_NAMES.has(entry.command)).map((entry) => [entry.command, entry]));
-  }
-
-  /** Whether `/name` is a command the gateway answers (hob's own, or a channel's). */
-  has(name: string): boolean {
-    return COMMAND_NAMES.has(name) || this.channelCommands.has(name);
   }
 
   /** Runs one of hob's commands for the message's sender, in the message's conversation. */
   async run(name: string, args: string, message: InboundMessage, key: string, adapter: ChannelAdapter): Promise<void> {
     const { deps } = this;
     const reply = (text: string) => replyTo(deps.delivery, message, text);
-    const channelCommand = this.channelCommands.get(name);
-    if (channelCommand) return this.runChannelCommand(channelCommand, args, message, key, reply);
     try {
       await runCommand(name, args, message, {
         adapter,
@@ -83,19 +70,6 @@ export class ChatCommands {
     } catch (error) {
       deps.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
       await reply(`/${name} failed: ${errorMessage(error)}`);
-    }
-  }
-
-  /** A channel's command: its reply, or the gateway's refusal for a non-owner or outside a direct chat. */
-  private async runChannelCommand(command: ChannelChatCommand, args: string, message: InboundMessage, key: string, reply: (text: string) => Promise<void>): Promise<void> {
-    const name = command.command;
-    try {
-      if (command.ownerOnly && !this.deps.access.isOwner(message.platform, message.userId)) return await reply(`/${name} is only for the owner of this hob.`);
-      if (command.directOnly && message.chatType !== 'dm') return await reply(`/${name} answers with something private, so it works only in a direct chat with me.`);
-      await reply(await command.run(args, { platform: message.platform, userId: message.userId, chatType: message.chatType }));
-    } catch (error) {
-      this.deps.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
-      await reply(`/${name} failed: ${errorMessage(error)}`).catch(() => undefined);
     }
   }
 

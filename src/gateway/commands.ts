@@ -1,28 +1,13 @@
 import type { EngineStatus } from '../engine/query-engine.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
-import type { BotCommand, ChannelAdapter, ChatType, InboundMessage, OutboundMessage } from './channel.js';
+import type { BotCommand, ChannelAdapter, InboundMessage, OutboundMessage } from './channel.js';
 import { isMemoryCommand, MEMORY_COMMANDS, runMemoryCommand } from './commands/memory.js';
 import type { Memory } from '../memory/memory.js';
 import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
 import { EXTENSION_COMMANDS, EXTENSION_OWNER_ONLY, extensionCommandReply, type ExtensionCommands } from './commands/skills.js';
 import { runSessionCommand, SESSION_COMMANDS, type SessionCommandServices } from './commands/sessions.js';
-
-/**
- * A slash command a channel adds, answered on every platform (a sign-in link, say). The
- * gateway lists it in the menus, runs it once per update, refuses non-owners in its usual
- * words when `ownerOnly`, and answers `directOnly` ones only in a direct chat.
- */
-export type ChannelChatCommand = {
-  command: string;
-  description: string;
-  ownerOnly: boolean;
-  /** Answers with a secret, so only in a direct chat (the gateway says so elsewhere; `run` checks again). */
-  directOnly: boolean;
-  /** The reply (plain text). Must not throw: failures come back as words. */
-  run(args: string, context: { platform: string; userId: string; chatType: ChatType }): Promise<string>;
-};
 
 /** The commands hob registers with each platform's menu. */
 export const COMMANDS = [
@@ -50,18 +35,12 @@ export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ..
 
 /**
  * The command menus for one platform: everyone's leaves out the owners' commands; the owners'
- * DMs show them all. The channels' own commands follow hob's (an owner-only one in the owners'
- * menu alone), then plugin commands join both, so every menu (and a platform's one `/hob`
+ * DMs show them all. Plugin commands join both, so every menu (and a platform's one `/hob`
  * command with subcommands) knows them.
  */
-export function commandMenus(
-  plugins: BotCommand[],
-  ownerIds: string[],
-  channelCommands: readonly Pick<ChannelChatCommand, 'command' | 'description' | 'ownerOnly'>[] = [],
-): { everyone: BotCommand[]; owners: { userIds: string[]; commands: BotCommand[] } } {
-  const entry = ({ command, description }: BotCommand) => ({ command, description });
-  const everyone = [...COMMANDS.filter((own) => !OWNER_ONLY.has(own.command)).map(entry), ...channelCommands.filter((channel) => !channel.ownerOnly).map(entry), ...plugins];
-  return { everyone, owners: { userIds: ownerIds, commands: [...COMMANDS.map(entry), ...channelCommands.map(entry), ...plugins] } };
+export function commandMenus(plugins: BotCommand[], ownerIds: string[]): { everyone: BotCommand[]; owners: { userIds: string[]; commands: BotCommand[] } } {
+  const everyone = [...COMMANDS.filter((entry) => !OWNER_ONLY.has(entry.command)).map((entry) => ({ ...entry })), ...plugins];
+  return { everyone, owners: { userIds: ownerIds, commands: [...COMMANDS.map((entry) => ({ ...entry })), ...plugins] } };
 }
 
 export type CommandServices = {

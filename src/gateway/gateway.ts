@@ -16,7 +16,7 @@ import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink } from './channel.js';
 import { ChatCommands } from './chat-commands.js';
-import { commandMenus, type ChannelChatCommand } from './commands.js';
+import { commandMenus } from './commands.js';
 import { handleJobPress } from './commands/jobs.js';
 import { handleMemoryPress } from './commands/memory.js';
 import type { ExtensionCommands } from './commands/skills.js';
@@ -62,8 +62,6 @@ export type GatewayOptions = {
   busyAfterMs?: number;
   /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
   people?: PersonResolver;
-  /** Commands the configured channels add, answered on every platform (a channel module's `chatCommands`). */
-  channelCommands?: readonly ChannelChatCommand[];
 };
 
 /**
@@ -107,7 +105,6 @@ export class Gateway implements InboundSink {
     const commands = new ChatCommands({
       db, logger, access, broker, pairing, delivery, conversation,
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
-      channelCommands: options.channelCommands,
     });
     this.router = new InboundRouter({
       db, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
@@ -126,7 +123,7 @@ export class Gateway implements InboundSink {
     // Each channel comes up as fast as its own platform answers, not after the others.
     await Promise.all([...this.adapters.values()].map(async (adapter) => {
       await adapter.start(this);
-      const menus = commandMenus(this.options.extensions?.menu() ?? [], this.access.owners(adapter.platform), this.options.channelCommands);
+      const menus = commandMenus(this.options.extensions?.menu() ?? [], this.access.owners(adapter.platform));
       await adapter.setCommands?.(menus.everyone, menus.owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
     }));
     this.delivery.start(1000);

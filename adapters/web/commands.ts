@@ -1,44 +1,13 @@
 /**
  * What the web channel adds outside its page: `hob web link | signout | sessions` in the
  * terminal, and `/web` in an owner's direct chat on any platform. Both are plain data plus a
- * `run`; the CLI and the gateway list them from the channel registry and call `run`.
+ * `run`; the CLI and the gateway take them from the channel registry and call `run`.
  */
 import { UserFacingError } from '../../src/core/errors.js';
-import type { ChatType } from '../../src/gateway/channel.js';
+import type { ChannelChatCommand, ChannelCli } from '../../src/gateway/channel-module.js';
 import type { WebConfig } from './config.js';
 import { withIdentities } from './identities.js';
 import { describeLink, signInLink } from './links.js';
-
-/** What a channel's terminal command is run with. */
-export type ChannelCliContext = {
-  /** The channel's parsed config section; undefined when the config has none. */
-  config: WebConfig | undefined;
-  dataDir: string;
-  /** Writes to stdout (a line per call, newline added). */
-  out(line: string): void;
-};
-
-/** `hob <command> <name> [options]`: one subcommand of a channel's terminal command. */
-export type ChannelCliCommand = {
-  name: string;
-  description: string;
-  /** Commander-style flags, e.g. `--as <id>`; values arrive in `run`'s options by their long name. */
-  options: { flags: string; description: string }[];
-  /** Throws UserFacingError for a mistake the person can fix (the CLI prints it and exits 1). */
-  run(options: Record<string, string | boolean | undefined>, context: ChannelCliContext): Promise<void>;
-};
-
-/** A slash command a channel module answers in any platform's chat. */
-export type ChannelChatCommand = {
-  command: string;
-  description: string;
-  /** Only an owner of the platform it is sent on may run it (the gateway refuses others, as for its own). */
-  ownerOnly: boolean;
-  /** Answers with a secret, so only in a direct chat (checked by the gateway and again by `run`). */
-  directOnly: boolean;
-  /** The reply (plain text). Must not throw: failures come back as words. */
-  run(args: string, context: { platform: string; userId: string; chatType: ChatType }): Promise<string>;
-};
 
 function configured(config: WebConfig | undefined): WebConfig {
   if (!config) throw new UserFacingError('The web chat is not configured: add a channels.web section to your config (channels: { web: { allow_from: ["you"] } }), see the README, Web.');
@@ -47,7 +16,7 @@ function configured(config: WebConfig | undefined): WebConfig {
 
 const text = (value: string | boolean | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 
-export const webCli: { command: string; description: string; subcommands: ChannelCliCommand[] } = {
+export const webCli: ChannelCli<WebConfig> = {
   command: 'web',
   description: "the web chat: sign-in links and who is signed in",
   subcommands: [

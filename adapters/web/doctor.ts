@@ -3,16 +3,15 @@
  * already hob's), the page is not reachable in clear beyond this machine, and there is an owner.
  */
 import { createServer } from 'node:net';
+import type { Check } from '../../src/core/check.js';
 import { errorMessage } from '../../src/core/errors.js';
 import { NOT_SIGNED_IN } from './api-context.js';
 import { isLoopback, siteOf, type WebConfig } from './config.js';
 import { loadPage } from './http-server.js';
 
-export type WebCheck = { name: string; ok: boolean; detail: string };
-
-export async function checkWeb(config: WebConfig, fetchImpl: typeof fetch = fetch): Promise<WebCheck[]> {
+export async function checkWeb(config: WebConfig, fetchImpl: typeof fetch = fetch): Promise<Check[]> {
   const site = siteOf(config, config.port);
-  const checks: WebCheck[] = [];
+  const checks: Check[] = [];
   try {
     loadPage();
     checks.push({ name: 'web page', ok: true, detail: 'the page files are installed' });
@@ -37,7 +36,7 @@ export async function checkWeb(config: WebConfig, fetchImpl: typeof fetch = fetc
 }
 
 /** Free to bind, or hob's web chat already answering there (a running `hob start`). */
-async function checkAddress(config: WebConfig, baseUrl: string, fetchImpl: typeof fetch): Promise<WebCheck> {
+async function checkAddress(config: WebConfig, baseUrl: string, fetchImpl: typeof fetch): Promise<Check> {
   const where = `${config.host}:${config.port}`;
   const problem = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     const probe = createServer();

@@ -142,7 +142,7 @@ describe('web chat through the gateway', () => {
         ['web', { allowFrom: [OWNER.id, FRIEND.id], allowedGroups: [] }],
         ['memory', { allowFrom: [OWNER.id, FRIEND.id], allowedGroups: ['team'] }],
       ]),
-      channelCommands: webChannel.chatCommands(bed.config, { dataDir: bed.dataDir }),
+      channelCommands: webChannel.chatCommands?.(bed.config, { dataDir: bed.dataDir }),
     });
     const said = (chatId: string, text: string) => memory.waitFor(() => memory.chat(chatId).find((message) => message.text.includes(text)), 5000, `"${text}" in ${chatId}`);
     memory.say(OWNER, '/web');
@@ -157,7 +157,7 @@ describe('web chat through the gateway', () => {
     memory.say(FRIEND, '/web');
     await said(`dm-${FRIEND.id}`, '/web is only for the owner of this hob.');
     memory.say(OWNER, '/web', { chatId: 'team', chatType: 'group', mention: true });
-    await said('team', '/web answers with something private, so it works only in a direct chat with me.');
+    await said('team', '/web answers only in a private chat: send it to me there.');
     expect(memory.chat('team').some((message) => message.text.includes('#code='))).toBe(false);
     // Only the browser's message reached the model.
     expect(model.requests).toHaveLength(1);

@@ -53,10 +53,13 @@ describe('channels.web config', () => {
   });
 });
 
+/** What `hob doctor` hands a channel's checks. */
+const doctorContext = { fetch, mask: (secret: string) => `${secret.slice(0, 3)}…` };
+
 describe('web doctor', () => {
   it('says the address is free, the page is local only, and who the owner is', async () => {
     const config = webChannel.configSchema.parse({ port: await freePort(), allow_from: ['ann'] });
-    expect(await webChannel.doctor(config)).toEqual([
+    expect(await webChannel.doctor(config, doctorContext)).toEqual([
       { name: 'web page', ok: true, detail: 'the page files are installed' },
       { name: 'web address', ok: true, detail: `127.0.0.1:${config.port} is free; hob start serves the chat at http://127.0.0.1:${config.port}` },
       { name: 'web security', ok: true, detail: 'only this machine can open it (host 127.0.0.1); to use it from elsewhere, put a TLS proxy in front and set public_url: https://…' },
@@ -66,17 +69,17 @@ describe('web doctor', () => {
 
   it('knows a running hob on the port from another program there', async () => {
     const config = webChannel.configSchema.parse({ port: await freePort(), allow_from: ['ann'] });
-    const adapter = await webChannel.create(config, { logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, dataDir: tempDir('hob-web-') });
+    const adapter = await webChannel.create(config, { logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, dataDir: tempDir('hob-web-'), notice: () => undefined });
     await adapter.start({ message: () => undefined, button: () => undefined });
     try {
-      expect((await webChannel.doctor(config)).find((check) => check.name === 'web address')).toEqual({ name: 'web address', ok: true, detail: `hob is already serving the chat at http://127.0.0.1:${config.port}` });
+      expect((await webChannel.doctor(config, doctorContext)).find((check) => check.name === 'web address')).toEqual({ name: 'web address', ok: true, detail: `hob is already serving the chat at http://127.0.0.1:${config.port}` });
     } finally {
       await adapter.stop();
     }
     const other = createServer((_req, res) => res.end('hello'));
     await new Promise<void>((resolve) => other.listen(config.port, '127.0.0.1', resolve));
     try {
-      expect((await webChannel.doctor(config)).find((check) => check.name === 'web address')).toEqual({
+      expect((await webChannel.doctor(config, doctorContext)).find((check) => check.name === 'web address')).toEqual({
         name: 'web address',
         ok: false,
         detail: `127.0.0.1:${config.port} is taken by another program; set channels.web.port to a free port`,
@@ -88,7 +91,7 @@ describe('web doctor', () => {
 
   it('fails a page reached in clear over the network, and a config with no owner', async () => {
     const config = webChannel.configSchema.parse({ host: '0.0.0.0', port: await freePort(), public_url: 'http://192.168.1.5:8377' });
-    const checks = await webChannel.doctor(config);
+    const checks = await webChannel.doctor(config, doctorContext);
     expect(checks.filter((check) => !check.ok).map((check) => check.name)).toEqual(['web security', 'web owner']);
     expect(checks.find((check) => check.name === 'web security')?.detail).toContain('sign-in links and session cookies cross the network unencrypted');
   });

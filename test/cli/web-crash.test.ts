@@ -1,12 +1,11 @@
 import '../support/env.js';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webConfigSchema } from '../../adapters/web/config.js';
 import { signInLink } from '../../adapters/web/links.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { tempDir } from '../support/engine.js';
-import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, unsettled, writeConfig, type HobProcess } from '../support/hob-process.js';
 import { WebPageClient } from '../support/web-client.js';
 import { freePort } from '../support/web-testbed.js';
 
@@ -26,15 +25,6 @@ afterEach(async () => {
   await model?.close();
   model = undefined;
 });
-
-function unsettled(dir: string): number {
-  const db = new Database(join(dir, 'data', 'hob.db'), { readonly: true });
-  try {
-    return (db.prepare("SELECT COUNT(*) n FROM outbox WHERE status IN ('live', 'pending')").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 describe('hob start with the web chat, killed while it delivers', () => {
   it('the page shows each answer once and whole after a kill at each step of a live answer', async () => {

@@ -22,4 +22,6 @@ export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
   files: true,
   editIntervalMs: LIVE_EDIT_INTERVAL_MS,
   streaming: 'edit',
+  // A spoken answer is an audio file, which Discord plays inline (a voice message would need its waveform).
+  spokenAnswers: 'audio_file',
 });

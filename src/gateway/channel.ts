@@ -26,7 +26,7 @@ export type Attachment = {
   /** The length the platform reports for a voice note, an audio file or a video (seconds). */
   durationSeconds?: number;
   /**
-   * A round video message (a Telegram video note): heard like a voice note (`kind` is
+   * A round video message (a video note): heard like a voice note (`kind` is
    * `video`), and only its sound is sent for transcription.
    */
   videoNote?: boolean;

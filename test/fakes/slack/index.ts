@@ -175,10 +175,16 @@ export class FakeSlack {
   }
 
   /** Bot messages in a channel (threads included), as people read them now. */
-  seen(channel: string): { id: string; text: string; threadTs?: string; buttons: { label: string }[] }[] {
+  seen(channel: string): { id: string; text: string; threadTs?: string; buttons: { label: string }[]; files?: { name: string; bytes: Buffer }[] }[] {
     return this.web.messages
       .filter((message) => message.channel === channel && !message.deleted)
-      .map((message) => ({ id: message.ts, text: message.text, ...(message.threadTs ? { threadTs: message.threadTs } : {}), buttons: message.buttons }));
+      .map((message) => ({
+        id: message.ts,
+        text: message.text,
+        ...(message.threadTs ? { threadTs: message.threadTs } : {}),
+        buttons: message.buttons,
+        ...(message.files?.length ? { files: message.files.map(({ name, bytes }) => ({ name, bytes })) } : {}),
+      }));
   }
 
   ephemeralsFor(person: SlackPerson): string[] {

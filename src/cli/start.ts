@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DISCORD_CAPABILITIES } from '../../adapters/discord/capabilities.js';
 import { SLACK_CAPABILITIES } from '../../adapters/slack/capabilities.js';
 import { TELEGRAM_CAPABILITIES } from '../../adapters/telegram/capabilities.js';
@@ -16,6 +17,8 @@ import { faultFromEnv } from '../core/fault.js';
 import type { DeliveryFault } from '../gateway/delivery-ports.js';
 import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
+import { SpokenAnswers } from '../voice/spoken-answers.js';
+import { VoiceNotes } from '../voice/voice-notes.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 
@@ -159,6 +162,8 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     people: app.memory.people,
     extensions: app.extensions,
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
+    // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
+    voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
   });
 }
 

@@ -8,10 +8,11 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
+import type { SpokenAnswers } from '../voice/spoken-answers.js';
 import type { VoiceNotes } from '../voice/voice-notes.js';
 import { tooBigSentence } from '../voice/words.js';
 import { MAX_DOWNLOAD_BYTES, saveInInbox } from './attachments.js';
-import type { Attachment, InboundMessage } from './channel.js';
+import type { Attachment, InboundMessage, OutboundMessage } from './channel.js';
 
 /** What is heard as speech: voice notes, audio files and video notes (not other videos). */
 export function isHearable(attachment: Attachment): boolean {
@@ -31,6 +32,56 @@ export function namesHob(words: string, botName?: string): boolean {
   const names = ['hob', ...(botName ? [botName, botName.replace(/_?bot$/i, '')] : [])].filter((name) => name.length >= 2);
   const escaped = names.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`(^|[^\\p{L}\\p{N}_])@?(${escaped.join('|')})(?=$|[^\\p{L}\\p{N}_])`, 'iu').test(words);
+}
+
+/** Voice in the gateway: notes heard (transcription, or the sentence saying it is not set up) and answers spoken. */
+export type GatewayVoice = {
+  notes: VoiceNotes;
+  answers: SpokenAnswers;
+  /** Where spoken answers are kept until delivered (`data_dir/spoken`). */
+  spokenDir: string;
+};
+
+/** A queued message as hearing reads and rewrites it. */
+export type HearableMessage = {
+  text: string;
+  attachments: Attachment[];
+  /** In a group, not addressed to hob: answered only when a note names hob. */
+  overheard?: boolean;
+  messageId?: string;
+};
+
+export type MessageHearingDeps = HearingDeps & {
+  /** The bot's own user name, which a note may say instead of "hob". */
+  botName?: string;
+  /** In groups what the person is shown replies to their note. */
+  inGroup: boolean;
+  /** Shows the person what was heard (the outbox: it is never lost). */
+  send(message: OutboundMessage): Promise<unknown>;
+};
+
+/**
+ * Before a message's run: its voice notes are heard and leave its attachments; its text
+ * becomes the caption (the only place a command was read from) followed by each framed
+ * transcript. The person is shown what was heard, or why not. Returns whether the model has
+ * anything to answer — and whether it was spoken to (for spoken answers). An overheard note
+ * that does not name hob is dropped without a word. Throws only the AbortError of `signal`.
+ */
+export async function hearMessage(message: HearableMessage, deps: MessageHearingDeps, signal: AbortSignal): Promise<{ run: boolean; spokenTo: boolean }> {
+  const notes = message.attachments.filter(isHearable);
+  if (notes.length === 0) return { run: true, spokenTo: false };
+  const others = message.attachments.filter((attachment) => !isHearable(attachment));
+  const heard = await hearNotes(notes, deps, signal);
+  if (message.overheard && !heard.transcripts.some((words) => namesHob(words, deps.botName))) {
+    deps.logger.debug({ session: deps.sessionKey }, 'a voice note in a group did not name hob; not answered');
+    return { run: false, spokenTo: false };
+  }
+  await deps.send({ text: heard.forPerson.join('\n'), plain: true, ...(deps.inGroup && message.messageId !== undefined ? { replyTo: message.messageId } : {}) });
+  // What the person typed, without the frames hob put before it (a quoted reply, an edit).
+  const typed = message.text.replace(/^(?:\[[^\]\n]*\]\s*)+/, '').trim();
+  message.text = [message.text.trim(), ...heard.forModel].filter(Boolean).join('\n');
+  message.attachments = others;
+  return { run: heard.transcripts.length > 0 || typed !== '' || others.length > 0, spokenTo: heard.transcripts.length > 0 };
 }
 
 export type HeardNotes = {

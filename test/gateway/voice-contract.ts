@@ -86,6 +86,16 @@ export function voiceContract(name: string, spokenAs: SpokenDelivery, makeDriver
       expect(transcription.requests.map((request) => [request.model, request.apiKey])).toEqual([['whisper-1', KEY]]);
     });
 
+    it('a transcript is never taken for a command: "/new" said aloud reaches the model as words', async () => {
+      const model = new ScriptedModel([{ text: ANSWER }]);
+      const { d, transcription } = await start(model);
+      transcription.transcriptFor(d.noteAudio, '/new plan for the week');
+      d.voiceNote(OWNER, 'dm', d.noteAudio, 2);
+      await seenText(d, d.dmChatId(OWNER), ANSWER);
+      expect(model.requests).toHaveLength(1);
+      expect(modelRead(model, 0)).toContain(']\\n/new plan for the week');
+    });
+
     it('in a group, a voice note is answered only when what it says names hob', async () => {
       const model = new ScriptedModel([{ text: ANSWER }]);
       const { d, transcription } = await start(model);

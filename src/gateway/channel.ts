@@ -2,7 +2,7 @@
  * The port between the gateway and each chat platform. Adapters (adapters/<platform>) see
  * only these types; the gateway sees only this interface.
  */
-import type { SpokenDelivery } from '../voice/speech.js';
+import type { SpokenDelivery } from '../core/spoken-delivery.js';
 
 export type { SpokenDelivery };
 

@@ -16,7 +16,6 @@ export const LIVE_EDIT_INTERVAL_MS = 1200;
 
 export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
   maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'discord-markdown',
   buttons: true,
   edits: true,
   files: true,
@@ -25,3 +24,6 @@ export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
   // A spoken answer is an audio file, which Discord plays inline (a voice message would need its waveform).
   spokenAnswers: 'audio_file',
 });
+
+/** Discord's limit of chat-input commands per application (and per guild). */
+export const MAX_COMMANDS = 100;

@@ -10,7 +10,6 @@ export const MAX_MESSAGE_LENGTH = 4096;
 
 export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'telegram-html',
   buttons: true,
   edits: true,
   files: true,
@@ -23,3 +22,6 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   // A spoken answer is a voice message (sendVoice, Ogg/Opus).
   spokenAnswers: 'voice_message',
 });
+
+/** The most commands one Telegram menu takes (setMyCommands). */
+export const MAX_COMMANDS = 100;

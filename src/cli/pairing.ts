@@ -6,13 +6,14 @@ import { openDatabase } from '../store/db.js';
 import { OutboxRepository } from '../store/outbox.js';
 import { encodeOutboxMessage } from '../store/outbox-message.js';
 import { PairingRepository } from '../store/pairings.js';
+import { configuredChannels } from './channels.js';
 
 /**
  * `hob pairing list | approve CODE | revoke USER_ID` — works on the database directly, so it
  * also works while `hob start` runs; the approved person's welcome goes out through the
  * outbox, which the running gateway delivers.
  */
-export function runPairing(config: HobConfig, verb: string, value: string | undefined, platform: string, out: NodeJS.WritableStream = process.stdout): void {
+export function runPairing(config: HobConfig, verb: string, value: string | undefined, platform: string | undefined, out: NodeJS.WritableStream = process.stdout): void {
   const db = openDatabase(join(config.data_dir, 'hob.db'));
   const pairings = new PairingRepository(db);
   const now = systemClock.now();
@@ -40,10 +41,11 @@ export function runPairing(config: HobConfig, verb: string, value: string | unde
         return void out.write(`Approved ${row.userName} (id ${row.userId}) on ${row.platform}.\n`);
       }
       case 'revoke': {
-        if (!value) throw new UserFacingError('Usage: hob pairing revoke USER_ID [--platform telegram]');
-        const changed = pairings.revoke(platform, value, 'cli', now);
-        if (!changed) throw new UserFacingError(`User ${value} has no pairing on ${platform}.`);
-        return void out.write(`Revoked ${platform} user ${value}.\n`);
+        if (!value) throw new UserFacingError(`Usage: hob pairing revoke USER_ID --platform ${platformChoices(config)}`);
+        const where = platform ?? onlyChannel(config);
+        const changed = pairings.revoke(where, value, 'cli', now);
+        if (!changed) throw new UserFacingError(`User ${value} has no pairing on ${where}.`);
+        return void out.write(`Revoked ${where} user ${value}.\n`);
       }
       default:
         throw new UserFacingError('Usage: hob pairing list | approve CODE | revoke USER_ID');
@@ -51,4 +53,16 @@ export function runPairing(config: HobConfig, verb: string, value: string | unde
   } finally {
     db.close();
   }
+}
+
+/** A user id is per platform: with one chat channel configured it is that one, otherwise `--platform` must say. */
+function onlyChannel(config: HobConfig): string {
+  const configured = configuredChannels(config);
+  if (configured.length === 1) return (configured[0] as (typeof configured)[number]).module.name;
+  throw new UserFacingError(`Which platform is the user on? Add --platform ${platformChoices(config)}.`);
+}
+
+function platformChoices(config: HobConfig): string {
+  const configured = configuredChannels(config).map(({ module }) => module.name);
+  return configured.length ? configured.join('|') : 'NAME';
 }

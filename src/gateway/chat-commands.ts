@@ -14,7 +14,8 @@ import { SessionArchive } from '../store/session-archive.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
-import { runCommand } from './commands.js';
+import type { ChannelChatCommand } from './channel-module.js';
+import { COMMAND_NAMES, runCommand } from './commands.js';
 import { jobsMessage } from './commands/jobs.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
@@ -36,6 +37,8 @@ export type ChatCommandDeps = {
   jobs?: JobAccess;
   extensions?: ExtensionCommands;
   people?: PersonResolver;
+  /** Commands the chat channels bring (their modules' `chatCommands`), answered on every platform. */
+  channelCommands?: readonly ChannelChatCommand[];
 };
 
 export class ChatCommands {
@@ -46,11 +49,18 @@ export class ChatCommands {
     this.archive = new SessionArchive(deps.db);
   }
 
+  /** Whether `name` is a command hob answers itself (its own, or a channel's). */
+  has(name: string): boolean {
+    return COMMAND_NAMES.has(name) || this.channelCommand(name) !== undefined;
+  }
+
   /** Runs one of hob's commands for the message's sender, in the message's conversation. */
   async run(name: string, args: string, message: InboundMessage, key: string, adapter: ChannelAdapter): Promise<void> {
     const { deps } = this;
     const reply = (text: string) => replyTo(deps.delivery, message, text);
     try {
+      const channelCommand = this.channelCommand(name);
+      if (channelCommand) return await reply(await this.runChannelCommand(channelCommand, args, message));
       await runCommand(name, args, message, {
         adapter,
         access: deps.access,
@@ -71,6 +81,17 @@ export class ChatCommands {
       deps.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
       await reply(`/${name} failed: ${errorMessage(error)}`);
     }
+  }
+
+  private channelCommand(name: string): ChannelChatCommand | undefined {
+    return COMMAND_NAMES.has(name) ? undefined : this.deps.channelCommands?.find((command) => command.command === name);
+  }
+
+  /** A channel's command, refused in hob's usual words to whom it is not for. */
+  private async runChannelCommand(command: ChannelChatCommand, args: string, message: InboundMessage): Promise<string> {
+    if (command.ownerOnly && !this.deps.access.isOwner(message.platform, message.userId)) return `/${command.command} is only for the owner of this hob.`;
+    if (command.directOnly && message.chatType !== 'dm') return `/${command.command} answers only in a private chat: send it to me there.`;
+    return command.run(args, { platform: message.platform, userId: message.userId, chatType: message.chatType });
   }
 
   /** `/jobs`: the list with its buttons, in the chat the command came from. */

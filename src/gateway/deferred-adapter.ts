@@ -29,6 +29,10 @@ export class DeferredAdapter implements ChannelAdapter {
     return this.loaded?.botName;
   }
 
+  get url(): string | undefined {
+    return this.loaded?.url;
+  }
+
   async start(sink: InboundSink): Promise<void> {
     await (await this.loading).start(sink);
   }

@@ -15,6 +15,7 @@ import { PairingRepository } from '../store/pairings.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink } from './channel.js';
+import type { ChannelChatCommand } from './channel-module.js';
 import { ChatCommands } from './chat-commands.js';
 import { commandMenus } from './commands.js';
 import { handleJobPress } from './commands/jobs.js';
@@ -55,6 +56,8 @@ export type GatewayOptions = {
   jobs?: JobAccess;
   /** `/skill`, plugin commands and `/mcp` (issue 12). */
   extensions?: ExtensionCommands;
+  /** Commands the chat channels bring (each module's `chatCommands`): in the menus, answered on every platform. */
+  channelCommands?: readonly ChannelChatCommand[];
   /** The outbox's first retry delay (tests shorten it) and crash-test faults (HOB_FAULT=delivery:<point>). */
   delivery?: Pick<DeliveryOptions, 'retryBaseMs' | 'fault'>;
   /** How long a long paste or an album waits for its next part; how long a run goes before busy shows (tests shorten them). */
@@ -111,6 +114,7 @@ export class Gateway implements InboundSink {
     const commands = new ChatCommands({
       db, logger, access, broker, pairing, delivery, conversation,
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
+      channelCommands: options.channelCommands,
     });
     this.router = new InboundRouter({
       db, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
@@ -131,7 +135,7 @@ export class Gateway implements InboundSink {
     // Each channel comes up as fast as its own platform answers, not after the others.
     await Promise.all([...this.adapters.values()].map(async (adapter) => {
       await adapter.start(this);
-      const menus = commandMenus(this.options.extensions?.menu() ?? [], this.access.owners(adapter.platform));
+      const menus = commandMenus(this.options.extensions?.menu() ?? [], this.access.owners(adapter.platform), this.options.channelCommands);
       await adapter.setCommands?.(menus.everyone, menus.owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
     }));
     this.delivery.start(1000);

@@ -15,7 +15,7 @@ import type { AccessControl } from './access.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
 import type { ChatCommands } from './chat-commands.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
-import { COMMAND_NAMES, parseCommand } from './commands.js';
+import { parseCommand } from './commands.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
 import { framedText } from './framing.js';
@@ -95,7 +95,7 @@ export class InboundRouter {
     const firstTime = () => this.deps.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.deps.clock.now() });
     let command = parseCommand(message.text);
     // `/skill NAME args` and plugin commands go to the model as the prompt they expand to.
-    const extensionCommand = command && (command.name === 'skill' || !COMMAND_NAMES.has(command.name));
+    const extensionCommand = command && (command.name === 'skill' || !this.deps.commands.has(command.name));
     const expansion = command && extensionCommand && message.editedAfterSeconds === undefined ? this.deps.extensions?.expand(command.name, command.args) : undefined;
     if (expansion?.kind === 'reply') {
       if (firstTime()) void replyTo(this.deps.delivery, message, expansion.text);
@@ -105,7 +105,7 @@ export class InboundRouter {
       message = { ...message, text: expansion.text };
       command = undefined;
     }
-    if (command && COMMAND_NAMES.has(command.name)) {
+    if (command && this.deps.commands.has(command.name)) {
       // An edited command is not run again.
       if (message.editedAfterSeconds !== undefined || !firstTime()) return;
       void this.deps.commands.run(command.name, command.args, message, key, adapter);

@@ -2,7 +2,7 @@ import '../support/env.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';
 import { VoiceNotes } from '../../src/voice/voice-notes.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
@@ -51,7 +51,7 @@ describe('telegram: audio files and video notes are heard too', () => {
     const fake = await startFakeTelegram({ botUsername: 'hob_bot' });
     // Audio it was not told about (a video note's sound, converted here) is heard as SAID too.
     const transcription = await startFakeTranscription({ transcript: SAID });
-    const config = parseConfig(`voice:\n  base_url: ${transcription.baseUrl}\n  model: whisper-1\n`, { env: {} }).voice;
+    const config = parseHobConfig(`voice:\n  base_url: ${transcription.baseUrl}\n  model: whisper-1\n`, { env: {} }).voice;
     const adapter = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
     const model = new ScriptedModel([{ text: 'Noted.' }]);
     const dir = tempDir('hob-voice-tg-');

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import type { ChannelAdapter, SpokenDelivery } from '../../src/gateway/channel.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';
 import { VoiceNotes } from '../../src/voice/voice-notes.js';
@@ -59,7 +59,7 @@ export function voiceContract(name: string, spokenAs: SpokenDelivery, makeDriver
       transcription = await startFakeTranscription({ apiKey: KEY });
       speech = await startFakeSpeech({ apiKey: KEY });
       const tts = voice === 'speech' ? `  tts:\n    base_url: ${speech.baseUrl}\n    model: tts-1\n    voice: nova\n` : '';
-      const config = voice === 'none' ? undefined : parseConfig(`voice:\n  base_url: ${transcription.baseUrl}\n  model: whisper-1\n${tts}`, { env: { HOB_VOICE_API_KEY: KEY } }).voice;
+      const config = voice === 'none' ? undefined : parseHobConfig(`voice:\n  base_url: ${transcription.baseUrl}\n  model: whisper-1\n${tts}`, { env: { HOB_VOICE_API_KEY: KEY } }).voice;
       const dir = tempDir('hob-voice-gw-');
       driver = await makeDriver();
       hob = await startTestGateway(driver.adapter, model, { dir, voice: { notes: new VoiceNotes(config), answers: new SpokenAnswers(config), spokenDir: join(dir, 'spoken') } });

@@ -3,12 +3,8 @@ import { errorMessage } from '../core/errors.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
-import { ApprovalRepository } from '../store/approvals.js';
-import { lastAnswerSince, sessionsWithPendingWork } from '../store/conversations.js';
-import type { Db } from '../store/db.js';
-import { InboxRepository } from '../store/inbox.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { PairingRepository } from '../store/pairings.js';
+import type { InboxRepository } from '../store/inbox.js';
+import type { Store } from '../store/store.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { Attachment, ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink, Target } from './channel.js';
@@ -27,11 +23,11 @@ import { ChatEditClock } from './reply.js';
 import { sessionKeyFor, type GroupSessions } from './session-key.js';
 import { unlinkedPeople, type PersonResolver } from '../core/person.js';
 import { oneLine } from '../core/text.js';
-import { SessionArchive } from '../store/session-archive.js';
+import type { SessionArchive } from '../store/session-archive.js';
 import { framedText } from './framing.js';
 
 export type GatewayOptions = {
-  db: Db;
+  store: Store;
   clock: Clock;
   logger: Logger;
   adapters: ChannelAdapter[];
@@ -100,20 +96,20 @@ export class Gateway implements InboundSink {
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: GatewayOptions) {
-    const { db, clock, logger } = options;
+    const { store, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
-    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, { ...options.delivery, answerSince: (key, since) => lastAnswerSince(db, key, since) });
-    const pairings = new PairingRepository(db);
+    this.delivery = new Delivery(store.outbox, clock, logger, { ...options.delivery, answerSince: (key, since) => store.conversations.lastAnswerSince(key, since) });
+    const pairings = store.pairings;
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
-    this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
+    this.broker = new ApprovalBroker(store.approvals, this.delivery, clock, logger, {
       timeoutSeconds: options.approvalTimeoutSeconds,
       isOwner: (platform, userId) => this.access.isOwner(platform, userId),
       isAllowed: (platform, userId) => this.access.isAllowedUser(platform, userId),
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
-    this.inbox = new InboxRepository(db);
-    this.archive = new SessionArchive(db);
+    this.inbox = store.inbox;
+    this.archive = store.archive;
     this.coalescer = new Coalescer(
       {
         // Within 5% of the platform's limit (Telegram cuts a long paste at 4096).
@@ -133,7 +129,7 @@ export class Gateway implements InboundSink {
     this.delivery.releaseLeases();
     await this.delivery.settleLeftLive();
     const notStarted = await this.broker.recoverAfterRestart(this.adapters);
-    for (const key of sessionsWithPendingWork(this.options.db)) {
+    for (const key of this.options.store.conversations.pendingWork()) {
       const found = this.conversationForKey(key);
       found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
     }
@@ -176,7 +172,7 @@ export class Gateway implements InboundSink {
   message(message: InboundMessage): void {
     const key = sessionKeyFor(message, this.options.groupSessions);
     try {
-      this.options.db.transaction(() => this.route(message, key))(); // one commit: the inbox row and, when the conversation is free, the engine storing the message
+      this.options.store.transaction(() => this.route(message, key)); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
       this.options.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void this.reply(message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);

@@ -109,7 +109,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
   const dbPath = sqlitePath(config.data_dir);
-  const store = openStore({ dataDir: config.data_dir }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
   const conversations = store.conversations;
   const rules = store.permissionRules;
   const memory = new Memory({

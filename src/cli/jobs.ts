@@ -15,7 +15,7 @@ import { consoleUserId } from './console-identity.js';
  */
 /** Returns the exit code: 1 when the job was not found. */
 export function runJobs(config: HobConfig, verb: string, id: string | undefined, out: NodeJS.WritableStream = process.stdout): number {
-  const store = openStore({ dataDir: config.data_dir }, { clock: systemClock });
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   try {
     // The terminal's person may be linked to a chat identity: times in that person's profile timezone.
     const people = new PeopleStore(store.people, systemClock);

@@ -19,7 +19,7 @@ export async function runMemory(
   flags: { person?: string; limit?: string },
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  const store = openStore({ dataDir: config.data_dir }, { clock: systemClock });
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   const memory = new Memory({
     store,
     clock: systemClock,

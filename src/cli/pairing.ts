@@ -10,7 +10,7 @@ import { encodeOutboxMessage } from '../store/outbox-message.js';
  * outbox, which the running gateway delivers.
  */
 export function runPairing(config: HobConfig, verb: string, value: string | undefined, platform: string, out: NodeJS.WritableStream = process.stdout): void {
-  const store = openStore({ dataDir: config.data_dir }, { clock: systemClock });
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   const pairings = store.pairings;
   const now = systemClock.now();
   try {

@@ -17,7 +17,7 @@ export type SessionsFlags = { all?: boolean; out?: string };
 
 /** `consoleUserId`: the terminal's identity; its sessions are those of the person it is linked to. */
 export function runSessions(config: HobConfig, consoleUserId: string, verb: string, which: string | undefined, flags: SessionsFlags, out: NodeJS.WritableStream = process.stdout): void {
-  const store = openStore({ dataDir: config.data_dir }, { clock: systemClock });
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   try {
     const archive = store.archive;
     const personId = new PeopleStore(store.people, systemClock).personId('console', consoleUserId);

@@ -31,17 +31,21 @@ const TIERS = [
 
 /**
  * The channel port: what an adapter may import from src/gateway. channel.ts holds the
- * contract (ChannelAdapter, InboundMessage, OutboundMessage…); beside it the helpers every
- * adapter builds on and the gateway uses too: sending a split message in parts, a live
- * answer shown by editing one message, and splitting Markdown to a platform's limit. They
- * import nothing of hob but each other and src/core, so an adapter stays cut off from the
- * engine, the store and the rest of the gateway.
+ * contract (ChannelAdapter, InboundMessage, OutboundMessage…) and channel-module.ts what a
+ * channel says about itself (its ChannelModule: config section, access, creation, doctor);
+ * beside them the helpers every adapter builds on and the gateway uses too: sending a split
+ * message in parts, a live answer shown by editing one message, and format/ — the Markdown
+ * kit (splitting to a platform's limit, one walk over Markdown that each adapter's renderer
+ * gives its own dialect, the plain-text shortcut, grapheme boundaries). They import nothing of
+ * hob but each other and src/core, so an adapter stays cut off from the engine, the store and
+ * the rest of the gateway. A renderer for one platform lives in that platform's adapter.
  */
 const CHANNEL_PORT = [
   '^src/gateway/channel\\.ts$',
+  '^src/gateway/channel-module\\.ts$',
   '^src/gateway/send-parts\\.ts$',
   '^src/gateway/edited-live-answer\\.ts$',
-  '^src/gateway/format/split\\.ts$',
+  '^src/gateway/format/',
 ];
 
 /**

@@ -1,9 +1,7 @@
+import type { ChannelLogger } from '../src/gateway/channel-module.js';
+
 /** The slice of a pino logger a channel adapter uses; hob passes its own, tests a recording one. */
-export type AdapterLogger = {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-};
+export type AdapterLogger = ChannelLogger;
 
 /** Without a logger, problems still reach stderr (tagged `[platform]`): a silently dead connection is the worst outcome. */
 export function stderrLoggerOf(platform: string): AdapterLogger {

@@ -10,7 +10,7 @@
 import '../test/support/env.js';
 import { rmSync } from 'node:fs';
 import { createApp, type App } from '../src/app.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseHobConfig } from '../src/cli/channels.js';
 import type { AgentEvent } from '../src/core/events.js';
 import { promptTokens } from '../test/fakes/model-servers.js';
 import { startFakeOpenAI } from '../test/fakes/openai.js';
@@ -25,7 +25,7 @@ async function withApp<T>(contextWindow: number, use: (app: App, fake: Awaited<R
   const fake = await startFakeOpenAI({ server: 'vllm', contextWindow, model: { id: 'local-model' } });
   fake.respondWith((request) => scriptedAnswer(request.body));
   const dir = tempDir('hob-bench-small-');
-  const config = parseConfig(
+  const config = parseHobConfig(
     `data_dir: ${dir}\nmodel: { provider: openai, name: local-model, base_url: "${fake.baseUrl}", api_key: none, context_window: ${contextWindow}, max_tokens: 1024, retry: { max_attempts: 1 } }\n`,
     { env: {} },
   );

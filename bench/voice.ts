@@ -16,7 +16,7 @@ import { closeSync, copyFileSync, mkdtempSync, openAsBlob, openSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig } from '../src/config/load.js';
+import { parseHobConfig } from '../src/cli/channels.js';
 import { readNoteFacts } from '../src/voice/duration.js';
 import { convertAudio, findFfmpeg } from '../src/voice/ffmpeg.js';
 import { planUpload } from '../src/voice/formats.js';
@@ -83,7 +83,7 @@ async function run(): Promise<BenchResult> {
     }
     summary.push(`voice note, hob's own work (size, container, length from the Ogg header, upload plan, frame, 🎤 line): median ${fmt(median(own) * 1000)} µs, p99 ${fmt(percentile(own, 0.99) * 1000)} µs (${ROUNDS} notes)`);
 
-    const config = parseConfig(`voice: { base_url: "${baseUrl}", model: whisper-1 }\n`, { env: {} });
+    const config = parseHobConfig(`voice: { base_url: "${baseUrl}", model: whisper-1 }\n`, { env: {} });
     const notes = new VoiceNotes(config.voice, { tmpDir: dir });
     // The same upload by hand (one multipart POST, nothing else) is the endpoint's and the
     // network's share; hob's overhead is what `hear` takes beyond it. They take turns.

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HobConfig } from './config/schema.js';
-import { defaultConfigPath, loadConfig, requireModelKey } from './config/load.js';
+import { defaultConfigPath, requireModelKey } from './config/load.js';
+import { channelChatCommands, channelLabel, channelSecretEnv, loadHobConfig } from './cli/channels.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { errorMessage } from './core/errors.js';
 import type { EngineDeps } from './engine/query-engine.js';
@@ -157,11 +158,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     timezoneFor: options.timezoneFor ?? ((personId) => memory.timezoneFor(personId)),
     maxJobsPerPerson: config.scheduler.max_jobs_per_person,
   });
+  // Every registered channel's, configured or not: a token in the environment is a token.
+  const secretEnv = channelSecretEnv();
   const tools: ToolRegistry = new ToolRegistry([
     ...builtinTools({
       bashTimeoutSeconds: config.tools.bash_timeout_seconds,
       sandbox,
       webFetch: { maxBytes: config.tools.web_fetch.max_bytes, timeoutMs: config.tools.web_fetch.timeout_seconds * 1000 },
+      secretEnv,
     }),
     ...memoryTools(memory),
     ...scheduling.tools,
@@ -178,7 +182,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     sandboxLogged = true;
   };
   if (!options.deferModelLoad) logSandbox();
-  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: COMMAND_NAMES, mcpConnection: options.mcpConnection });
+  const extensions = loadExtensions(config, { registry: tools, logger, reservedCommands: new Set([...COMMAND_NAMES, ...channelChatCommands(config).map((command) => command.command)]), mcpConnection: options.mcpConnection });
   for (const tool of extensions.tools) tools.register(tool);
   // Servers connect in the background: start-up never waits for them.
   void extensions.mcp.start();
@@ -186,8 +190,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const hooks = createReloadingHookRunner({
     initial: mergeHooks(config.hooks, extensions.plugins.hooks),
     configPath: options.configPath,
-    load: () => mergeHooks(loadConfig({ path: options.configPath }).config.hooks, extensions.plugins.hooks),
-    create: (hookConfig) => createHookRunner(hookConfig, { cwd: config.tools.workspace, logger, judge }),
+    load: () => mergeHooks(loadHobConfig({ path: options.configPath }).config.hooks, extensions.plugins.hooks),
+    create: (hookConfig) => createHookRunner(hookConfig, { cwd: config.tools.workspace, logger, judge, secretEnv }),
     logger,
   });
 
@@ -298,15 +302,14 @@ function providerSettings(config: HobConfig, configPath: string | undefined): Pr
   };
 }
 
-const PLATFORM_NAMES: Record<string, string> = {
-  telegram: 'Telegram',
-  slack: 'Slack',
-  discord: 'Discord',
+/** Sessions no chat channel owns; a channel's own platform is named by its label (cli/channels.ts). */
+const SESSION_PLACES: Record<string, string> = {
   console: 'a terminal',
   // issue 11: a report's own session; its answer is sent to the person's chat when it ends
   job: 'a scheduled report they set up (nobody reads along; your final answer is sent to them)',
 };
 
 function channelName(sessionKey: string): string | undefined {
-  return PLATFORM_NAMES[sessionKey.split(':', 1)[0] ?? ''];
+  const platform = sessionKey.split(':', 1)[0] ?? '';
+  return SESSION_PLACES[platform] ?? channelLabel(platform);
 }

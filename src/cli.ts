@@ -9,7 +9,7 @@ import { UserFacingError, errorMessage } from './core/errors.js';
  */
 const program = new Command()
   .name('hob')
-  .description('A personal AI assistant for your terminal, Telegram, Slack and Discord.')
+  .description('A personal AI assistant for your terminal and your chats.')
   .option('-c, --config <file>', 'config file (default: $HOB_CONFIG or ~/.hob/config.yaml)')
   .showHelpAfterError();
 
@@ -90,8 +90,8 @@ program
   .description('list, approve or revoke people who asked to talk to hob')
   .argument('<verb>', 'list | approve | revoke')
   .argument('[value]', 'pairing code (approve) or user id (revoke)')
-  .option('--platform <name>', 'platform for revoke', 'telegram')
-  .action(async (verb: string, value: string | undefined, flags: { platform: string }) => {
+  .option('--platform <name>', 'platform for revoke (needed when more than one chat channel is configured)')
+  .action(async (verb: string, value: string | undefined, flags: { platform?: string }) => {
     const { runPairing } = await import('./cli/pairing.js');
     const { config } = await readConfig();
     runPairing(config, verb, value, flags.platform);
@@ -102,7 +102,7 @@ program
   .description('see, search, export or import what hob remembers (yours, or --person ID)')
   .argument('<verb>', 'list | search | export | import')
   .argument('[value]', 'the query (search) or a folder (export, import)')
-  .option('--person <id>', 'a person id such as telegram:42 (default: you, at this terminal)')
+  .option('--person <id>', 'a person id: <platform>:<user id> (default: you, at this terminal)')
   .option('--limit <n>', 'how many entries to show')
   .action(async (verb: string, value: string | undefined, flags: { person?: string; limit?: string }) => {
     const { runMemory } = await import('./cli/memory.js');
@@ -154,10 +154,15 @@ program
     runSessions(config, consoleUserId(), verb, which, flags);
   });
 
+// What the chat channels add (a channel's own terminal commands): the registry is light, and
+// every command but --help loads it with the config anyway.
+const { CHANNELS } = await import('./cli/channels.js');
+(await import('./cli/channel-commands.js')).addChannelCommands(program, CHANNELS, readConfig);
+
 /** The config named by `--config` (or found in the usual places). */
 async function readConfig() {
-  const { loadConfig } = await import('./config/load.js');
-  return loadConfig({ path: program.opts<{ config?: string }>().config });
+  const { loadHobConfig } = await import('./cli/channels.js');
+  return loadHobConfig({ path: program.opts<{ config?: string }>().config });
 }
 
 async function loadApp(channel: string) {

@@ -16,10 +16,12 @@ export const LIVE_EDIT_INTERVAL_MS = 1200;
 
 export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
   maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'discord-markdown',
   buttons: true,
   edits: true,
   files: true,
   editIntervalMs: LIVE_EDIT_INTERVAL_MS,
   streaming: 'edit',
 });
+
+/** Discord's limit of chat-input commands per application (and per guild). */
+export const MAX_COMMANDS = 100;

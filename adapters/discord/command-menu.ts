@@ -5,10 +5,9 @@
  */
 import { Routes, type REST } from 'discord.js';
 import type { BotCommand } from '../../src/gateway/channel.js';
+import { MAX_COMMANDS } from './capabilities.js';
 import { describeError, type DiscordLogger } from './outbound.js';
 
-/** Discord's limit of chat-input commands per application (and per guild). */
-export const MAX_COMMANDS = 100;
 
 /** The string option every hob command has: what a person would type after `/name`. */
 export const ARGS_OPTION = 'args';

@@ -14,7 +14,6 @@ export const MAX_MESSAGE_LENGTH = 3000;
 
 export const SLACK_CAPABILITIES: ChannelCapabilities = Object.freeze({
   maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'slack-mrkdwn',
   buttons: true,
   edits: true,
   files: true,

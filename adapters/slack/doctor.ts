@@ -1,18 +1,17 @@
 import { WebClient } from '@slack/web-api';
+import type { Check } from '../../src/core/check.js';
 import { errorMessage } from '../../src/core/errors.js';
 import { slackErrorCode } from './outbound.js';
 import { REQUIRED_SCOPES } from './scopes.js';
-
-export type SlackCheck = { name: string; ok: boolean; detail: string };
 
 /**
  * `hob doctor` for Slack: the bot token works and carries every scope hob uses (auth.test and
  * the scopes Slack reports with it), and the app token can open a Socket Mode connection
  * (apps.connections.open; the socket itself is not opened). Never prints a token.
  */
-export async function checkSlack(options: { botToken: string; appToken?: string; apiUrl: string }): Promise<SlackCheck[]> {
+export async function checkSlack(options: { botToken: string; appToken?: string; apiUrl: string }): Promise<Check[]> {
   const clientOptions = { slackApiUrl: options.apiUrl, retryConfig: { retries: 0 }, timeout: 10_000 };
-  const checks: SlackCheck[] = [];
+  const checks: Check[] = [];
   try {
     const auth = await new WebClient(options.botToken, clientOptions).auth.test();
     const granted = new Set(auth.response_metadata?.scopes ?? []);

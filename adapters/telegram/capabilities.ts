@@ -10,7 +10,6 @@ export const MAX_MESSAGE_LENGTH = 4096;
 
 export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   maxMessageLength: MAX_MESSAGE_LENGTH,
-  markup: 'telegram-html',
   buttons: true,
   edits: true,
   files: true,
@@ -21,3 +20,6 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   // Answers appear as drafts in DMs (sendMessageDraft); groups keep progress edits.
   streaming: 'draft',
 });
+
+/** The most commands one Telegram menu takes (setMyCommands). */
+export const MAX_COMMANDS = 100;

@@ -4,11 +4,10 @@
  */
 import type { Api } from 'grammy';
 import type { BotCommand } from '../../src/gateway/channel.js';
+import { MAX_COMMANDS } from './capabilities.js';
 import type { TelegramLogger } from './logger.js';
 import { describeError } from './outbound.js';
 
-/** The most commands one Telegram menu takes (setMyCommands). */
-export const MAX_COMMANDS = 100;
 
 /**
  * Sets both menus. Only the default list's failure is thrown: an owner who never opened a DM

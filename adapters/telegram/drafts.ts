@@ -1,6 +1,6 @@
 import { GrammyError, type Api } from 'grammy';
 import type { AdoptedAnswer, FinalAnswer, LiveAnswer } from '../../src/gateway/channel.js';
-import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
+import { markdownToTelegramHtml, stripMarkdown } from './html.js';
 import type { TelegramLogger } from './logger.js';
 import { describeError, MAX_MESSAGE_LENGTH } from './outbound.js';
 

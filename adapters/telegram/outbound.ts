@@ -3,7 +3,7 @@ import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
 import { sendInParts } from '../../src/gateway/send-parts.js';
-import { markdownToTelegramHtml, stripMarkdown } from '../../src/gateway/format/telegram-html.js';
+import { markdownToTelegramHtml, stripMarkdown } from './html.js';
 import type { TelegramLogger } from './logger.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 

@@ -8,7 +8,7 @@ export function consoleOutlet(write: (text: string) => void = (text) => process.
   let next = 1;
   return {
     platform: 'console',
-    capabilities: { maxMessageLength: 100_000, markup: 'plain', buttons: false, edits: false, files: false, editIntervalMs: 0, streaming: 'none' },
+    capabilities: { maxMessageLength: 100_000, buttons: false, edits: false, files: false, editIntervalMs: 0, streaming: 'none' },
     start: async () => undefined,
     stop: async () => undefined,
     send: async (target: Target, message: OutboundMessage): Promise<SentRef> => {

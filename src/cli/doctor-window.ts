@@ -5,7 +5,7 @@
 import type { HobConfig } from '../config/schema.js';
 import { staticWindow, type WindowInfo } from '../providers/context-window.js';
 import { NEEDED_WINDOW } from '../engine/prompt-budget.js';
-import type { Check } from './doctor.js';
+import type { Check } from '../core/check.js';
 
 const tokens = (value: number): string => `${value.toLocaleString('en-US')} tokens`;
 

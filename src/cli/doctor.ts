@@ -1,16 +1,14 @@
 import type { HobConfig } from '../config/schema.js';
 import { MODEL_KEY_ENV } from '../config/schema.js';
+import type { Check } from '../core/check.js';
 import { systemClock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
 import { createSandbox } from '../policy/sandbox.js';
 import { openStore } from '../store/open.js';
 import { homedir } from 'node:os';
-import { checkDiscord } from './doctor-discord.js';
+import { configuredChannels } from './channels.js';
 import { checkWindow } from './doctor-window.js';
-
-/** One line of `hob doctor`. A warning (`warn`) is printed with "!" and does not fail the run. */
-export type Check = { name: string; ok: boolean; detail: string; warn?: boolean };
 
 /** `hob doctor`: the config loads, the model endpoint answers the key, each chat token works. */
 export async function runDoctor(config: HobConfig, configPath: string | undefined, fetchImpl: typeof fetch = fetch): Promise<Check[]> {
@@ -26,15 +24,9 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   checks.push({ name: 'sandbox', ok: sandbox.status().state !== 'refused', detail: sandbox.describe() });
   // issue 17: the window, where it came from, and whether it is enough.
   checks.push(await checkWindow(config, fetchImpl));
-  const telegram = config.channels.telegram;
-  if (telegram) checks.push(await checkTelegram(telegram.api_root, telegram.token, fetchImpl));
-  const slack = config.channels.slack;
-  if (slack) {
-    const { checkSlack } = await import('../../adapters/slack/doctor.js');
-    checks.push(...(await checkSlack({ botToken: slack.bot_token, appToken: slack.app_token, apiUrl: slack.api_url })));
+  for (const { module, section } of configuredChannels(config)) {
+    checks.push(...(await module.doctor(section, { fetch: fetchImpl, mask: maskSecret })));
   }
-  const discord = config.channels.discord;
-  if (discord) checks.push(...(await checkDiscord(discord.api_url, discord.token, fetchImpl)));
   checks.push(checkStore(config));
   checks.push(await checkEmbeddings(config));
   // issue 22: voice notes (endpoint and key), spoken answers, ffmpeg.
@@ -92,15 +84,4 @@ async function checkModel(config: HobConfig, key: string): Promise<Check> {
     }
   }
   return { name: 'model endpoint', ok: false, detail: `${where} ended without an answer` };
-}
-
-async function checkTelegram(apiRoot: string, token: string, fetchImpl: typeof fetch): Promise<Check> {
-  try {
-    const response = await fetchImpl(`${apiRoot}/bot${token}/getMe`, { signal: AbortSignal.timeout(10_000) });
-    const body = (await response.json()) as { ok: boolean; result?: { username?: string }; description?: string };
-    if (body.ok) return { name: 'telegram', ok: true, detail: `token ${maskSecret(token)} is @${body.result?.username}` };
-    return { name: 'telegram', ok: false, detail: `getMe failed: ${body.description ?? response.status}; check channels.telegram.token (from @BotFather)` };
-  } catch (error) {
-    return { name: 'telegram', ok: false, detail: `${apiRoot} unreachable: ${errorMessage(error)}; check channels.telegram.api_root` };
-  }
 }

@@ -1,9 +1,4 @@
-import { DISCORD_CAPABILITIES } from '../../adapters/discord/capabilities.js';
-import { SLACK_CAPABILITIES } from '../../adapters/slack/capabilities.js';
-import { TELEGRAM_CAPABILITIES } from '../../adapters/telegram/capabilities.js';
 import { createApp, type App } from '../app.js';
-import { loadConfig } from '../config/load.js';
-import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
@@ -16,18 +11,20 @@ import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
+import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
 
 /**
  * `hob start`: every configured chat channel through the gateway, plus the terminal when
  * no chat channel is configured (or `channels.console.enabled` says so).
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
-  const { config, path } = loadConfig({ path: configPath });
+  const { config, path } = loadHobConfig({ path: configPath });
+  const channels = configuredChannels(config);
   // With chat channels, their first poll comes before loading the model SDK (warmUp below).
-  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: hasChatChannels(config) });
+  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: channels.length > 0 });
   keepRunningThroughStrayErrors(app);
   reportExtensionProblems(app);
-  const adapters = chatAdapters(config, app);
+  const adapters = chatAdapters(channels, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
   let stopDelivery: (() => Promise<void>) | undefined;
@@ -37,7 +34,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
       scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
-      const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}`).join(', ');
+      const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
@@ -71,70 +68,27 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   }
 }
 
-function hasChatChannels(config: HobConfig): boolean {
-  return Boolean(config.channels.telegram || config.channels.slack || config.channels.discord);
-}
-
 /**
  * One adapter per configured channel, each loading its SDK in the background (only when that
- * channel is configured, so hob without Discord never pays for discord.js): the gateway
+ * channel is configured, so hob without a channel never pays for its SDK): the gateway
  * starts each channel as soon as its own SDK is in.
  */
-function chatAdapters(config: HobConfig, app: App): ChannelAdapter[] {
-  const { telegram, slack, discord } = config.channels;
-  const adapters: ChannelAdapter[] = [];
-  if (telegram) {
-    adapters.push(
-      new DeferredAdapter('telegram', TELEGRAM_CAPABILITIES, async () => {
-        const { createTelegramAdapter } = await import('../../adapters/telegram/telegram-adapter.js');
-        return createTelegramAdapter({
-          token: telegram.token,
-          apiRoot: telegram.api_root,
-          webhook: telegram.webhook ? { url: telegram.webhook.url, secretToken: telegram.webhook.secret_token, port: telegram.webhook.port, host: telegram.webhook.host } : undefined,
-          logger: app.logger.child({ platform: 'telegram' }),
-        });
-      }),
-    );
-  }
-  if (slack) {
-    adapters.push(
-      new DeferredAdapter('slack', SLACK_CAPABILITIES, async () => {
-        const { createSlackAdapter } = await import('../../adapters/slack/slack-adapter.js');
-        return createSlackAdapter({
-          botToken: slack.bot_token,
-          appToken: slack.app_token,
-          http: slack.app_token === undefined && slack.signing_secret !== undefined ? { signingSecret: slack.signing_secret, port: slack.port, host: slack.host } : undefined,
-          apiUrl: slack.api_url,
-          serverPingTimeoutMs: slack.socket_timeout_seconds * 1000,
-          logger: app.logger.child({ platform: 'slack' }),
-        });
-      }),
-    );
-  }
-  if (discord) {
-    adapters.push(
-      new DeferredAdapter('discord', DISCORD_CAPABILITIES, async () => {
-        const { createDiscordAdapter } = await import('../../adapters/discord/discord-adapter.js');
-        return createDiscordAdapter({
-          token: discord.token,
-          apiUrl: discord.api_url,
-          allowedGuilds: discord.allowed_guilds,
-          logger: app.logger.child({ platform: 'discord' }),
-          onFatal: (sentence) => process.stderr.write(`${sentence}\n`),
-        });
-      }),
-    );
-  }
-  return adapters;
+function chatAdapters(channels: ConfiguredChannel[], app: App): ChannelAdapter[] {
+  return channels.map(
+    ({ module, section }) =>
+      new DeferredAdapter(module.name, module.capabilities, () =>
+        module.create(section, {
+          logger: app.logger.child({ platform: module.name }),
+          dataDir: app.config.data_dir,
+          notice: (sentence) => process.stderr.write(`${sentence}\n`),
+        }),
+      ),
+  );
 }
 
 export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
   const { config } = app;
-  const access = new Map<string, { allowFrom: string[]; allowedGroups: string[] }>();
-  if (config.channels.telegram) access.set('telegram', { allowFrom: config.channels.telegram.allow_from, allowedGroups: config.channels.telegram.allowed_groups });
-  if (config.channels.slack) access.set('slack', { allowFrom: config.channels.slack.allow_from, allowedGroups: config.channels.slack.allowed_channels });
-  // Discord ids are unique across guilds and channels, so one list holds both.
-  if (config.channels.discord) access.set('discord', { allowFrom: config.channels.discord.allow_from, allowedGroups: [...config.channels.discord.allowed_guilds, ...config.channels.discord.allowed_channels] });
+  const access = new Map(configuredChannels(config).map(({ module, section }) => [module.name, module.access(section)]));
   return new Gateway({
     store: app.store,
     clock: systemClock,
@@ -156,6 +110,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     jobs: app.scheduling.access,
     people: app.memory.people,
     extensions: app.extensions,
+    channelCommands: channelChatCommands(config),
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
   });
 }

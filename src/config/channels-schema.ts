@@ -1,85 +1,32 @@
 /**
- * The channels section. A platform is configured by writing its section; its credentials
- * are then required. The console is on unless some other channel is configured.
+ * The channels section. Each chat channel brings the schema of its own section (its module in
+ * adapters/<name>/ does); writing the section turns the channel on, and its credentials are
+ * then required. The console is on unless some chat channel is configured.
  */
 import { z } from 'zod';
-import { baseUrlWithoutSlash, httpUrl, idList, nonEmptyString, port, secret } from './schema-parts.js';
 
-const TELEGRAM_TOKEN = 'expected a bot token like "123456789:AAE-abc..." from @BotFather';
-const WEBHOOK_SECRET = 'expected a secret of 1-256 letters, digits, "_" or "-" (Telegram sends it back on every update)';
+/** What the config needs of a channel: its key under `channels`, and its section's schema. */
+export type ChannelSection = { readonly name: string; readonly configSchema: z.ZodType<unknown> };
 
-const telegramSchema = z.strictObject({
-  token: secret(TELEGRAM_TOKEN, /^\d+:[A-Za-z0-9_-]+$/),
-  /** grammY appends "/bot<token>/method"; a trailing slash would break every call. */
-  api_root: baseUrlWithoutSlash.default('https://api.telegram.org'),
-  /** Owners first: the first entry may approve for anyone. */
-  allow_from: idList,
-  /** Group chats where everyone may talk to hob. */
-  allowed_groups: idList,
-  webhook: z
-    .strictObject({
-      url: httpUrl,
-      secret_token: secret(WEBHOOK_SECRET, /^[A-Za-z0-9_-]{1,256}$/),
-      port: port.default(8443),
-      host: nonEmptyString.default('127.0.0.1'),
-    })
-    .optional(),
-});
+/** `channels` once parsed: the console's switch, and each configured channel's section by name. */
+export type ChannelsConfig = { console: { enabled: boolean } } & { readonly [name: string]: unknown };
 
-const slackSchema = z
-  .strictObject({
-    bot_token: secret('expected a bot token starting with "xoxb-"', /^xoxb-/),
-    /** Socket Mode. Either this or signing_secret (HTTP mode) is needed. */
-    app_token: secret('expected an app-level token starting with "xapp-"', /^xapp-/).optional(),
-    signing_secret: secret().optional(),
-    port: port.default(3000),
-    /** HTTP mode: the address the events endpoint listens on. */
-    host: nonEmptyString.default('0.0.0.0'),
-    /** Socket Mode: a socket that brings no ping from Slack for this long is replaced. */
-    socket_timeout_seconds: z.number().int().min(5).max(600).default(30),
-    // @slack/web-api style: method names are appended directly, so keep exactly one slash.
-    api_url: httpUrl.transform((url) => url.replace(/\/*$/, '/')).default('https://slack.com/api/'),
-    allow_from: idList,
-    allowed_channels: idList,
-  })
-  .superRefine((slack, ctx) => {
-    if (slack.app_token === undefined && slack.signing_secret === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['app_token'],
-        message:
-          'missing; set app_token (Socket Mode, "xapp-...") or signing_secret and port (HTTP mode)',
-        params: { complete: true },
-      });
-    }
-  });
+const consoleSchema = z.strictObject({ enabled: z.boolean().optional() });
 
-const discordSchema = z.strictObject({
-  token: secret('expected a bot token from the Discord developer portal'),
-  api_url: baseUrlWithoutSlash.default('https://discord.com/api'),
-  allow_from: idList,
-  allowed_channels: idList,
-  /** Servers where every member may talk to hob (when they mention it); commands are registered there. */
-  allowed_guilds: idList,
-});
-
-export const channelsSchema = z
-  .strictObject({
-    console: z.strictObject({ enabled: z.boolean().optional() }).optional(),
-    telegram: telegramSchema.optional(),
-    slack: slackSchema.optional(),
-    discord: discordSchema.optional(),
-  })
-  .transform(({ console: terminal, ...platforms }) => ({
-    console: {
-      enabled:
-        terminal?.enabled ??
-        (platforms.telegram === undefined && platforms.slack === undefined && platforms.discord === undefined),
-    },
-    ...platforms,
-  }))
-  .prefault({});
-
-export type TelegramConfig = z.output<typeof telegramSchema>;
-export type SlackConfig = z.output<typeof slackSchema>;
-export type DiscordConfig = z.output<typeof discordSchema>;
+/** The channels section for these channels (none: the console only). */
+export function channelsSchemaFor(channels: readonly ChannelSection[]) {
+  const names = new Set<string>();
+  for (const { name } of channels) {
+    // A registry mistake, not a config one: it fails every start, so it shows at once.
+    if (name === 'console' || names.has(name) || !/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`channel name "${name}" is taken or not a lowercase word`);
+    names.add(name);
+  }
+  const sections = Object.fromEntries(channels.map((channel) => [channel.name, channel.configSchema.optional()]));
+  return z
+    .strictObject({ console: consoleSchema.optional(), ...sections })
+    .transform(({ console: terminal, ...configured }): ChannelsConfig => ({
+      console: { enabled: terminal?.enabled ?? Object.values(configured).every((section) => section === undefined) },
+      ...configured,
+    }))
+    .prefault({});
+}

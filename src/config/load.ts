@@ -9,7 +9,7 @@ import { isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'ya
 import { UserFacingError } from '../core/errors.js';
 import { ConfigError, expectedPhrase, problemLine, problemsFromIssues } from './errors.js';
 import { interpolateEnv, type ConfigPath, type PathProblem } from './interpolate.js';
-import { hobConfigSchema, MODEL_KEY_ENV, type HobConfig } from './schema.js';
+import { hobConfigSchemaFor, MODEL_KEY_ENV, type ChannelSection, type HobConfig } from './schema.js';
 import { withVoiceKeys } from './voice-schema.js';
 
 export type LoadConfigOptions = {
@@ -19,6 +19,8 @@ export type LoadConfigOptions = {
   env?: NodeJS.ProcessEnv;
   /** Config text to use instead of reading a file; `path` then only names it in errors. */
   text?: string;
+  /** The chat channels whose `channels.<name>` sections the config may hold (the registry); none: the console only. */
+  channels?: readonly ChannelSection[];
 };
 
 export type LoadedConfig = {
@@ -26,6 +28,9 @@ export type LoadedConfig = {
   /** The file the config came from; undefined when hob runs on defaults. */
   path: string | undefined;
 };
+
+/** One list, so its schema is built once (the schemas are kept per list). */
+const NO_CHANNELS: readonly ChannelSection[] = [];
 
 function homeOf(env: NodeJS.ProcessEnv): string {
   return env['HOME'] || env['USERPROFILE'] || homedir();
@@ -121,8 +126,9 @@ function startsWith(path: ConfigPath, prefix: ConfigPath): boolean {
 }
 
 /** Parses and validates config text. `file` names it in errors and anchors relative paths. */
-export function parseConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv } = {}): HobConfig {
+export function parseConfig(text: string, options: { file?: string; env?: NodeJS.ProcessEnv; channels?: readonly ChannelSection[] } = {}): HobConfig {
   const env = options.env ?? process.env;
+  const schema = hobConfigSchemaFor(options.channels ?? NO_CHANNELS);
   const file = options.file;
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -142,10 +148,10 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
 
   const raw = dropNulls(doc.toJS({ maxAliasCount: 100 }) ?? {}, []);
   const { value: data, problems: referenceProblems } = interpolateEnv(raw, env);
-  const result = hobConfigSchema.safeParse(data, { error: expectedPhrase });
+  const result = schema.safeParse(data, { error: expectedPhrase });
   const problems: PathProblem[] = [...referenceProblems];
   if (!result.success) {
-    for (const problem of problemsFromIssues(result.error.issues, hobConfigSchema, data, raw)) {
+    for (const problem of problemsFromIssues(result.error.issues, schema, data, raw)) {
       // A value whose ${VAR} failed is already reported; its validation would only echo it.
       if (!referenceProblems.some((reference) => startsWith(problem.path, reference.path))) problems.push(problem);
     }
@@ -175,7 +181,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const path = resolveConfigPath(options);
   const text = options.text ?? (path === undefined ? '' : readConfigText(path));
-  return { config: parseConfig(text, { file: path, env }), path };
+  return { config: parseConfig(text, { file: path, env, channels: options.channels }), path };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { canonicalTimezone } from '../core/timezone.js';
-import { channelsSchema } from './channels-schema.js';
+import { channelsSchemaFor, type ChannelSection } from './channels-schema.js';
 import { mcpSchema, pluginsSchema, webSearchSchema } from './extensions-schema.js';
 import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
 import { voiceSchema } from './voice-schema.js';
@@ -193,34 +193,52 @@ const storeSchema = z
   })
   .prefault({});
 
-export const hobConfigSchema = z
-  .strictObject({
-    data_dir: nonEmptyString.default('~/.hob'),
-    timezone: timeZone.default('UTC'),
-    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    store: storeSchema,
-    model: modelSchema,
-    permissions: permissionsSchema,
-    hooks: hooksSchema,
-    tools: toolsSchema,
-    gateway: gatewaySchema,
-    scheduler: schedulerSchema,
-    channels: channelsSchema,
-    memory: memorySchema,
-    mcp: mcpSchema,
-    plugins: pluginsSchema,
-    /** issue 22: voice notes transcribed, answers spoken; absent means not transcribed. */
-    voice: voiceSchema,
-  })
-  .transform((config) => ({
-    ...config,
-    tools: { ...config.tools, workspace: config.tools.workspace ?? `${config.data_dir}/workspace` },
-  }));
+/** The whole config, with a `channels.<name>` section for each of these channels. */
+function buildConfigSchema(channels: readonly ChannelSection[]) {
+  return z
+    .strictObject({
+      data_dir: nonEmptyString.default('~/.hob'),
+      timezone: timeZone.default('UTC'),
+      log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      store: storeSchema,
+      model: modelSchema,
+      permissions: permissionsSchema,
+      hooks: hooksSchema,
+      tools: toolsSchema,
+      gateway: gatewaySchema,
+      scheduler: schedulerSchema,
+      channels: channelsSchemaFor(channels),
+      memory: memorySchema,
+      mcp: mcpSchema,
+      plugins: pluginsSchema,
+      /** issue 22: voice notes transcribed, answers spoken; absent means not transcribed. */
+      voice: voiceSchema,
+    })
+    .transform((config) => ({
+      ...config,
+      tools: { ...config.tools, workspace: config.tools.workspace ?? `${config.data_dir}/workspace` },
+    }));
+}
+
+const schemas = new WeakMap<readonly ChannelSection[], ReturnType<typeof buildConfigSchema>>();
+
+/**
+ * The config schema for a list of chat channels (the registry: adapters/index.ts), built once
+ * per list. Every part of hob that reads config.yaml is handed the list.
+ */
+export function hobConfigSchemaFor(channels: readonly ChannelSection[]): ReturnType<typeof buildConfigSchema> {
+  let schema = schemas.get(channels);
+  if (!schema) schemas.set(channels, (schema = buildConfigSchema(channels)));
+  return schema;
+}
+
+/** The config schema (built when a config is read: a schema takes a few milliseconds to build, and every command reads one). */
+type HobConfigSchema = ReturnType<typeof buildConfigSchema>;
 
 /** The validated config with every default filled in. Paths are absolute once loadConfig returns. */
-export type HobConfig = z.output<typeof hobConfigSchema>;
+export type HobConfig = z.output<HobConfigSchema>;
 /** What may be written in config.yaml (after ${VAR} interpolation). */
-export type HobConfigInput = z.input<typeof hobConfigSchema>;
+export type HobConfigInput = z.input<HobConfigSchema>;
 export type ModelConfig = HobConfig['model'];
 export type PermissionsConfig = HobConfig['permissions'];
 export type HookConfig = z.output<typeof hookSchema>;
@@ -229,7 +247,7 @@ export type ToolsConfig = HobConfig['tools'];
 export type GatewayConfig = HobConfig['gateway'];
 export type StoreConfig = HobConfig['store'];
 export type SchedulerConfig = HobConfig['scheduler'];
-export type ChannelsConfig = HobConfig['channels'];
+export type { ChannelSection, ChannelsConfig } from './channels-schema.js';
 export type MemoryConfig = HobConfig['memory'];
 export type { VoiceConfig } from './voice-schema.js';
 export type LogLevel = HobConfig['log_level'];

@@ -2,9 +2,9 @@ import { randomInt } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { PairingRepository, PairingRow } from '../store/pairings.js';
 import type { InboundMessage } from './channel.js';
+import type { ChannelAccess } from './channel-module.js';
 
-/** Per platform: who may talk to hob. The first `allow_from` entry is the owner. */
-export type ChannelAccess = { allowFrom: string[]; allowedGroups: string[] };
+export type { ChannelAccess };
 
 export type AccessVerdict =
   | { kind: 'accept' }

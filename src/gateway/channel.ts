@@ -1,11 +1,12 @@
 /**
  * The port between the gateway and each chat platform. Adapters (adapters/<platform>) see
- * only these types; the gateway sees only this interface.
+ * only these types; the gateway sees only this interface. A platform's module (what it is
+ * called, its config section, how to create its adapter) is described in channel-module.ts.
  */
 
 export type ChatType = 'dm' | 'group' | 'channel';
 
-/** Where a message goes: a chat, optionally a thread (Telegram forum topic, Slack/Discord thread). */
+/** Where a message goes: a chat, optionally a thread (a forum topic, a thread under a message). */
 export type Target = { chatId: string; threadId?: string };
 
 export type Attachment = {
@@ -13,7 +14,7 @@ export type Attachment = {
   /** Fetches the bytes (lazily: only when the gateway keeps the file). */
   download(): Promise<Buffer>;
   /**
-   * The platform's handle for the file (Telegram `file_id`), still valid after a restart:
+   * The platform's handle for the file (its file id), still valid after a restart:
    * a message queued when hob stopped gets its files back through `ChannelAdapter.download`.
    */
   ref?: string;
@@ -39,18 +40,18 @@ export type InboundMessage = {
   updateId?: string;
   /** Set when this is an edit of an earlier message: seconds between sending and editing it. */
   editedAfterSeconds?: number;
-  /** Messages the platform delivers apart but that belong together (a Telegram album's media_group_id). */
+  /** Messages the platform delivers apart but that belong together (an album's media group id). */
   batchKey?: string;
   /** What the message carried that hob cannot read (`sticker`, `location`, …), when that is all it carried. */
   unsupported?: string;
   /**
-   * Answers a command to the sender only (Slack's ephemeral reply to `/hob …`). When set, the
+   * Answers a command to the sender only (an ephemeral reply to a slash command). When set, the
    * gateway replies to a command through it instead of posting in the chat. Must not throw.
    */
   respond?(text: string): Promise<void>;
-  /** The thread is one conversation for everyone in it (Slack threads), whatever `group_sessions` says. */
+  /** The thread is one conversation for everyone in it (a platform's threads are shared), whatever `group_sessions` says. */
   sharedThread?: boolean;
-  /** The server the chat belongs to (a Discord guild): an allow list may name it instead of each chat. */
+  /** The server the chat belongs to (a guild, a workspace): an allow list may name it instead of each chat. */
   spaceId?: string;
   /** The earlier message this one replies to (its text, and whether hob wrote it). */
   quoted?: { text: string; fromBot: boolean };
@@ -74,7 +75,7 @@ export type ButtonPress = {
   /** The button's callback data: hob puts only short ids here (≤ 64 bytes). */
   data: string;
   messageRef: SentRef;
-  /** Shows a short notice to the presser only (Telegram answerCallbackQuery). Must not throw. */
+  /** Shows a short notice to the presser only (a callback answer, a toast). Must not throw. */
   answer(text?: string): Promise<void>;
 };
 
@@ -106,7 +107,7 @@ export type SendOptions = {
   onPartSent?(partsSent: number, messageId: string, last: boolean): void;
   /**
    * This delivery's key. The adapter puts `<key>.<part>` on every message it creates where the
-   * platform keeps such a thing (Discord: `nonce` with `enforce_nonce`; Slack: `metadata`), so
+   * platform keeps such a thing (a nonce the platform enforces, message metadata), so
    * a resend returns the message that exists, or `findDelivered` finds it.
    */
   deliveryKey?: string;
@@ -143,19 +144,18 @@ export class PartialSendError extends Error {
 export type ChannelCapabilities = {
   /** Longest text one message may carry. */
   maxMessageLength: number;
-  markup: 'telegram-html' | 'slack-mrkdwn' | 'discord-markdown' | 'plain';
   buttons: boolean;
   edits: boolean;
   files: boolean;
   /** Minimum milliseconds between edits of messages in one chat. */
   editIntervalMs: number;
-  /** The same in groups, where platforms allow fewer edits (Telegram: about 20 a minute). */
+  /** The same in groups, where platforms allow fewer edits (some about 20 a minute). */
   groupEditIntervalMs?: number;
   /**
-   * How the answer appears while the model writes it: `draft` (Telegram `sendMessageDraft`,
-   * a DM-only preview; the answer is then sent), `native` (Slack `chat.startStream`: the
-   * streamed message becomes the answer), `edit` (Discord: one message edited as text
-   * arrives), `none`. The gateway asks `liveAnswer` and never checks platform names.
+   * How the answer appears while the model writes it: `draft` (a DM-only preview the
+   * platform draws; the answer is then sent), `native` (the platform streams a message that
+   * becomes the answer), `edit` (one message edited as text arrives), `none`. The gateway
+   * asks `liveAnswer` and never checks platform names.
    */
   streaming?: 'draft' | 'native' | 'edit' | 'none';
 };
@@ -163,7 +163,7 @@ export type ChannelCapabilities = {
 /** Where and for whom a live answer is shown. */
 export type LiveAnswerOptions = {
   chatType: ChatType;
-  /** The person the answer is for (Slack streams outside DMs need the recipient). */
+  /** The person the answer is for (some platforms' streams outside DMs need the recipient). */
   userId: string;
   /** The person's message the answer belongs to (groups: reply to it). */
   replyTo?: string;
@@ -225,6 +225,8 @@ export interface ChannelAdapter {
   readonly capabilities: ChannelCapabilities;
   /** The bot's own user name (without @), known after start. */
   readonly botName?: string;
+  /** Where people open this channel when hob serves it itself (a page's address), known after start: printed when hob starts. */
+  readonly url?: string;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
   /** Sends (split into parts when too long); the ref is the last part's. */
@@ -244,12 +246,12 @@ export interface ChannelAdapter {
    * Which of these deliveries, whose sends were cut off, are in this chat already, and how
    * much of each (by key). Asked once per chat before any of them is sent again; messages in
    * `known` belong to other deliveries and never match. A delivery left out may be sent: it is
-   * not in the chat, or a resend returns the message that is (Discord's nonce). Throws when
-   * the platform cannot be asked now (they wait). Without it (Telegram, which cannot be
+   * not in the chat, or a resend returns the message that is (an enforced nonce). Throws when
+   * the platform cannot be asked now (they wait). Without it (a platform that cannot be
    * asked) delivery is at least once.
    */
   findDelivered?(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>>;
-  /** The chat for a direct message to this user (Telegram: the user id itself). */
+  /** The chat for a direct message to this user (on some platforms the user id itself). */
   directTarget?(userId: string): Promise<Target | undefined>;
   /** Fetches an attachment's bytes by its `ref` (after a restart, when the closure is gone). */
   download?(ref: string): Promise<Buffer>;
@@ -259,3 +261,4 @@ export interface ChannelAdapter {
    */
   setCommands?(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void>;
 }
+

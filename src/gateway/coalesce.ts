@@ -15,8 +15,8 @@ export type CoalesceOptions = {
 type Batch = { userId: string; batchKey: string | undefined; parts: HeldMessage[]; timer: NodeJS.Timeout };
 
 /**
- * Puts back together what the platform delivered apart: a long paste Telegram cut into
- * 4096-character messages, or an album's photos (one message each, sharing a batch key).
+ * Puts back together what the platform delivered apart: a long paste a platform cut into
+ * messages at its length limit, or an album's photos (one message each, sharing a batch key).
  * Only such messages wait (briefly); every other message passes straight through, so an
  * ordinary reply is not slowed down.
  */

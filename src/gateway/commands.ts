@@ -1,7 +1,8 @@
 import type { EngineStatus } from '../engine/query-engine.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
-import type { ChannelAdapter, InboundMessage, OutboundMessage } from './channel.js';
+import type { BotCommand, ChannelAdapter, InboundMessage, OutboundMessage } from './channel.js';
+import type { ChannelChatCommand } from './channel-module.js';
 import { isMemoryCommand, MEMORY_COMMANDS, runMemoryCommand } from './commands/memory.js';
 import type { Memory } from '../memory/memory.js';
 import type { Conversation } from './conversation.js';
@@ -32,6 +33,22 @@ export const COMMANDS = [
 export const COMMAND_NAMES: ReadonlySet<string> = new Set(COMMANDS.map((entry) => entry.command));
 
 export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ...EXTENSION_OWNER_ONLY]);
+
+/**
+ * The command menus for one platform: everyone's leaves out the owners' commands; the owners'
+ * DMs show them all. Plugin commands join both, so every menu (and a platform's one `/hob`
+ * command with subcommands) knows them.
+ */
+export function commandMenus(
+  plugins: BotCommand[],
+  ownerIds: string[],
+  /** The chat channels' own commands (after hob's, before plugins'); an owner-only one is in the owners' menu only. */
+  channelCommands: readonly ChannelChatCommand[] = [],
+): { everyone: BotCommand[]; owners: { userIds: string[]; commands: BotCommand[] } } {
+  const entry = ({ command, description }: BotCommand) => ({ command, description });
+  const everyone = [...COMMANDS.filter((command) => !OWNER_ONLY.has(command.command)).map(entry), ...channelCommands.filter((command) => !command.ownerOnly).map(entry), ...plugins];
+  return { everyone, owners: { userIds: ownerIds, commands: [...COMMANDS.map(entry), ...channelCommands.map(entry), ...plugins] } };
+}
 
 export type CommandServices = {
   adapter: ChannelAdapter;

@@ -1,25 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
-import { errorMessage } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
-import { text, type Block, type ImageBlock } from '../core/messages.js';
 import type { QueryEngine } from '../engine/query-engine.js';
-import type { Logger } from '../logger.js';
 import type { Interaction } from '../policy/types.js';
 import type { InboxRepository } from '../store/inbox.js';
-import type { ApprovalBroker } from './approvals.js';
-import type { Attachment, ButtonPress, ChannelAdapter, ChatType, OutboundMessage, SentRef, Target } from './channel.js';
+import type { Attachment, ChannelAdapter, ChatType, Target } from './channel.js';
 import type { Delivery } from './delivery.js';
-import { ChatEditClock, RunReporter } from './reply.js';
-import { attachmentBlocks } from './attachments.js';
-import type { AnswerAdoption } from './delivery-ports.js';
-import { LiveAnswerFeed } from './live-answer.js';
-import { BUSY_AFTER_MS, SlowRun } from './slow-run.js';
+import { ConversationDelivery } from './conversation-delivery.js';
+import { ConversationRun, type Requester, type RunDeps, type RunSite, type StartRun } from './conversation-run.js';
+import { lineFor, modelInput } from './model-input.js';
+import { QuestionDesk } from './questions.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
-
-
 
 /** One message waiting for its turn. */
 export type QueuedMessage = {
@@ -31,52 +23,37 @@ export type QueuedMessage = {
   attachments: Attachment[];
   /** The platform id of the person's message; in groups the answer replies to it. */
   messageId?: string;
-  /** Filled from image attachments just before the run. */
-  imageBlocks?: ImageBlock[];
 };
 
-export type ConversationDeps = {
+export type ConversationDeps = RunDeps & {
   engine(): QueryEngine;
-  broker: ApprovalBroker;
   delivery: Delivery;
   inbox: InboxRepository;
-  editClock: ChatEditClock;
-  clock: Clock;
-  logger: Logger;
   workspace: string;
   busyMode: BusyMode;
   maxQueue: number;
   questionTimeoutSeconds: number;
-  /** issue 7: whether a person is on allow_from (full_auto applies only to them); unset: everyone. */
-  isTrusted?(userId: string): boolean;
-  /** How long a run goes before typing and the live answer show (default BUSY_AFTER_MS; 0: at once). */
-  busyAfterMs?: number;
 };
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
 
-type Requester = Pick<QueuedMessage, 'userId' | 'userName' | 'messageId'>;
-type StartRun = (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>;
-
-type PendingQuestion = { id: string; askerId: string; options: string[]; resolve(answer: string): void };
-
 /**
  * One conversation's turn-taking: a FIFO of messages, at most one run at a time, and what
  * happens to a message that arrives mid-run (busy mode). Other conversations never wait on it.
+ * A run itself is a ConversationRun; the chat is reached through a ConversationDelivery.
  */
 export class Conversation {
+  /** The question the current run asked, if any (its answer may come as the next message). */
+  readonly questions: QuestionDesk;
   private readonly queue: QueuedMessage[] = [];
+  private readonly output: ConversationDelivery;
+  private readonly site: RunSite;
   private engineInstance: QueryEngine | undefined;
-  private controller: AbortController | undefined;
-  /** Whose message the current run answers (only they steer it). */
-  private runningFor: string | undefined;
+  /** The run in progress; only the person it answers steers it. */
+  private run: ConversationRun | undefined;
   private pumping: Promise<void> | undefined;
-  private question: PendingQuestion | undefined;
   /** Inbox rows of steered messages, in the order the engine reads their lines. */
   private steeredInboxIds: number[][] = [];
-  private questions: Promise<unknown> = Promise.resolve();
-  /** hob is shutting down: runs are stopping and nothing more goes to the chat. */
-  private closing = false;
   lastActive: number;
 
   constructor(
@@ -87,10 +64,20 @@ export class Conversation {
     private readonly deps: ConversationDeps,
   ) {
     this.lastActive = deps.clock.now();
+    this.output = new ConversationDelivery(deps.delivery, adapter.platform, target, key);
+    this.questions = new QuestionDesk({
+      adapter,
+      sessionKey: key,
+      logger: deps.logger,
+      timeoutSeconds: deps.questionTimeoutSeconds,
+      send: (message) => this.output.send(message),
+      closing: () => this.output.closing,
+    });
+    this.site = { key, adapter, target, chatType, output: this.output, questions: this.questions, deps };
   }
 
   get busy(): boolean {
-    return Boolean(this.controller) || this.queue.length > 0 || Boolean(this.pumping);
+    return Boolean(this.run) || this.queue.length > 0 || Boolean(this.pumping);
   }
 
   get queued(): number {
@@ -111,22 +98,21 @@ export class Conversation {
 
   enqueue(message: QueuedMessage): EnqueueResult {
     this.lastActive = this.deps.clock.now();
-    if (this.question && message.userId === this.question.askerId && message.attachments.length === 0) {
-      this.question.resolve(message.text);
+    if (message.attachments.length === 0 && this.questions.answerWithText(message.userId, message.text)) {
       this.markDone(message.inboxIds);
       return 'answered';
     }
     // issue 7: with messages already waiting, steering would jump them: a text joins the last one instead.
     if (this.deps.busyMode === 'steer' && message.attachments.length === 0 && this.queue.length > 0 && this.joinLast(message)) {
-      return this.controller ? 'queued' : 'started';
+      return this.run ? 'queued' : 'started';
     }
-    if (this.controller) {
+    if (this.run) {
       switch (this.deps.busyMode) {
         case 'steer':
           // Only the person the run is for steers it: in a shared conversation another person's
           // words wait for their own run (with their own trust, e.g. no full_auto for group-only members).
-          if (message.attachments.length === 0 && this.queue.length === 0 && message.userId === this.runningFor) {
-            this.engine.steer(this.lineFor(message));
+          if (message.attachments.length === 0 && this.queue.length === 0 && message.userId === this.run.requester.userId) {
+            this.engine.steer(lineFor(message, this.chatType));
             this.steeredInboxIds.push(message.inboxIds);
             return 'steered';
           }
@@ -135,7 +121,7 @@ export class Conversation {
           // In order behind any message that interrupted before it; the cap still holds.
           if (this.queue.length >= this.deps.maxQueue) return 'full';
           this.queue.push(message);
-          this.controller.abort();
+          this.run.abort();
           return 'interrupting';
         case 'queue':
           break;
@@ -144,7 +130,7 @@ export class Conversation {
     if (this.queue.length >= this.deps.maxQueue) return 'full';
     this.queue.push(message);
     void this.pump();
-    return this.controller ? 'queued' : 'started';
+    return this.run ? 'queued' : 'started';
   }
 
   /** Aborts the run and clears the queue (also what was sent to steer it); returns how many messages were dropped. */
@@ -153,8 +139,8 @@ export class Conversation {
     for (const message of dropped) this.markDone(message.inboxIds);
     const steered = this.engineInstance?.takeSteering().length ?? 0;
     this.markDone(this.steeredInboxIds.splice(0).flat());
-    const wasRunning = Boolean(this.controller);
-    this.controller?.abort();
+    const wasRunning = Boolean(this.run);
+    this.run?.abort();
     return { wasRunning, dropped: dropped.length + steered };
   }
 
@@ -163,9 +149,9 @@ export class Conversation {
    * Queued messages are kept in the inbox for the next start; nothing more is sent.
    */
   async shutdown(): Promise<void> {
-    this.closing = true;
+    this.output.close();
     this.queue.splice(0);
-    this.controller?.abort(SHUTDOWN_REASON);
+    this.run?.abort(SHUTDOWN_REASON);
     await this.pumping;
   }
 
@@ -176,17 +162,6 @@ export class Conversation {
       userId: requesterId,
       userName: 'the person',
     });
-  }
-
-  /** A button press for a question this conversation asked (`q:<id>:<index>`). */
-  async handleQuestionPress(press: ButtonPress, id: string, index: number): Promise<void> {
-    const question = this.question;
-    if (!question || question.id !== id) return press.answer('This question is no longer open.');
-    if (press.userId !== question.askerId) return press.answer('This question is for someone else.');
-    const answer = question.options[index];
-    if (answer === undefined) return press.answer('Unknown option.');
-    question.resolve(answer);
-    await press.answer(`You chose: ${answer}`);
   }
 
   private async pump(resumeRun?: StartRun, requester?: Requester): Promise<void> {
@@ -200,7 +175,7 @@ export class Conversation {
         await this.runOnce(requester, resumeRun);
         this.requeueUnreadSteering(requester);
       }
-      for (let next = this.queue.shift(); next && !this.closing; next = this.queue.shift()) {
+      for (let next = this.queue.shift(); next && !this.output.closing; next = this.queue.shift()) {
         const message = next;
         await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction));
         this.requeueUnreadSteering(message);
@@ -208,7 +183,7 @@ export class Conversation {
     })().finally(() => {
       this.pumping = undefined;
       // issue 7: a message queued while the loop was ending must not wait for the next one.
-      if (this.queue.length > 0 && !this.closing) void this.pump();
+      if (this.queue.length > 0 && !this.output.closing) void this.pump();
     });
     await this.pumping;
   }
@@ -222,14 +197,14 @@ export class Conversation {
     return true;
   }
 
-  /** The run for one queued message: attachments first, then the engine. */
+  /** The run for one queued message: what the model reads (attachments fetched now), then the engine. */
   private async *submit(message: QueuedMessage, signal: AbortSignal, interaction: Interaction): AsyncGenerator<AgentEvent> {
-    if (message.attachments.length) message.text = await this.describeAttachments(message);
-    const events = this.engine.submit(this.contentFor(message), {
+    const content = await modelInput(message, this.chatType, this.deps.workspace);
+    const events = this.engine.submit(content, {
       userId: message.userId,
       interaction,
       signal,
-      sendFile: (path, caption) => this.sendFile(path, caption),
+      sendFile: (path, caption) => this.output.sendFile(path, caption),
       chatType: this.chatType,
       inGroup: this.chatType !== 'dm',
     });
@@ -258,149 +233,17 @@ export class Conversation {
   }
 
   private async runOnce(requester: Requester, start: StartRun): Promise<void> {
-    const controller = new AbortController();
-    this.controller = controller;
-    this.runningFor = requester.userId;
-    const { capabilities } = this.adapter;
-    // In a group the answer replies to the person's message.
-    const replyTo = this.chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {};
-    const slowRun = new SlowRun({
-      adapter: this.adapter,
-      target: this.target,
-      signal: controller.signal,
-      afterMs: this.deps.busyAfterMs ?? BUSY_AFTER_MS,
-      feed: LiveAnswerFeed.for(this.adapter, this.target, { chatType: this.chatType, userId: requester.userId, ...replyTo }, this.deps.logger, this.key, this.deps.delivery.liveRecorder(this.adapter.platform, this.target, this.key)),
-    });
-    const reporter = new RunReporter({
-      adapter: this.adapter,
-      target: this.target,
-      sessionKey: this.key,
-      send: (outbound) => this.send(outbound),
-      sendAnswer: (messages, live) => this.sendAnswer(messages, live),
-      live: slowRun.live,
-      sendNow: async (outbound) => (this.closing ? undefined : this.deps.delivery.sendNow(this.adapter.platform, this.target, outbound, this.key)),
-      editIntervalMs: this.chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
-      ...replyTo,
-      editClock: this.deps.editClock,
-      clock: this.deps.clock,
-      logger: this.deps.logger,
-    });
-    const interaction = this.interactionFor(requester.userId, requester.userName, slowRun);
+    const run = new ConversationRun(this.site, requester);
+    this.run = run;
     try {
-      for await (const event of start(controller.signal, interaction)) {
+      await run.play(start, (event) => {
         if (event.type === 'user_message') this.markSteeringTaken();
-        slowRun.onEvent(event);
-        reporter.onEvent(event);
-      }
-    } catch (error) {
-      this.deps.logger.error({ session: this.key, err: errorMessage(error) }, 'run failed');
-      reporter.onEvent({ type: 'error', message: 'Something went wrong on my side; the details are in hob\'s log. Please try again.', retryable: false });
+      });
     } finally {
-      this.controller = undefined;
-      this.runningFor = undefined;
-      slowRun.stop();
+      this.run = undefined;
       this.lastActive = this.deps.clock.now();
     }
-    // A run cut by the shutdown resumes at the next start: no "Stopped." for it now.
-    if (this.closing && !reporter.answered) return reporter.abandon();
-    try {
-      await reporter.finish();
-    } catch (error) {
-      this.deps.logger.error({ session: this.key, err: errorMessage(error) }, 'could not deliver the reply');
-    }
-  }
-
-  /** While hob waits for the person (an approval, a question) it is not typing. */
-  private interactionFor(requesterId: string, requesterName: string, typing: Pick<SlowRun, 'whilePaused'>): Interaction {
-    return {
-      trusted: this.deps.isTrusted?.(requesterId) ?? true,
-      confirm: (request, signal) => typing.whilePaused(() => this.deps.broker.confirm({ adapter: this.adapter, target: this.target, requesterName }, request, signal)),
-      choose: (question, options, signal) => typing.whilePaused(() => this.ask(requesterId, question, options, signal)),
-    };
-  }
-
-  /** Questions are asked one at a time, even when the model asks several at once. */
-  private ask(askerId: string, question: string, options: string[], signal: AbortSignal): Promise<string> {
-    const asked = this.questions.then(() => this.askNow(askerId, question, options, signal));
-    this.questions = asked.catch(() => undefined);
-    return asked;
-  }
-
-  private async askNow(askerId: string, question: string, options: string[], signal: AbortSignal): Promise<string> {
-    if (signal.aborted) return '(cancelled)';
-    const id = randomBytes(4).toString('hex');
-    const answer = new Promise<string>((resolve) => {
-      this.question = { id, askerId, options, resolve };
-    });
-    const sent = await this.send({
-      text: `❓ ${question}${options.length ? '\n(Tap an option or type your answer.)' : ''}`,
-      buttons: options.length && this.adapter.capabilities.buttons ? options.map((option, index) => [{ label: option, data: `q:${id}:${index}` }]) : undefined,
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve('(no answer: the person did not reply in time)'), this.deps.questionTimeoutSeconds * 1000);
-    });
-    const aborted = new Promise<string>((resolve) => {
-      if (signal.aborted) resolve('(cancelled)'); // stopped while the question was being sent
-      signal.addEventListener('abort', () => resolve('(cancelled)'), { once: true });
-    });
-    const result = await Promise.race([answer, timeout, aborted]);
-    clearTimeout(timer);
-    this.question = undefined;
-    // The buttons go; the question shows what was answered.
-    if (sent && options.length && !this.closing) {
-      await this.adapter.edit(sent, { text: `❓ ${question}\n→ ${result}` }).catch((error: unknown) =>
-        this.deps.logger.warn({ session: this.key, err: errorMessage(error) }, 'could not close the question'),
-      );
-    }
-    return result;
-  }
-
-  /** Whether this conversation is waiting on the question with this id. */
-  asks(id: string): boolean {
-    return this.question?.id === id;
-  }
-
-  private contentFor(message: QueuedMessage): Block[] {
-    const blocks: Block[] = [text(this.lineFor(message))];
-    for (const block of message.imageBlocks ?? []) blocks.push(block);
-    return blocks;
-  }
-
-  /** In groups the model must know who speaks. */
-  private lineFor(message: QueuedMessage): string {
-    return this.chatType === 'dm' ? message.text : `[${message.userName}] ${message.text}`;
-  }
-
-  private async describeAttachments(message: QueuedMessage): Promise<string> {
-    const { blocks, notes } = await attachmentBlocks(message.attachments, this.deps.workspace);
-    message.imageBlocks = blocks;
-    return [message.text, ...notes].filter(Boolean).join('\n');
-  }
-
-  private async send(message: OutboundMessage): Promise<SentRef | undefined> {
-    if (this.closing) {
-      // hob is stopping: what must still reach the person goes out from the next start.
-      this.deps.delivery.record(this.adapter.platform, this.target, message, this.key);
-      return undefined;
-    }
-    return this.deps.delivery.send(this.adapter.platform, this.target, message, this.key);
-  }
-
-  private async sendAnswer(messages: OutboundMessage[], live: AnswerAdoption): Promise<void> {
-    if (!this.closing) {
-      await this.deps.delivery.sendAnswer(this.adapter.platform, this.target, messages, this.key, live);
-      return;
-    }
-    await live.decline();
-    for (const message of messages) await this.send(message);
-  }
-
-  private async sendFile(path: string, caption?: string): Promise<void> {
-    const { readFile } = await import('node:fs/promises');
-    const { basename } = await import('node:path');
-    const data = await readFile(path);
-    await this.send({ text: caption ?? basename(path), file: { name: basename(path), data, caption } });
+    await run.deliver();
   }
 }
 

@@ -4,10 +4,10 @@ import type {
 } from './channel.js';
 
 /**
- * A channel whose adapter is still loading. A channel's SDK is most of its start-up (discord.js
- * alone is ~4 MB of code to compile), so `hob start` makes one of these per configured channel
- * at once, and each channel starts as soon as its own SDK has loaded: Telegram polls while
- * Discord's code still compiles, instead of after it. What is known without the SDK — the
+ * A channel whose adapter is still loading. A channel's SDK is most of its start-up (the
+ * largest is ~4 MB of code to compile), so `hob start` makes one of these per configured channel
+ * at once, and each channel starts as soon as its own SDK has loaded: one channel polls while
+ * another's code still compiles, instead of after it. What is known without the SDK — the
  * platform and its capabilities — is given; every call waits for the adapter, and a live
  * answer (asked synchronously) is offered once it has loaded.
  */
@@ -27,6 +27,10 @@ export class DeferredAdapter implements ChannelAdapter {
 
   get botName(): string | undefined {
     return this.loaded?.botName;
+  }
+
+  get url(): string | undefined {
+    return this.loaded?.url;
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -54,7 +58,7 @@ export class DeferredAdapter implements ChannelAdapter {
     return this.loaded?.liveAnswer?.(target, options);
   }
 
-  /** A channel that cannot look (Telegram) answers as if nothing was found: delivery stays at least once there. */
+  /** A channel that cannot look answers as if nothing was found: delivery stays at least once there. */
   async findDelivered(target: Target, deliveries: UnconfirmedDelivery[], known: ReadonlySet<string>): Promise<Map<string, FoundDelivery>> {
     const adapter = await this.loading;
     return adapter.findDelivered ? adapter.findDelivered(target, deliveries, known) : new Map();

@@ -9,7 +9,7 @@ import { splitMessage } from './format/split.js';
 /** How far back a look-up treats hob's recorded messages as taken (they can never be a cut-off send's). */
 const KNOWN_WINDOW_MS = 10 * 60_000;
 
-/** The key a delivery carries to the platform (Discord nonce, Slack metadata): its row, and when it was recorded. */
+/** The key a delivery carries to the platform (a message nonce, message metadata): its row, and when it was recorded. */
 export function deliveryKey(id: number, createdAt: number): string {
   return `${id.toString(36)}.${createdAt.toString(36)}`;
 }
@@ -32,7 +32,7 @@ export type RecoveryDeps = {
  * What a crash, or a send with no answer, left undecided, settled before anything is sent
  * again: live messages the previous process showed become their answer or go, and a
  * delivery that may have reached the chat is looked up there (once per chat) so nothing is
- * sent twice. Platforms that cannot be asked (Telegram) deliver such a row at least once.
+ * sent twice. Platforms that cannot be asked deliver such a row at least once.
  */
 export class DeliveryRecovery {
   /** Live messages a previous process left, still to settle (read once at start-up). */

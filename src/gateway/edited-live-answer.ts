@@ -20,8 +20,8 @@ export type LiveMessageOps = {
 };
 
 /**
- * An answer shown while it is written by editing one message (Discord; Slack where it cannot
- * stream): the first text posts the message, later text edits it, at most once per
+ * An answer shown while it is written by editing one message (for platforms that cannot
+ * stream it): the first text posts the message, later text edits it, at most once per
  * `intervalMs` and only when `mayEdit` allows. `finish` edits it into the answer's first part
  * (the gateway sends the other parts after it), so a long answer costs no message that is
  * posted and then deleted. When that cannot be done, what was shown is removed and the

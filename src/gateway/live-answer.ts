@@ -9,7 +9,7 @@ import type { LiveRecorder } from './delivery-ports.js';
  * One run's answer as it is written, shown through the channel's live-answer capability.
  * The gateway never asks which platform it is: an adapter without `streaming` (or `none`)
  * gets no feed at all, and one that declines a chat (`liveAnswer` returns undefined, e.g.
- * Telegram drafts outside DMs) is not asked again in this run.
+ * drafts a platform shows only in DMs) is not asked again in this run.
  *
  * One live answer per model turn: text the model writes before calling tools is a preamble,
  * not the answer (the answer is the last turn's text, as without streaming), so that live

@@ -1,5 +1,9 @@
 import type { Clock } from '../core/clock.js';
+import type { ChannelAdapter, ChatType } from './channel.js';
 import type { Conversation } from './conversation.js';
+
+/** The conversation for a session key, made (in its chat) if the pool holds none: the gateway's one way to reach a conversation. */
+export type OpenConversation = (key: string, adapter: ChannelAdapter, where: { chatId: string; threadId?: string }, chatType: ChatType) => Conversation;
 
 /**
  * Conversations by session key, in least-recently-used order. Idle ones beyond the cap, or

@@ -21,7 +21,7 @@ export async function sendInParts<T>(count: number, options: SendOptions, sendPa
   return last as T;
 }
 
-/** The key one part of a delivery carries to the platform (a Discord nonce, Slack metadata): at most 25 characters. */
+/** The key one part of a delivery carries to the platform (a message nonce, message metadata): at most 25 characters. */
 export function partKey(deliveryKey: string, part: number): string {
   return `${deliveryKey}.${part}`;
 }

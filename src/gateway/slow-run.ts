@@ -8,7 +8,7 @@ import type { LiveView } from './reply.js';
  * model come sooner, and then the answer is the only thing the person sees arrive.
  */
 export const BUSY_AFTER_MS = 1000;
-/** Telegram shows "typing" for about 5 s; it is renewed a little before that. */
+/** A typing sign lasts about 5 s on the platform that shows it shortest; it is renewed a little before that. */
 const TYPING_RENEW_MS = 4000;
 
 type SlowRunOptions = {
@@ -23,10 +23,10 @@ type SlowRunOptions = {
 };
 
 /**
- * What a run shows while the person waits — the platform's busy sign (`typing`: Telegram and
- * Discord typing, Slack's 👀 or assistant status) and the live answer — but only once the run
- * turns out slow: after `afterMs`, at its first tool call, refused call or compaction, or
- * when it waits for a person (an approval, a question). A quick answer is then one message
+ * What a run shows while the person waits — the platform's busy sign (`typing`: a typing
+ * indicator, a 👀 reaction or an assistant status, as the adapter does it) and the live
+ * answer — but only once the run turns out slow: after `afterMs`, at its first tool call,
+ * refused call or compaction, or when it waits for a person (an approval, a question). A quick answer is then one message
  * and nothing else: no indicator to send and take back, no preview to replace (each costs
  * platform calls under rate limits). Until then the live answer's text is held, and given to
  * it whole when the run turns slow; text before tool calls is a preamble the feed would cancel,

@@ -5,9 +5,15 @@
  * refuse it and the sandbox hides hob's process altogether.
  */
 
-/** Names of variables that carry credentials. */
-const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS|AUTH|COOKIE)|^(ANTHROPIC|OPENAI|TELEGRAM|SLACK|DISCORD|HOB|AWS|AZURE|GOOGLE|GH|GITHUB|GITLAB|NPM|PYPI|CARGO|DOCKER|VAULT)_/i;
+/** Names of variables that carry credentials, and the prefixes of services hob or its tools talk to. */
+const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS|AUTH|COOKIE)|^(ANTHROPIC|OPENAI|HOB|AWS|AZURE|GOOGLE|GH|GITHUB|GITLAB|NPM|PYPI|CARGO|DOCKER|VAULT)_/i;
 
-export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)));
+/**
+ * `env` without its secrets. `secretEnv` adds names given by the chat channels (each channel
+ * module's `secretEnv`): an exact name, or a prefix ending in `*` (`CHAT_*`), case-insensitive.
+ */
+export function withoutSecrets(env: NodeJS.ProcessEnv, secretEnv: readonly string[] = []): NodeJS.ProcessEnv {
+  const extra = secretEnv.map((pattern) => pattern.toUpperCase());
+  const isChannelSecret = (name: string) => extra.some((pattern) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name) && !isChannelSecret(name.toUpperCase())));
 }

@@ -28,11 +28,11 @@ export function runCommandHook(
   hook: CommandHook,
   event: HookEvent,
   payload: Record<string, unknown>,
-  options: { cwd: string; signal?: AbortSignal },
+  options: { cwd: string; signal?: AbortSignal; secretEnv?: readonly string[] },
 ): Promise<HookOutcome> {
   const json = JSON.stringify(payload);
   const command = hook.command.replaceAll('$ARGUMENTS', shellQuote(json));
-  const env: NodeJS.ProcessEnv = { ...withoutSecrets(process.env), HOB_HOOK_EVENT: event };
+  const env: NodeJS.ProcessEnv = { ...withoutSecrets(process.env, options.secretEnv), HOB_HOOK_EVENT: event };
   if (json.length <= MAX_ENV_PAYLOAD_CHARS) env.HOB_HOOK_PAYLOAD = json;
 
   return new Promise((resolve) => {

@@ -54,7 +54,14 @@ const TOOL_EVENTS: ReadonlySet<HookEvent> = new Set(['pre_tool_use', 'post_tool_
 
 export function createHookRunner(
   config: HooksConfig,
-  options: { cwd: string; fetch?: typeof fetch; logger?: HookLogger; judge?: HookJudge },
+  options: {
+    cwd: string;
+    fetch?: typeof fetch;
+    logger?: HookLogger;
+    judge?: HookJudge;
+    /** The chat channels' secret variables, kept from command hooks as well (child-env.ts). */
+    secretEnv?: readonly string[];
+  },
 ): HookRunner {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   // Compile matchers once: hooks run on every tool call.
@@ -98,7 +105,7 @@ export function createHookRunner(
   ): Promise<HookOutcome> {
     switch (hook.type) {
       case 'command':
-        return runCommandHook(hook, event, payload, { cwd: options.cwd, signal });
+        return runCommandHook(hook, event, payload, { cwd: options.cwd, signal, secretEnv: options.secretEnv });
       case 'http':
         return runHttpHook(hook, event, payload, { fetch: fetchImpl, signal });
       case 'prompt':

@@ -21,13 +21,15 @@ export type BuiltinToolsOptions = {
   webFetch?: Pick<WebFetchOptions, 'maxBytes' | 'timeoutMs' | 'maxRedirects' | 'userAgent'>;
   /** issue 7: bubblewrap around bash. */
   sandbox?: Sandbox;
+  /** The chat channels' secret variables, kept from bash as well (see child-env.ts). */
+  secretEnv?: readonly string[];
 };
 
 /** The built-in tools, in the order the model sees them. */
 export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
   const web = options.webFetch ?? {};
   const tools = [
-    bashTool({ defaultTimeoutSeconds: options.bashTimeoutSeconds, env: withoutSecrets(process.env), sandbox: options.sandbox }),
+    bashTool({ defaultTimeoutSeconds: options.bashTimeoutSeconds, env: withoutSecrets(process.env, options.secretEnv), sandbox: options.sandbox }),
     readFileTool,
     writeFileTool,
     editFileTool,

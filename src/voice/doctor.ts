@@ -7,14 +7,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VoiceConfig } from '../config/voice-schema.js';
+import type { Check } from '../core/check.js';
 import { errorMessage } from '../core/errors.js';
 import { findFfmpeg } from './ffmpeg.js';
 import { speechClient } from './speech.js';
 import { transcriptionClient } from './transcribe.js';
 import { silentWav } from './wav.js';
-
-/** One line of `hob doctor` (the same shape as the CLI's). */
-export type VoiceCheck = { name: string; ok: boolean; detail: string };
 
 export type VoiceCheckOptions = {
   /** How a key is shown ("sk-a…9z"); the CLI passes its masking function. */
@@ -23,7 +21,7 @@ export type VoiceCheckOptions = {
   timeoutMs?: number;
 };
 
-export async function checkVoice(config: VoiceConfig | undefined, options: VoiceCheckOptions): Promise<VoiceCheck[]> {
+export async function checkVoice(config: VoiceConfig | undefined, options: VoiceCheckOptions): Promise<Check[]> {
   if (!config) {
     return [{ name: 'voice notes', ok: true, detail: 'not configured: voice notes are kept in the inbox but not transcribed (set voice.base_url to transcribe them)' }];
   }
@@ -40,7 +38,7 @@ export async function checkVoice(config: VoiceConfig | undefined, options: Voice
 
 const withKey = (key: string | undefined, mask: (key: string) => string) => (key ? `with key ${mask(key)}` : 'without a key');
 
-async function checkTranscription(config: VoiceConfig, options: VoiceCheckOptions): Promise<VoiceCheck> {
+async function checkTranscription(config: VoiceConfig, options: VoiceCheckOptions): Promise<Check> {
   const where = `${config.base_url} (${config.model})`;
   const transcribe = transcriptionClient({ baseUrl: config.base_url, model: config.model, apiKey: config.api_key, language: config.language, timeoutMs: options.timeoutMs ?? 20_000 });
   const dir = await mkdtemp(join(tmpdir(), 'hob-doctor-'));
@@ -56,7 +54,7 @@ async function checkTranscription(config: VoiceConfig, options: VoiceCheckOption
   }
 }
 
-async function checkSpeech(config: VoiceConfig, options: VoiceCheckOptions): Promise<VoiceCheck> {
+async function checkSpeech(config: VoiceConfig, options: VoiceCheckOptions): Promise<Check> {
   const tts = config.tts as NonNullable<VoiceConfig['tts']>;
   try {
     const speak = speechClient({ baseUrl: tts.base_url, model: tts.model, voice: tts.voice, apiKey: tts.api_key, timeoutMs: options.timeoutMs ?? 20_000 });

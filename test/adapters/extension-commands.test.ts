@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
 import { COMMANDS } from '../../src/gateway/commands.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { loadExtensions, type Extensions } from '../../src/extensions.js';
 import { ToolRegistry } from '../../src/tools/tool.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
@@ -38,7 +38,7 @@ function gardenExtensions(): Extensions {
     'plugin.json': JSON.stringify({ name: 'garden', version: '1.0.0', description: 'Plants and watering' }),
     'commands/water.md': '---\ndescription: Plan the watering\n---\nMake a watering plan for: $ARGUMENTS\n',
   });
-  const config = parseConfig(`data_dir: ${dir}\nmodel: { api_key: test }\n`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${dir}\nmodel: { api_key: test }\n`, { env: {} });
   extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
   return extensions;
 }

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { loadExtensions, type Extensions } from '../../src/extensions.js';
 import { createScheduling } from '../../src/scheduler/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
@@ -45,7 +45,7 @@ async function start(model: ScriptedModel): Promise<void> {
     'plugin.json': JSON.stringify({ name: 'garden', version: '1.0.0', description: 'Plants and watering' }),
     'commands/water.md': '---\ndescription: Plan the watering\n---\nMake a watering plan for: $ARGUMENTS\n',
   });
-  const config = parseConfig(`data_dir: ${dir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${dir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
   extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
   await extensions.mcp.start();
   const scheduling = createScheduling({ store: openSqliteStore(join(dir, 'hob.db'), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
@@ -123,7 +123,7 @@ describe('slack: an MCP tool asks like bash does', () => {
   it('a writing MCP tool waits for the Allow button; a read-only one runs without asking', async () => {
     const root = tempDir('hob-slack-mcp-');
     const target = join(root, 'todo.md');
-    const config = parseConfig(`data_dir: ${tempDir('hob-slack-mcp-data-')}\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${tempDir('hob-slack-mcp-data-')}\nmodel: { api_key: test }\n`, { env: {} });
     const registry = new ToolRegistry();
     extensions = loadExtensions(
       { ...config, mcp: { ...config.mcp, servers: { files: { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-filesystem'), root], env: {}, enabled: true } } } },

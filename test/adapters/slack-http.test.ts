@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { REQUIRED_SCOPES } from '../../adapters/slack/scopes.js';
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
@@ -79,7 +79,7 @@ describe('slack HTTP mode (signed requests to /slack/events)', () => {
 describe('slack in hob doctor', () => {
   it('checks both tokens', async () => {
     fake = await startFakeSlack();
-    const config = parseConfig(`channels:\n  slack: { bot_token: ${fake.botToken}, app_token: ${fake.appToken}, api_url: "${fake.apiUrl}" }\n`, { env: {} });
+    const config = parseHobConfig(`channels:\n  slack: { bot_token: ${fake.botToken}, app_token: ${fake.appToken}, api_url: "${fake.apiUrl}" }\n`, { env: {} });
     const checks = await runDoctor(config, undefined);
     expect(checks.find((check) => check.name === 'slack bot token')).toMatchObject({ ok: true, detail: expect.stringContaining('@hob') });
     expect(checks.find((check) => check.name === 'slack app token')).toMatchObject({ ok: true });
@@ -90,7 +90,7 @@ describe('slack in hob doctor', () => {
   it('names a missing scope and a wrong app token', async () => {
     fake = await startFakeSlack();
     fake.web.scopes = fake.web.scopes.filter((scope) => scope !== 'reactions:write');
-    const config = parseConfig(`channels:\n  slack: { bot_token: ${fake.botToken}, app_token: xapp-wrong, api_url: "${fake.apiUrl}" }\n`, { env: {} });
+    const config = parseHobConfig(`channels:\n  slack: { bot_token: ${fake.botToken}, app_token: xapp-wrong, api_url: "${fake.apiUrl}" }\n`, { env: {} });
     const checks = await runDoctor(config, undefined);
     expect(checks.find((check) => check.name === 'slack bot token')).toMatchObject({ ok: false, detail: expect.stringContaining('lacks the scope reactions:write') });
     expect(checks.find((check) => check.name === 'slack app token')).toMatchObject({ ok: false, detail: expect.stringContaining('invalid_auth') });

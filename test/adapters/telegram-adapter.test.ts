@@ -337,7 +337,7 @@ describe('Telegram adapter: what people read', () => {
     expect(fake.callsOf('setMyCommands')[0]?.body.commands).toEqual([{ command: 'status', description: 'Show what hob is doing' }]);
     expect(await telegram.directTarget?.('42')).toEqual({ chatId: '42' });
     expect(telegram.capabilities).toEqual(TELEGRAM_CAPABILITIES);
-    expect(telegram.capabilities).toMatchObject({ maxMessageLength: 4096, markup: 'telegram-html', buttons: true, edits: true, files: true, editIntervalMs: 1000, groupEditIntervalMs: 3000 });
+    expect(telegram.capabilities).toMatchObject({ maxMessageLength: 4096, buttons: true, edits: true, files: true, editIntervalMs: 1000, groupEditIntervalMs: 3000 });
   });
 });
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 
@@ -19,7 +19,7 @@ describe('system prompt and message times', () => {
   it('stamps each message with its time and keeps the system prompt unchanged between messages', async () => {
     let now = Date.UTC(2026, 10, 29, 20, 55);
     const model = new ScriptedModel([{ text: 'Noted.' }, { text: 'Three minutes later.' }]);
-    const config = parseConfig(`data_dir: ${tempDir('hob-time-')}\ntimezone: Europe/Berlin\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${tempDir('hob-time-')}\ntimezone: Europe/Berlin\nmodel: { api_key: test }\n`, { env: {} });
     app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent', clock: { now: () => now } });
     const engine = app.engine('console:local');
     const options = () => ({ userId: 'ann', interaction: answering(), signal: new AbortController().signal });

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 
@@ -30,7 +30,7 @@ async function homeWithSecrets(model: ScriptedModel) {
   writeFileSync(join(home, 'notes', 'todo.txt'), 'rotate the token=soon\n');
   process.env.HOME = home; // what os.homedir() reads, so the checker protects this home
   const dataDir = join(home, '.hob');
-  const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
   app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent' });
   writeFileSync(join(dataDir, 'config.yaml'), 'model: { api_key: sk-ant-secret token=cfg }\n');
   return { home, app };

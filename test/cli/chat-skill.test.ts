@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runChat } from '../../src/cli/chat.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { QueryEngine } from '../../src/engine/query-engine.js';
 import { loadExtensions } from '../../src/extensions.js';
 import { createLogger } from '../../src/logger.js';
@@ -20,7 +20,7 @@ describe('/skill and plugin commands in hob chat', () => {
       'plugins/garden/plugin.json': JSON.stringify({ name: 'garden', version: '1', description: 'x' }),
       'plugins/garden/commands/water.md': 'Water $ARGUMENTS today.',
     });
-    const extensions = loadExtensions(parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} }), { registry: new ToolRegistry(), reservedCommands: new Set() });
+    const extensions = loadExtensions(parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} }), { registry: new ToolRegistry(), reservedCommands: new Set() });
     const model = new ScriptedModel([{ text: 'The fern.' }, { text: 'Watered.' }]);
     const engine = new QueryEngine('console:local', engineDeps(model, [], join(dataDir, 'engine')));
     const input = new PassThrough();

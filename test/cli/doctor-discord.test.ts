@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { APP_ID, startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 
 let fake: FakeDiscord | undefined;
@@ -11,7 +11,7 @@ afterEach(async () => {
 });
 
 const configFor = (discord: FakeDiscord, token = discord.token) =>
-  parseConfig(`channels:\n  discord: { token: "${token}", api_url: ${discord.apiRoot}, allow_from: ["1"] }\n`, { env: {} });
+  parseHobConfig(`channels:\n  discord: { token: "${token}", api_url: ${discord.apiRoot}, allow_from: ["1"] }\n`, { env: {} });
 
 describe('hob doctor: Discord', () => {
   it('names the bot the token belongs to and confirms the Message Content intent, without printing the token', async () => {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { runPairing } from '../../src/cli/pairing.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { SqlitePairings } from '../../src/store/sqlite/pairings.js';
@@ -28,7 +28,7 @@ function capture(): { stream: Writable; text(): string } {
 describe('hob doctor', () => {
   it('reports a working Telegram token by bot name and a missing model key by variable', async () => {
     telegram = await startFakeTelegram({ botUsername: 'hob_bot' });
-    const config = parseConfig(`channels:\n  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot} }\n`, { env: {} });
+    const config = parseHobConfig(`channels:\n  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot} }\n`, { env: {} });
     const checks = await runDoctor(config, undefined);
     expect(checks.find((c) => c.name === 'telegram')).toMatchObject({ ok: true, detail: expect.stringContaining('@hob_bot') });
     expect(checks.find((c) => c.name === 'model key')).toMatchObject({ ok: false, detail: 'not set: set ANTHROPIC_API_KEY or model.api_key' });
@@ -37,14 +37,14 @@ describe('hob doctor', () => {
   it('proves the model endpoint with one small request', async () => {
     anthropic = await startFakeAnthropic({ apiKey: 'the-right-key' });
     anthropic.push({ text: 'ok' });
-    const config = parseConfig(`model: { api_key: the-right-key, name: claude-test, base_url: ${anthropic.baseUrl} }\n`, { env: {} });
+    const config = parseHobConfig(`model: { api_key: the-right-key, name: claude-test, base_url: ${anthropic.baseUrl} }\n`, { env: {} });
     const [, model] = await runDoctor(config, undefined);
     expect(model).toMatchObject({ ok: true, detail: expect.stringContaining('(claude-test) answered') });
   });
 
   it('says when the model endpoint rejects the key, without printing the key', async () => {
     anthropic = await startFakeAnthropic({ apiKey: 'the-right-key' });
-    const config = parseConfig(`model: { api_key: wrong-key-123456, base_url: ${anthropic.baseUrl} }\n`, { env: {} });
+    const config = parseHobConfig(`model: { api_key: wrong-key-123456, base_url: ${anthropic.baseUrl} }\n`, { env: {} });
     const [, model] = await runDoctor(config, undefined);
     expect(model?.ok).toBe(false);
     expect(model?.detail).toContain('check model.api_key');
@@ -55,7 +55,7 @@ describe('hob doctor', () => {
 describe('hob pairing', () => {
   it('lists a pending code, approves it, and queues a welcome for the running gateway', () => {
     const dir = tempDir();
-    const config = parseConfig(`data_dir: ${dir}\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dir}\n`, { env: {} });
     const db = openDatabase(join(dir, 'hob.db'));
     new SqlitePairings(db).insert({ code: 'ABCD2345', platform: 'telegram', userId: '300', userName: 'Eve', chatId: '300', createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
     db.close();

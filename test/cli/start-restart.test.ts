@@ -49,7 +49,9 @@ describe('hob start survives being killed', () => {
     await telegram.waitFor(() => telegram?.chat(100).find((m) => m.text.includes('rm -rf build')), 10_000, 'the approval prompt');
     // A second message in another conversation whose reply cannot be delivered yet.
     model.push({ text: 'Pong from hob.' });
-    for (let i = 0; i < 4; i++) telegram.failNext('sendMessage', { code: 500, description: 'Internal Server Error' });
+    // Two 500s: the first reaches this process (auto-retry then waits 3 s, and the kill comes
+    // first), the second the next one. More only add auto-retry's doubling pauses.
+    for (let i = 0; i < 2; i++) telegram.failNext('sendMessage', { code: 500, description: 'Internal Server Error' });
     telegram.sendText({ id: 200, first_name: 'Bob' }, { id: -5, type: 'group' }, '@hob_bot ping');
     telegram.sendText(ANN, { id: -5, type: 'group' }, '@hob_bot ping');
     await model.waitForRequests(2);
@@ -67,7 +69,7 @@ describe('hob start survives being killed', () => {
     const resumed = JSON.stringify(model.requests[2]?.body.messages);
     expect(resumed).toContain('Not run: hob restarted while this call waited for approval');
     second.kill();
-  });
+  }, 60_000);
 
   it('on SIGTERM stops a running command (no process left behind), exits 0, and the next start picks the run up', async () => {
     model = await startFakeAnthropic();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserFacingError } from '../../src/core/errors.js';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadHobConfig } from '../../src/cli/channels.js';
 import { configErrorFor, freshDir } from './config-files.js';
 
 describe('a broken config file is reported with the file, the key and the fix', () => {
@@ -177,14 +177,14 @@ describe('a broken config file is reported with the file, the key and the fix', 
 
   it('names an explicitly given config file that does not exist', () => {
     const missing = `${freshDir()}/nope.yaml`;
-    expect(() => loadConfig({ path: missing, env: {} })).toThrow(new ConfigError([`Config file ${missing} does not exist.`]));
+    expect(() => loadHobConfig({ path: missing, env: {} })).toThrow(new ConfigError([`Config file ${missing} does not exist.`]));
   });
 
   it('names HOB_CONFIG when the file it points to does not exist', () => {
     const missing = `${freshDir()}/gone.yaml`;
     let caught: unknown;
     try {
-      loadConfig({ env: { HOB_CONFIG: missing } });
+      loadHobConfig({ env: { HOB_CONFIG: missing } });
     } catch (error) {
       caught = error;
     }

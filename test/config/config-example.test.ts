@@ -2,9 +2,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadConfig } from '../../src/config/load.js';
-import { hobConfigSchema } from '../../src/config/schema.js';
+import { loadHobConfig } from '../../src/cli/channels.js';
+import { hobConfigSchemaFor } from '../../src/config/schema.js';
+import { CHANNELS } from '../../adapters/index.js';
 import { freshDir } from './config-files.js';
+import type { TelegramConfig } from '../../adapters/telegram/index.js';
+import type { SlackConfig } from '../../adapters/slack/index.js';
+import type { DiscordConfig } from '../../adapters/discord/index.js';
 
 const examplePath = fileURLToPath(new URL('../../config.example.yaml', import.meta.url));
 const example = readFileSync(examplePath, 'utf8');
@@ -41,13 +45,13 @@ function schemaKeys(schema: z.core.$ZodType, keys = new Set<string>()): Set<stri
 describe('config.example.yaml', () => {
   it('loads cleanly and sets exactly the defaults', () => {
     const home = freshDir();
-    const fromExample = loadConfig({ text: example, path: examplePath, env: { HOME: home } }).config;
-    const defaults = loadConfig({ text: '', env: { HOME: home } }).config;
+    const fromExample = loadHobConfig({ text: example, path: examplePath, env: { HOME: home } }).config;
+    const defaults = loadHobConfig({ text: '', env: { HOME: home } }).config;
     expect(fromExample).toEqual(defaults);
   });
 
   it('still loads with every optional setting switched on', () => {
-    const config = loadConfig({
+    const config = loadHobConfig({
       text: uncommented(example),
       path: examplePath,
       env: {
@@ -62,14 +66,14 @@ describe('config.example.yaml', () => {
       },
     }).config;
     expect(config.hooks.pre_tool_use.map((hook) => hook.type)).toEqual(['command', 'http', 'prompt', 'agent']);
-    expect(config.channels.telegram?.webhook?.secret_token).toBe('webhook-secret');
-    expect(config.channels.slack?.app_token).toBe('xapp-1');
-    expect(config.channels.discord?.allow_from).toEqual(['1234567890']);
+    expect((config.channels.telegram as TelegramConfig | undefined)?.webhook?.secret_token).toBe('webhook-secret');
+    expect((config.channels.slack as SlackConfig | undefined)?.app_token).toBe('xapp-1');
+    expect((config.channels.discord as DiscordConfig | undefined)?.allow_from).toEqual(['1234567890']);
     expect(config.channels.console.enabled).toBe(true);
   });
 
   it('documents every key the schema accepts', () => {
-    const missing = [...schemaKeys(hobConfigSchema)].filter((key) => !new RegExp(`(^|[\\s{#-])${key}:`, 'm').test(example));
+    const missing = [...schemaKeys(hobConfigSchemaFor(CHANNELS))].filter((key) => !new RegExp(`(^|[\\s{#-])${key}:`, 'm').test(example));
     expect(missing).toEqual([]);
   });
 });

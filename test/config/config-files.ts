@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadHobConfig } from '../../src/cli/channels.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hob-config-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -29,7 +29,7 @@ export function writeConfig(text: string, path = join(freshDir(), 'config.yaml')
 export function configErrorFor(text: string, env: NodeJS.ProcessEnv = {}): { file: string; message: string } {
   const file = writeConfig(text);
   try {
-    loadConfig({ path: file, env: { HOME: freshDir(), ...env } });
+    loadHobConfig({ path: file, env: { HOME: freshDir(), ...env } });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return { file, message: (error as ConfigError).message };

@@ -1,19 +1,22 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserFacingError } from '../../src/core/errors.js';
-import { loadConfig, requireModelKey } from '../../src/config/load.js';
+import { requireModelKey } from '../../src/config/load.js';
+import { loadHobConfig } from '../../src/cli/channels.js';
 import type { HobConfig } from '../../src/config/schema.js';
 import { freshDir, writeConfig } from './config-files.js';
+import type { TelegramConfig } from '../../adapters/telegram/index.js';
+import type { DiscordConfig } from '../../adapters/discord/index.js';
 
 function load(text: string, env: NodeJS.ProcessEnv = {}): HobConfig {
   const home = freshDir();
-  return loadConfig({ path: writeConfig(text), env: { HOME: home, ...env } }).config;
+  return loadHobConfig({ path: writeConfig(text), env: { HOME: home, ...env } }).config;
 }
 
 describe('defaults', () => {
   it('runs on defaults, with every default filled in, when there is no config file', () => {
     const home = freshDir();
-    const loaded = loadConfig({ env: { HOME: home } });
+    const loaded = loadHobConfig({ env: { HOME: home } });
     expect(loaded.path).toBeUndefined();
     expect(loaded.config).toEqual({
       data_dir: join(home, '.hob'),
@@ -87,7 +90,7 @@ describe('defaults', () => {
   it('keeps the workspace under data_dir, expanding ~ and resolving relative paths next to the file', () => {
     const home = freshDir();
     const file = writeConfig('data_dir: ./state\n');
-    const config = loadConfig({ path: file, env: { HOME: home } }).config;
+    const config = loadHobConfig({ path: file, env: { HOME: home } }).config;
     expect(config.data_dir).toBe(join(file, '..', 'state'));
     expect(config.tools.workspace).toBe(join(file, '..', 'state', 'workspace'));
     expect(load('data_dir: ~/hob-data\n', { HOME: home }).tools.workspace).toBe(join(home, 'hob-data', 'workspace'));
@@ -142,7 +145,7 @@ describe('requireModelKey', () => {
 
   it('tells an Anthropic user which variable to set and which file to edit', () => {
     const file = writeConfig('model:\n  provider: anthropic\n');
-    const { config, path } = loadConfig({ path: file, env: { HOME: freshDir() } });
+    const { config, path } = loadHobConfig({ path: file, env: { HOME: freshDir() } });
     expect(() => requireModelKey(config, path)).toThrow(UserFacingError);
     expect(() => requireModelKey(config, path)).toThrow(
       `No model API key. Set ANTHROPIC_API_KEY in the environment, or model.api_key in ${file}.`,
@@ -150,7 +153,7 @@ describe('requireModelKey', () => {
   });
 
   it('tells an OpenAI-compatible user the variable, the file, and that a keyless server takes any placeholder', () => {
-    const config = loadConfig({ text: 'model: { provider: openai }', env: { HOME: freshDir() } }).config;
+    const config = loadHobConfig({ text: 'model: { provider: openai }', env: { HOME: freshDir() } }).config;
     let message = '';
     try {
       requireModelKey(config);
@@ -167,43 +170,43 @@ describe('requireModelKey', () => {
 describe('finding the config file', () => {
   it('reads the file named by HOB_CONFIG', () => {
     const file = writeConfig('log_level: debug\n');
-    const loaded = loadConfig({ env: { HOME: freshDir(), HOB_CONFIG: file } });
+    const loaded = loadHobConfig({ env: { HOME: freshDir(), HOB_CONFIG: file } });
     expect(loaded).toMatchObject({ path: file, config: { log_level: 'debug' } });
   });
 
   it('prefers an explicit path over HOB_CONFIG', () => {
     const explicit = writeConfig('log_level: warn\n');
     const fromEnv = writeConfig('log_level: debug\n');
-    const loaded = loadConfig({ path: explicit, env: { HOME: freshDir(), HOB_CONFIG: fromEnv } });
+    const loaded = loadHobConfig({ path: explicit, env: { HOME: freshDir(), HOB_CONFIG: fromEnv } });
     expect(loaded).toMatchObject({ path: explicit, config: { log_level: 'warn' } });
   });
 
   it('reads ~/.hob/config.yaml when nothing else is named', () => {
     const home = freshDir();
     const file = writeConfig('log_level: error\n', join(home, '.hob', 'config.yaml'));
-    expect(loadConfig({ env: { HOME: home } })).toMatchObject({ path: file, config: { log_level: 'error' } });
+    expect(loadHobConfig({ env: { HOME: home } })).toMatchObject({ path: file, config: { log_level: 'error' } });
   });
 });
 
 describe('channel settings are normalised for the adapters', () => {
   it('strips a trailing slash from the Telegram api_root', () => {
     const config = load('channels:\n  telegram:\n    token: "123:abc"\n    api_root: http://127.0.0.1:8081/\n');
-    expect(config.channels.telegram?.api_root).toBe('http://127.0.0.1:8081');
+    expect((config.channels.telegram as TelegramConfig | undefined)?.api_root).toBe('http://127.0.0.1:8081');
   });
 
   it('turns numeric ids into strings and keeps their order (owners first)', () => {
     const config = load(
       'channels:\n  telegram:\n    token: "123:abc"\n    allow_from: [987654321, "123"]\n    allowed_groups: [-1001234567890]\n',
     );
-    expect(config.channels.telegram?.allow_from).toEqual(['987654321', '123']);
-    expect(config.channels.telegram?.allowed_groups).toEqual(['-1001234567890']);
+    expect((config.channels.telegram as TelegramConfig | undefined)?.allow_from).toEqual(['987654321', '123']);
+    expect((config.channels.telegram as TelegramConfig | undefined)?.allowed_groups).toEqual(['-1001234567890']);
   });
 
   it('fills the webhook listener defaults', () => {
     const config = load(
       'channels:\n  telegram:\n    token: "123:abc"\n    webhook: { url: "https://hob.example.com/tg", secret_token: s3cr3t }\n',
     );
-    expect(config.channels.telegram?.webhook).toEqual({
+    expect((config.channels.telegram as TelegramConfig | undefined)?.webhook).toEqual({
       url: 'https://hob.example.com/tg',
       secret_token: 's3cr3t',
       port: 8443,
@@ -216,6 +219,6 @@ describe('channel settings are normalised for the adapters', () => {
       'channels:\n  slack: { bot_token: xoxb-1, app_token: xapp-1 }\n  discord: { token: abc, api_url: "https://proxy.example/api/" }\n',
     );
     expect(config.channels.slack).toMatchObject({ api_url: 'https://slack.com/api/', port: 3000 });
-    expect(config.channels.discord?.api_url).toBe('https://proxy.example/api');
+    expect((config.channels.discord as DiscordConfig | undefined)?.api_url).toBe('https://proxy.example/api');
   });
 });

@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai.js';
 import { answering, collect, tempDir } from '../support/engine.js';
@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function open(dataDir: string, baseUrl: string): Promise<App> {
-  const config = parseConfig(`data_dir: ${dataDir}\nmodel: { provider: openai, name: local-model, base_url: "${baseUrl}", api_key: none, context_window: 16000, max_tokens: 1024 }\n`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { provider: openai, name: local-model, base_url: "${baseUrl}", api_key: none, context_window: 16000, max_tokens: 1024 }\n`, { env: {} });
   const app = await createApp({ config, channel: 'a test', logDestination: 'silent' });
   writeNotes(config.tools.workspace);
   apps.push(app);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 
@@ -20,7 +20,7 @@ describe('compaction hooks in hob', () => {
     const base = `data_dir: ${dir}/data\nmodel: { api_key: test }\n`;
     writeFileSync(path, base);
     const model = new ScriptedModel([{ text: `One. ${'a '.repeat(400)}` }, { text: `Two. ${'b '.repeat(400)}` }, { text: '<summary>They said first and second.</summary>' }]);
-    app = await createApp({ config: parseConfig(base, { env: {} }), configPath: path, channel: 'a test', provider: model, logDestination: 'silent' });
+    app = await createApp({ config: parseHobConfig(base, { env: {} }), configPath: path, channel: 'a test', provider: model, logDestination: 'silent' });
     // The conversation exists before the hooks do: it must use the reloaded ones.
     const engine = app.engine('console:ann');
     const as = { userId: 'ann', interaction: answering(), signal: new AbortController().signal };

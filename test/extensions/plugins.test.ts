@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 import { mcpServerScript } from '../support/mcp-servers.js';
@@ -31,7 +31,7 @@ function gardenPlugin(marker: string) {
 }
 
 async function startApp(dataDir: string, model: ScriptedModel, extraConfig = '') {
-  const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n${extraConfig}`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n${extraConfig}`, { env: {} });
   app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent' });
   return app;
 }

@@ -2,7 +2,7 @@ import '../support/env.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { loadExtensions } from '../../src/extensions.js';
 import { bundledSkillsDir, loadSkills } from '../../src/skills/catalog.js';
 import { skillTool } from '../../src/skills/skill-tool.js';
@@ -74,7 +74,7 @@ describe('skills in a conversation', () => {
     const dataDir = tempDir('hob-skill-app-');
     writeTree(join(dataDir, 'skills'), { 'plants/SKILL.md': skillFile('plants', 'Check which plants need water', 'Look at plants.md and list the dry ones.') });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'skill', input: { name: 'plants' } }] }, { text: 'Done.' }]);
-    const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
     app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent' });
     const events = await collect(app.engine('console:local').submit('water?', { userId: 'ann', interaction: answering(), signal: new AbortController().signal }));
 
@@ -99,7 +99,7 @@ describe('skills in a conversation', () => {
       'plants/SKILL.md': skillFile('plants', 'Check which plants need water', 'Look at plants.md and list the dry ones.'),
       'internal/SKILL.md': skillFile('internal', 'For hob only', 'secret steps', 'user_invocable: false\n'),
     });
-    const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
     const extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
     const channel = new MemoryChannel();
     const model = new ScriptedModel([{ text: 'The fern is dry.' }]);
@@ -124,7 +124,7 @@ describe('skills in a conversation', () => {
 
   it('/mcp shows the owner each MCP server and its state; others are told it is the owner\'s', async () => {
     const dataDir = tempDir('hob-mcp-chat-');
-    const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
     const extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
     await extensions.mcp.start();
     const channel = new MemoryChannel();

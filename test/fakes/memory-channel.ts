@@ -1,4 +1,5 @@
 import type {
+  BotCommand,
   Button,
   ButtonPress,
   ChannelAdapter,
@@ -59,9 +60,11 @@ export class MemoryChannel implements ChannelAdapter {
   refuseLiveFinish = false;
   /** Awaited by a streamed message's finish after its last edit (tests stop "the process" there). */
   beforeLiveFinish: ((text: string) => Promise<void>) | undefined;
+  /** The command menus hob set last: everyone's, and the owners' (as a platform with per-person menus keeps them). */
+  menus: { everyone: BotCommand[]; owners?: { userIds: string[]; commands: BotCommand[] } } | undefined;
 
   constructor(capabilities: Partial<ChannelCapabilities> = {}) {
-    this.capabilities = { maxMessageLength: 4096, markup: 'plain', buttons: true, edits: true, files: true, editIntervalMs: 0, ...capabilities };
+    this.capabilities = { maxMessageLength: 4096, buttons: true, edits: true, files: true, editIntervalMs: 0, ...capabilities };
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -70,6 +73,10 @@ export class MemoryChannel implements ChannelAdapter {
 
   async stop(): Promise<void> {
     this.sink = undefined;
+  }
+
+  async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
+    this.menus = { everyone, owners };
   }
 
   async send(target: Target, message: OutboundMessage): Promise<SentRef> {

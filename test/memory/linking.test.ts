@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
@@ -86,7 +86,7 @@ describe('/unlink in an open session', () => {
   it("the next model request no longer carries the other person's memory", async () => {
     const dir = tempDir('hob-unlink-');
     const model = new ScriptedModel([{ text: 'one' }, { text: 'two' }]);
-    const config = parseConfig(`data_dir: ${dir}\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dir}\nmodel: { api_key: test }\n`, { env: {} });
     app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent' });
     app.memory.save('telegram:42', { content: 'Ann: the safe behind the painting opens with 5521', source: 'tool' });
     expect(app.memory.people.redeem(app.memory.people.createLinkCode('telegram:42'), 'slack', 'U1')).toMatchObject({ ok: true });

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runMemory } from '../../src/cli/memory.js';
 import { consoleUserId } from '../../src/cli/console-identity.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { exportMarkdown, importMarkdown } from '../../src/memory/markdown.js';
 import { tempDir } from '../support/engine.js';
 import { testMemory } from './fixture.js';
@@ -93,7 +93,7 @@ describe('export and import', () => {
 
   it('hob memory list | search | export | import work for the person at the terminal', async () => {
     const dataDir = tempDir('hob-cli-mem-');
-    const config = parseConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dataDir}\nmodel: { api_key: test }\n`, { env: {} });
     const run = async (verb: string, value?: string, flags = {}) => {
       const out = new PassThrough();
       let text = '';

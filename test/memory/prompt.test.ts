@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { personaPath } from '../../src/memory/persona.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
@@ -18,7 +18,7 @@ afterEach(async () => {
 async function start(extra = '', now = () => Date.UTC(2026, 11, 1, 9, 5)) {
   const dir = tempDir('hob-prompt-');
   const model = new ScriptedModel();
-  const config = parseConfig(`data_dir: ${dir}\ntimezone: UTC\nmodel: { api_key: test }\n${extra}`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${dir}\ntimezone: UTC\nmodel: { api_key: test }\n${extra}`, { env: {} });
   app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent', clock: { now } });
   return { app, model, dir };
 }

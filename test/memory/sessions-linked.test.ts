@@ -5,7 +5,7 @@ import { createApp, type App } from '../../src/app.js';
 import { runChat } from '../../src/cli/chat.js';
 import { runSessions } from '../../src/cli/sessions.js';
 import { createGateway } from '../../src/cli/start.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import type { HobConfig } from '../../src/config/schema.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { SqliteSessionArchive } from '../../src/store/sqlite/session-archive.js';
@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 async function startHob(model: ScriptedModel) {
-  const config = parseConfig(
+  const config = parseHobConfig(
     `data_dir: ${tempDir('hob-sessions-linked-')}\nmodel: { api_key: test }\nchannels:\n  telegram: { token: "${fake.token}", api_root: "${fake.apiRoot}", allow_from: ["42", "43"] }\n`,
     { env: {} },
   );

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { runChat } from '../../src/cli/chat.js';
 import { createGateway } from '../../src/cli/start.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 async function startHob(dataDir: string, model: ScriptedModel) {
-  const config = parseConfig(
+  const config = parseHobConfig(
     `data_dir: ${dataDir}\nmodel: { api_key: test }\nchannels:\n  telegram: { token: "${fake.token}", api_root: "${fake.apiRoot}", allow_from: ["42", "43"] }\n`,
     { env: {} },
   );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { canonicalTimezone } from '../../src/core/timezone.js';
 import { runMemoryCommand } from '../../src/gateway/commands/memory.js';
 import { jobsMessage } from '../../src/gateway/commands/jobs.js';
@@ -44,7 +44,7 @@ describe('timezone names as the person wrote them', () => {
   it('round-trips through /settings, profile_update, the system prompt and the job listing', async () => {
     const dir = tempDir('hob-tz-');
     const model = new ScriptedModel();
-    const config = parseConfig(`data_dir: ${dir}\ntimezone: Europe/Kyiv\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dir}\ntimezone: Europe/Kyiv\nmodel: { api_key: test }\n`, { env: {} });
     app = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent', clock: { now: () => Date.UTC(2026, 11, 1, 9, 5) } });
     expect(config.timezone).toBe('Europe/Kyiv');
 

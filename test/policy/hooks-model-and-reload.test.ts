@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { createHookJudge, verdictOf } from '../../src/engine/hook-judge.js';
 import { runQuery } from '../../src/engine/run-query.js';
 import { createHookRunner, type HooksConfig } from '../../src/policy/hooks.js';
@@ -119,7 +119,7 @@ describe('hook reload', () => {
       { toolCalls: [{ name: 'write_file', input: { path: 'a.txt', content: 'a' } }] },
       { text: 'ok' },
     ]);
-    app = await createApp({ config: parseConfig(base, { env: {} }), configPath: path, channel: 'a test', provider: model, logDestination: 'silent' });
+    app = await createApp({ config: parseHobConfig(base, { env: {} }), configPath: path, channel: 'a test', provider: model, logDestination: 'silent' });
     expect(app.hooks.has('pre_tool_use')).toBe(false);
 
     writeFileSync(path, `${base}hooks:\n  pre_tool_use:\n    - { type: command, command: "echo 'frozen by the owner' >&2; exit 2" }\n`);

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { hobConfigSchema } from '../../src/config/schema.js';
+import { hobConfigSchemaFor } from '../../src/config/schema.js';
 import { createSandbox, type SandboxSettings } from '../../src/policy/sandbox.js';
 import { bashTool } from '../../src/tools/bash.js';
 import { makeContext, runTool } from '../tools/tool-harness.js';
@@ -58,19 +58,19 @@ const TRICKS = [
 
 describe('config: permissions.sandbox', () => {
   it('takes the short form and the long form, and names the choices on a typo', () => {
-    const short = hobConfigSchema.parse({ permissions: { sandbox: 'required' } });
+    const short = hobConfigSchemaFor([]).parse({ permissions: { sandbox: 'required' } });
     expect(short.permissions.sandbox).toEqual({ mode: 'required', network: true });
-    const long = hobConfigSchema.parse({ permissions: { sandbox: { mode: 'auto', network: false } } });
+    const long = hobConfigSchemaFor([]).parse({ permissions: { sandbox: { mode: 'auto', network: false } } });
     expect(long.permissions.sandbox).toEqual({ mode: 'auto', network: false });
-    expect(hobConfigSchema.parse({}).permissions.sandbox).toEqual({ mode: 'auto', network: true });
-    const bad = hobConfigSchema.safeParse({ permissions: { sandbox: 'strict' } });
+    expect(hobConfigSchemaFor([]).parse({}).permissions.sandbox).toEqual({ mode: 'auto', network: true });
+    const bad = hobConfigSchemaFor([]).safeParse({ permissions: { sandbox: 'strict' } });
     expect(bad.success).toBe(false);
   });
 });
 
 describe('hob doctor', () => {
   it('says whether the sandbox is active, and fails the check when required cannot be met', async () => {
-    const config = hobConfigSchema.parse({ data_dir: join(root, 'doctor'), permissions: { sandbox: 'off' } });
+    const config = hobConfigSchemaFor([]).parse({ data_dir: join(root, 'doctor'), permissions: { sandbox: 'off' } });
     const off = (await runDoctor(config, undefined)).find((check) => check.name === 'sandbox');
     expect(off).toEqual({ name: 'sandbox', ok: true, detail: 'off (permissions.sandbox: off): bash runs without a sandbox' });
     const auto = (await runDoctor({ ...config, permissions: { ...config.permissions, sandbox: { mode: 'required', network: true } } }, undefined)).find((c) => c.name === 'sandbox');

@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkWindow } from '../../src/cli/doctor-window.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { PromptTooLongError } from '../../src/core/errors.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
 import { discoverWindow } from '../../src/providers/window-discovery.js';
@@ -26,7 +26,7 @@ async function server(kind: ModelServer, contextWindow: number, model: ServedMod
   return fake;
 }
 
-const configFor = (baseUrl: string, name: string) => parseConfig(`model: { provider: openai, name: "${name}", base_url: "${baseUrl}", api_key: none }\n`, { env: {} });
+const configFor = (baseUrl: string, name: string) => parseHobConfig(`model: { provider: openai, name: "${name}", base_url: "${baseUrl}", api_key: none }\n`, { env: {} });
 
 describe('asking the server for its window', () => {
   it('Ollama: the loaded model\'s context from /api/ps, and what the model could do from /api/show', async () => {
@@ -88,8 +88,8 @@ describe('hob doctor: the window', () => {
       expect(check.warn, kind).toBeUndefined();
       await running.close();
     }
-    expect((await checkWindow(parseConfig('model: { context_window: 16000 }\n', { env: {} }))).detail).toBe('16,000 tokens for claude-sonnet-4-6, from model.context_window');
-    expect((await checkWindow(parseConfig('model: {}\n', { env: {} }))).detail).toBe("200,000 tokens for claude-sonnet-4-6, from hob's table of known models");
+    expect((await checkWindow(parseHobConfig('model: { context_window: 16000 }\n', { env: {} }))).detail).toBe('16,000 tokens for claude-sonnet-4-6, from model.context_window');
+    expect((await checkWindow(parseHobConfig('model: {}\n', { env: {} }))).detail).toBe("200,000 tokens for claude-sonnet-4-6, from hob's table of known models");
   });
 
   it('warns, with the fix, when Ollama runs the model with a num_ctx below what hob needs', async () => {

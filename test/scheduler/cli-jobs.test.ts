@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runJobs } from '../../src/cli/jobs.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadHobConfig } from '../../src/cli/channels.js';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { tempDir } from '../support/engine.js';
 import { harness, jobIdIn } from './harness.js';
@@ -17,7 +17,7 @@ function terminal(): { out: PassThrough; text(): string } {
 describe('hob jobs', () => {
   it('lists everyone\'s jobs with owner and target, and pauses, resumes and deletes by id', async () => {
     const dir = tempDir('hob-cli-jobs-');
-    const { config } = loadConfig({ text: `data_dir: ${dir}\ntimezone: Europe/Berlin\n`, env: { HOME: dir } });
+    const { config } = loadHobConfig({ text: `data_dir: ${dir}\ntimezone: Europe/Berlin\n`, env: { HOME: dir } });
     const h = harness({ dir, start: new Date().toISOString() });
     const id = jobIdIn((await h.call('schedule_create', { kind: 'reminder', text: 'pay rent', cron: '0 9 1 * *' }, { userId: '200' })).content);
     h.db.close();

@@ -4,7 +4,7 @@ import { createDiscordAdapter } from '../../adapters/discord/discord-adapter.js'
 import { createTelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
 import { createApp, type App } from '../../src/app.js';
 import { createGateway } from '../../src/cli/start.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadHobConfig, parseHobConfig } from '../../src/cli/channels.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { drainer } from '../../src/scheduler/index.js';
 import type { Scheduler } from '../../src/scheduler/runner.js';
@@ -51,7 +51,7 @@ async function startHob(model: ScriptedModel): Promise<{ app: App; telegram: Fak
   slack = await startFakeSlack();
   discord = await startFakeDiscord();
   const dir = tempDir('hob-linked-jobs-');
-  const { config } = loadConfig({
+  const { config } = loadHobConfig({
     text: `data_dir: ${dir}/data
 timezone: Europe/Berlin
 model: { provider: anthropic, name: claude-test, api_key: test-key }
@@ -205,7 +205,7 @@ describe('/jobs in the terminal', () => {
 describe('hob jobs', () => {
   it("shows times in the timezone of the terminal's linked person", async () => {
     const dir = tempDir('hob-cli-jobs-tz-');
-    const { config } = loadConfig({ text: `data_dir: ${dir}\ntimezone: Europe/Berlin\n`, env: { HOME: dir } });
+    const { config } = loadHobConfig({ text: `data_dir: ${dir}\ntimezone: Europe/Berlin\n`, env: { HOME: dir } });
     const { memory, db, store } = testMemory({ dir });
     memory.profiles.set('telegram:100', 'timezone', 'Asia/Tokyo');
     expect(memory.people.redeem(memory.people.createLinkCode('telegram:100'), 'console', consoleUserId())).toMatchObject({ ok: true });
@@ -231,7 +231,7 @@ describe('a scheduled report acts for the job owner', () => {
       { toolCalls: [{ name: 'memory_search', input: { query: 'padel' } }] },
       { text: 'Padel tonight at 19:00.' },
     ]);
-    const config = parseConfig(`data_dir: ${dir}\ntimezone: UTC\nmodel: { api_key: test }\n`, { env: {} });
+    const config = parseHobConfig(`data_dir: ${dir}\ntimezone: UTC\nmodel: { api_key: test }\n`, { env: {} });
     const reportApp = await createApp({ config, channel: 'a test', provider: model, logDestination: 'silent', clock: { now: () => Date.UTC(2026, 11, 1, 9, 5) } });
     app = reportApp;
     reportApp.memory.profiles.set('telegram:100', 'name', 'Annie');

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { SUMMARY_SYSTEM } from '../../src/engine/compaction/compactor.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions, type OpenAIRequestBody, type OpenAIScript } from '../fakes/openai.js';
 import { tempDir } from './engine.js';
@@ -113,7 +113,7 @@ const running: Array<{ app: App; fake: FakeOpenAI }> = [];
  */
 export async function hobOnLocalServer(server: FakeOpenAIOptions, model: string): Promise<{ app: App; fake: FakeOpenAI; workspace: string }> {
   const fake = await startFakeOpenAI(server);
-  const config = parseConfig(`data_dir: ${tempDir('hob-local-')}\nmodel: { provider: openai, base_url: "${fake.baseUrl}", api_key: none, retry: { max_attempts: 1 }, ${model} }\n`, { env: {} });
+  const config = parseHobConfig(`data_dir: ${tempDir('hob-local-')}\nmodel: { provider: openai, base_url: "${fake.baseUrl}", api_key: none, retry: { max_attempts: 1 }, ${model} }\n`, { env: {} });
   const app = await createApp({ config, channel: 'a test', logDestination: 'silent' });
   running.push({ app, fake });
   writeNotes(config.tools.workspace);

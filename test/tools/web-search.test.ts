@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { hobConfigSchema } from '../../src/config/schema.js';
+import { hobConfigSchemaFor } from '../../src/config/schema.js';
 import type { WebSearchProvider } from '../../src/config/extensions-schema.js';
 import { webSearchTool } from '../../src/tools/web-search.js';
 import { FAKE_RESULTS, startFakeWebSearch, type FakeWebSearch } from '../fakes/web-search.js';
@@ -72,10 +72,10 @@ describe('web_search requests', () => {
   });
 
   it('defaults to DuckDuckGo and names the missing key or URL of the others in config errors', () => {
-    expect(hobConfigSchema.parse({}).tools.web_search.provider).toBe('duckduckgo');
-    const brave = hobConfigSchema.safeParse({ tools: { web_search: { provider: 'brave' } } });
+    expect(hobConfigSchemaFor([]).parse({}).tools.web_search.provider).toBe('duckduckgo');
+    const brave = hobConfigSchemaFor([]).safeParse({ tools: { web_search: { provider: 'brave' } } });
     expect(brave.error?.issues[0]).toMatchObject({ path: ['tools', 'web_search', 'api_key'], message: expect.stringMatching(/brave provider needs one/) });
-    const searx = hobConfigSchema.safeParse({ tools: { web_search: { provider: 'searxng' } } });
+    const searx = hobConfigSchemaFor([]).safeParse({ tools: { web_search: { provider: 'searxng' } } });
     expect(searx.error?.issues[0]?.path).toEqual(['tools', 'web_search', 'base_url']);
   });
 });

@@ -2,7 +2,7 @@ import '../support/env.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { checkVoice } from '../../src/voice/doctor.js';
 import { startFakeSpeech, type FakeSpeech } from '../fakes/speech.js';
 import { startFakeTranscription, type FakeTranscription } from '../fakes/transcription.js';
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 describe('hob doctor on voice', () => {
   it('says voice notes are kept but not transcribed when nothing is configured', async () => {
-    const checks = await runDoctor(parseConfig(`data_dir: ${root}\n`, { env: {} }), undefined);
+    const checks = await runDoctor(parseHobConfig(`data_dir: ${root}\n`, { env: {} }), undefined);
     expect(checks.find((check) => check.name === 'voice notes')).toEqual({
       name: 'voice notes',
       ok: true,
@@ -34,7 +34,7 @@ describe('hob doctor on voice', () => {
     transcription = await startFakeTranscription({ apiKey: KEY });
     speech = await startFakeSpeech({ apiKey: KEY });
     const yaml = `voice:\n  base_url: ${transcription.baseUrl}\n  model: whisper-1\n  tts: { base_url: "${speech.baseUrl}", model: tts-1, voice: alloy }\n`;
-    const checks = await checkVoice(parseConfig(yaml, { env: { HOB_VOICE_API_KEY: KEY } }).voice, { mask });
+    const checks = await checkVoice(parseHobConfig(yaml, { env: { HOB_VOICE_API_KEY: KEY } }).voice, { mask });
     expect(checks.slice(0, 2)).toEqual([
       { name: 'voice notes', ok: true, detail: `${transcription.baseUrl} (whisper-1) transcribes with key sk-v…89` },
       { name: 'spoken answers', ok: true, detail: `${speech.baseUrl} (tts-1, voice alloy) speaks with key sk-v…89 (mp3 audio); reply: when_spoken_to` },
@@ -46,7 +46,7 @@ describe('hob doctor on voice', () => {
   it('fails the check when the endpoint refuses the key, without printing it', async () => {
     transcription = await startFakeTranscription({ apiKey: KEY });
     const wrong = 'sk-wrong-abcdef123456';
-    const config = parseConfig(`voice: { base_url: "${transcription.baseUrl}", model: whisper-1, api_key: ${wrong} }\n`, { env: {} });
+    const config = parseHobConfig(`voice: { base_url: "${transcription.baseUrl}", model: whisper-1, api_key: ${wrong} }\n`, { env: {} });
     const [check] = await checkVoice(config.voice, { mask, ffmpegPath: join(root, 'no-ffmpeg') });
     expect(check).toMatchObject({ name: 'voice notes', ok: false, detail: expect.stringContaining('refused the key: 401') });
     expect(check?.detail).toContain('check voice.api_key or HOB_VOICE_API_KEY');
@@ -55,7 +55,7 @@ describe('hob doctor on voice', () => {
 
   it('says ffmpeg is missing, and what it would do', async () => {
     transcription = await startFakeTranscription();
-    const config = parseConfig(`voice: { base_url: "${transcription.baseUrl}", model: small }\n`, { env: {} });
+    const config = parseHobConfig(`voice: { base_url: "${transcription.baseUrl}", model: small }\n`, { env: {} });
     const checks = await checkVoice(config.voice, { mask, ffmpegPath: join(root, 'no-ffmpeg') });
     expect(checks).toEqual([
       { name: 'voice notes', ok: true, detail: `${transcription.baseUrl} (small) transcribes without a key` },

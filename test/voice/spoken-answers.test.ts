@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { sniffContainer } from '../../src/voice/formats.js';
 import { shouldSpeak, speakableText } from '../../src/voice/speech.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';
@@ -17,7 +17,7 @@ afterEach(async () => {
 
 async function spokenAnswers(yaml = '', options: FakeSpeechOptions = {}, ffmpegPath?: string): Promise<SpokenAnswers> {
   fake = await startFakeSpeech({ apiKey: KEY, ...options });
-  const config = parseConfig(
+  const config = parseHobConfig(
     `voice:\n  base_url: http://127.0.0.1:9/v1\n  model: small\n  timeout_seconds: 5\n  tts:\n    base_url: ${fake.baseUrl}\n    model: tts-1\n    voice: nova\n${yaml}`,
     { env: { HOB_VOICE_API_KEY: KEY } },
   );
@@ -44,7 +44,7 @@ describe('which answers are spoken', () => {
   });
 
   it('follows the config: no tts means never', async () => {
-    const config = parseConfig('voice: { base_url: "http://127.0.0.1:9/v1", model: small }', { env: {} });
+    const config = parseHobConfig('voice: { base_url: "http://127.0.0.1:9/v1", model: small }', { env: {} });
     expect(new SpokenAnswers(config.voice).wants('Hi!', true)).toBe(false);
     expect((await spokenAnswers()).wants('Hi!', true)).toBe(true);
     expect((await spokenAnswers('    max_chars: 3\n')).wants('Hi there!', true)).toBe(false);
@@ -74,7 +74,7 @@ describe('a spoken answer', () => {
     const answers = await spokenAnswers();
     fake?.failNext(2);
     expect(await answers.speak('Okay.', 'audio_file')).toEqual({ error: expect.stringContaining('500 The server had an error') });
-    const config = parseConfig(`voice:\n  base_url: http://127.0.0.1:9/v1\n  model: small\n  tts: { base_url: "${fake?.baseUrl}", model: tts-1, voice: nova, api_key: sk-wrong-123456 }\n`, { env: {} });
+    const config = parseHobConfig(`voice:\n  base_url: http://127.0.0.1:9/v1\n  model: small\n  tts: { base_url: "${fake?.baseUrl}", model: tts-1, voice: nova, api_key: sk-wrong-123456 }\n`, { env: {} });
     const refused = await new SpokenAnswers(config.voice).speak('Okay.', 'audio_file');
     expect(refused).toEqual({ error: expect.stringContaining('401 Incorrect API key provided') });
     expect(JSON.stringify(refused)).not.toContain('sk-wrong-123456');

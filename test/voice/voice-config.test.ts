@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 
-const parse = (yaml: string, env: NodeJS.ProcessEnv = {}) => parseConfig(yaml, { env });
+const parse = (yaml: string, env: NodeJS.ProcessEnv = {}) => parseHobConfig(yaml, { env });
 const problems = (yaml: string, env: NodeJS.ProcessEnv = {}): string => {
   try {
     parse(yaml, env);

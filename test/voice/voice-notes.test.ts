@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.js';
+import { parseHobConfig } from '../../src/cli/channels.js';
 import { VoiceNotes, type Heard } from '../../src/voice/voice-notes.js';
 import { silentWav } from '../../src/voice/wav.js';
 import { startFakeTranscription, type FakeTranscription, type FakeTranscriptionOptions } from '../fakes/transcription.js';
@@ -20,7 +20,7 @@ afterEach(async () => {
 /** A voice section as config.yaml would hold it, pointed at a fresh fake. */
 async function voiceNotes(yaml = '', options: FakeTranscriptionOptions = {}, ffmpegPath?: string): Promise<VoiceNotes> {
   fake = await startFakeTranscription({ apiKey: 'sk-voice', ...options });
-  const config = parseConfig(`voice:\n  base_url: ${fake.baseUrl}\n  model: whisper-1\n${yaml}`, { env: { HOB_VOICE_API_KEY: 'sk-voice' } });
+  const config = parseHobConfig(`voice:\n  base_url: ${fake.baseUrl}\n  model: whisper-1\n${yaml}`, { env: { HOB_VOICE_API_KEY: 'sk-voice' } });
   return new VoiceNotes(config.voice, { ffmpegPath, tmpDir: inbox.root });
 }
 

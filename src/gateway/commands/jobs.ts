@@ -3,7 +3,7 @@ import type { Button, ButtonPress, ChannelAdapter, OutboundMessage } from '../ch
 
 /**
  * `/jobs`: the person's reminders and reports with their next run, and Pause / Resume /
- * Delete buttons (`job:<verb>:<id>`, well under Telegram's 64 bytes). Whoever presses must
+ * Delete buttons (`job:<verb>:<id>`, well under the 64 bytes the smallest button data allows). Whoever presses must
  * own the job (or hob): anyone else is told it was not found.
  */
 export function jobsMessage(access: JobAccess, platform: string, userId: string, note?: string, inGroup = true): OutboundMessage {

@@ -9,7 +9,7 @@ import type { CommandExpansion } from '../../extensions.js';
 export type ExtensionCommands = {
   expand(name: string, args: string): CommandExpansion | undefined;
   describeMcp(): string;
-  /** Plugin commands, for the platforms' menus (Slack: the `/hob` subcommands). */
+  /** Plugin commands, for the platforms' menus (or the subcommands of one `/hob` command where a platform has that). */
   menu(): { command: string; description: string }[];
 };
 

@@ -3,7 +3,7 @@ import type { MarkedToken, Token, Tokens, TokenizerExtension } from 'marked';
 import { graphemes } from './graphemes.js';
 
 /**
- * One walk over marked's token tree, parameterised by an output dialect, so the Telegram HTML
+ * One walk over marked's token tree, parameterised by an output dialect, so an HTML
  * renderer and the plain-text fallback agree on structure (lists, tables, quotes, links) and
  * differ only in how they mark it up.
  */
@@ -18,14 +18,14 @@ export interface Dialect {
   pre(literal: string, language: string | undefined): string;
   /** Only called with an href that `linkable` accepted; `inner` is already rendered. */
   link(inner: string, href: string): string;
-  /** `nested` is true for a quote inside a quote (Telegram cannot nest blockquotes). */
+  /** `nested` is true for a quote inside a quote (some chats cannot nest blockquotes). */
   quote(inner: string, nested: boolean): string;
   heading(inner: string): string;
   /** An aligned plain-text table (cells already stripped of markup). */
   table(layout: string): string;
 }
 
-/** Spoilers as Discord and Telegram users write them: ||hidden||. */
+/** Spoilers as chat users write them: ||hidden||. */
 const spoiler: TokenizerExtension = {
   name: 'spoiler',
   level: 'inline',
@@ -48,7 +48,7 @@ function lex(source: string): Token[] {
 
 const linkSchemes = /^(?:https?:|tg:|mailto:)/i;
 
-/** Only web, Telegram and mail links become links; `javascript:` and the like stay text. */
+/** Only http(s), chat-app (`tg:`) and mail links become links; `javascript:` and the like stay text. */
 export function linkable(href: string): boolean {
   if (!linkSchemes.test(href)) return false;
   return URL.canParse(href);

@@ -5,7 +5,7 @@ import { graphemes } from './graphemes.js';
  * Splits Markdown into chunks that each fit one chat message.
  *
  * Contract:
- * - every chunk is at most `maxLength` UTF-16 units (what Telegram, Discord and Slack count);
+ * - every chunk is at most `maxLength` UTF-16 units (what the chat platforms count);
  * - a split prefers a paragraph break, then a line break, then a space, then a hard cut; a hard
  *   cut lands on a grapheme boundary (never inside a surrogate pair or a ZWJ emoji) when one fits;
  * - only the whitespace at a split point is dropped; inside a code fence the indentation of
@@ -32,7 +32,7 @@ export function splitForPlatform(text: string, capabilities: Pick<ChannelCapabil
 export type RenderedChunk = { markdown: string; rendered: string };
 
 /**
- * Splits Markdown so that each chunk still fits once rendered (Telegram counts the text after
+ * Splits Markdown so that each chunk still fits once rendered (a platform may count the text after
  * its HTML is parsed, but rejects a request whose HTML is over the limit, and escaping and tags
  * make HTML longer than the Markdown). A chunk that renders too long is split again with a
  * limit scaled down by how much it grew; after a bounded number of rounds a chunk that still

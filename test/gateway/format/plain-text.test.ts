@@ -2,7 +2,7 @@ import slackifyMarkdown from 'slackify-markdown';
 import { describe, expect, it } from 'vitest';
 import { toMrkdwn } from '../../../adapters/slack/render.js';
 import { isPlainText } from '../../../src/gateway/format/plain-text.js';
-import { markdownToTelegramHtml } from '../../../src/gateway/format/telegram-html.js';
+import { markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
 
 /**
  * Plain text skips the Markdown parsers; what the person reads must be exactly what the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitForPlatform, splitMessage, splitRendered } from '../../../src/gateway/format/split.js';
-import { markdownToTelegramHtml } from '../../../src/gateway/format/telegram-html.js';
+import { markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
 
 /** mulberry32: a tiny seeded generator, so a failing input can be reproduced from its seed. */
 function random(seed: number): () => number {

@@ -1,6 +1,6 @@
-import { MarkdownWalk, plainLink } from './markdown-walk.js';
-import type { Dialect } from './markdown-walk.js';
-import { isPlainText } from './plain-text.js';
+import { MarkdownWalk, plainLink } from '../../src/gateway/format/markdown-walk.js';
+import type { Dialect } from '../../src/gateway/format/markdown-walk.js';
+import { isPlainText } from '../../src/gateway/format/plain-text.js';
 
 /**
  * Markdown as models write it → Telegram's HTML parse mode.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, markdownToTelegramHtml, stripMarkdown } from '../../../src/gateway/format/telegram-html.js';
-import { parseTelegramHtml } from '../../fakes/telegram/html.js';
+import { escapeHtml, markdownToTelegramHtml, stripMarkdown } from '../../adapters/telegram/html.js';
+import { parseTelegramHtml } from '../fakes/telegram/html.js';
 
 const allowedTags = new Set(['b', 'i', 's', 'u', 'code', 'pre', 'a', 'blockquote', 'tg-spoiler']);
 

@@ -1,6 +1,6 @@
-import { errorMessage } from '../core/errors.js';
-import { maskSecret } from '../logger.js';
-import type { Check } from './doctor.js';
+import type { Check } from '../../src/core/check.js';
+import { errorMessage } from '../../src/core/errors.js';
+import type { ChannelDoctorContext } from '../../src/gateway/channel-module.js';
 
 /** GATEWAY_MESSAGE_CONTENT (verified apps) and GATEWAY_MESSAGE_CONTENT_LIMITED (the rest). */
 const MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19);
@@ -17,9 +17,9 @@ function inviteUrl(applicationId: string): string {
  * has the Message Content intent switched on (`GET /applications/@me` flags); without it
  * Discord closes hob's connection with 4014.
  */
-export async function checkDiscord(apiUrl: string, token: string, fetchImpl: typeof fetch): Promise<Check[]> {
+export async function checkDiscord(apiUrl: string, token: string, context: ChannelDoctorContext): Promise<Check[]> {
   const call = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const response = await fetchImpl(`${apiUrl}/${API_VERSION}${path}`, { headers: { authorization: `Bot ${token}` }, signal: AbortSignal.timeout(10_000) });
+    const response = await context.fetch(`${apiUrl}/${API_VERSION}${path}`, { headers: { authorization: `Bot ${token}` }, signal: AbortSignal.timeout(10_000) });
     return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
   };
   let me: Awaited<ReturnType<typeof call>>;
@@ -31,7 +31,7 @@ export async function checkDiscord(apiUrl: string, token: string, fetchImpl: typ
   if (me.status !== 200) {
     return [{ name: 'discord', ok: false, detail: `GET /users/@me answered ${me.status}; copy a new token from the Developer Portal (your application → Bot → Reset Token) into channels.discord.token` }];
   }
-  const checks: Check[] = [{ name: 'discord', ok: true, detail: `token ${maskSecret(token)} is ${String(me.body.username)} (id ${String(me.body.id)})` }];
+  const checks: Check[] = [{ name: 'discord', ok: true, detail: `token ${context.mask(token)} is ${String(me.body.username)} (id ${String(me.body.id)})` }];
   try {
     const app = await call('/applications/@me');
     const flags = Number(app.body.flags ?? 0);

@@ -1,0 +1,61 @@
+/**
+ * An inbound message as the inbox keeps it until its run has taken it: everything but the
+ * download closures, so a restart can queue it again. Files come back through the refs the
+ * adapter gave them; a file without one (or a row from before refs) is named as lost, so the
+ * model can ask for it again.
+ */
+import type { Attachment, ChatType, InboundMessage } from './channel.js';
+
+/** An attachment as the inbox keeps it: everything but the download closure. */
+type StoredAttachment = Omit<Attachment, 'download'>;
+
+/** An inbound message as the inbox keeps it (rows from before attachment refs hold a count). */
+export type StoredInbound = {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+  chatType: ChatType;
+  userId: string;
+  userName: string;
+  text: string;
+  attachments: StoredAttachment[] | number;
+};
+
+/** The inbox row's message column. */
+export function storeInbound(message: InboundMessage): string {
+  const stored: StoredInbound = {
+    platform: message.platform,
+    chatId: message.chatId,
+    threadId: message.threadId,
+    chatType: message.chatType,
+    userId: message.userId,
+    userName: message.userName,
+    text: message.text,
+    attachments: message.attachments.map(({ download: _download, ...kept }) => kept),
+  };
+  return JSON.stringify(stored);
+}
+
+export function readInbound(json: string): StoredInbound {
+  return JSON.parse(json) as StoredInbound;
+}
+
+/** The parts of one message (a paste, an album) put back together: its text, and its files where they can be fetched again. */
+export function restoreParts(parts: StoredInbound[], download: ((ref: string) => Promise<Buffer>) | undefined): { text: string; attachments: Attachment[] } {
+  const attachments: Attachment[] = [];
+  let lostCount = 0;
+  for (const stored of parts) {
+    if (typeof stored.attachments === 'number') {
+      lostCount += stored.attachments;
+      continue;
+    }
+    for (const attachment of stored.attachments) {
+      const { ref } = attachment;
+      if (ref !== undefined && download) attachments.push({ ...attachment, download: () => download(ref) });
+      else lostCount += 1;
+    }
+  }
+  const text = parts.map((stored) => stored.text).filter((part) => part !== '').join('\n');
+  const lost = lostCount ? `\n[${lostCount} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
+  return { text: text + lost, attachments };
+}

@@ -7,13 +7,15 @@
  * - `cpu`: a CPU profile (inspector `Profiler`);
  * - `alloc`: every allocation sampled, also those collected since (inspector
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
+ * - `promoted`: as `alloc`, without what a minor GC collected: what outlived the young
+ *   generation (held, or collected later by a major GC), the garbage that grows the old one;
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held.
- * `start`, `cpu` and `alloc` print the cost (per message, or in all for `start`) by source file or package (mapped back
+ * `start`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts start|cpu|alloc|heap [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|cpu|alloc|promoted|heap [messages=600] [floor]
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -156,7 +158,7 @@ async function sendMany(fakes: ThreeChannels, from: number, count: number): Prom
 async function main(): Promise<void> {
   const mode = process.argv[2];
   if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
-  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|heap [messages] [floor]');
+  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|promoted|heap [messages] [floor]');
   const messages = Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
@@ -174,7 +176,7 @@ async function main(): Promise<void> {
     const rssWarm = residentBytes(pid) ?? Number.NaN;
     const warm = mode === 'heap' ? await snapshot(pid, dir) : undefined;
     if (mode === 'cpu') await send?.('Profiler.enable').then(() => send('Profiler.start'));
-    if (mode === 'alloc') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
     await sendMany(fakes, WARMUP, messages);
     // Taken before the second snapshot (writing one costs memory of its own).
     const rssEnd = residentBytes(pid) ?? Number.NaN;
@@ -184,9 +186,10 @@ async function main(): Promise<void> {
       const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
       lines.push('CPU (sampled):', ...summarise(cpuCosts(profile), messages, ' ms', fmt));
     }
-    if (mode === 'alloc' && send) {
+    if ((mode === 'alloc' || mode === 'promoted') && send) {
       const { profile } = (await send('HeapProfiler.stopSampling')) as { profile: { head: SamplingNode } };
-      lines.push('allocated (sampled, collected or not):', ...summarise(allocationCosts(profile.head), messages, '', fmtBytes));
+      const what = mode === 'alloc' ? 'allocated (sampled, collected or not)' : 'outlived the young generation (sampled; held, or collected by a major GC)';
+      lines.push(`${what}:`, ...summarise(allocationCosts(profile.head), messages, '', fmtBytes));
     }
   } finally {
     await hob.stop();

@@ -44,6 +44,9 @@ function machine(): string {
   return `node ${process.version}, ${cpus().length} × ${cpu}, ${process.platform}/${process.arch}`;
 }
 
+// A whole run of the test suite (bench/test-suite.ts): as long as `npm test` itself.
+if (process.env.HOB_BENCH_SKIP_TESTS !== '1') BENCHMARKS.push('test-suite');
+
 const outcomes: Outcome[] = [];
 for (const file of BENCHMARKS) {
   console.log(`\n▶ ${file}`);

@@ -36,6 +36,7 @@ export async function bundleFloor(dir: string): Promise<string> {
     // As dist/ has them: bench/profile.ts maps the floor's costs to its packages too.
     sourcemap: true,
     sourcesContent: false,
+    minifyWhitespace: true,
     logLevel: 'warning',
   });
   return join(dir, 'index.mjs');

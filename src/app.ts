@@ -6,6 +6,7 @@ import { defaultConfigPath, requireModelKey } from './config/load.js';
 import { channelChatCommands, channelLabel, channelSecretEnv, loadHobConfig } from './cli/channels.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { errorMessage } from './core/errors.js';
+import { keepHeapSteady } from './core/steady-heap.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
 import type { PermissionGate } from './engine/ports.js';
@@ -91,7 +92,8 @@ export type App = {
   /**
    * Loads the model SDK in the background, if it is not loaded yet, logs the bash sandbox's
    * state (once), and starts the sandbox's first walk for secrets on disk, so the first bash
-   * call does not wait for it.
+   * call does not wait for it. From then on the heap's growth is bounded (core/steady-heap.ts:
+   * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
   /** Closes the store and waits until every log line is written. */
@@ -261,6 +263,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       return `Switched to ${name}. New messages use it.`;
     },
     warmUp: () => {
+      keepHeapSteady();
       preloadModel();
       void windows.resolve(deps.provider.model);
       logSandbox();

@@ -1,20 +1,20 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureBuiltDist } from './support/built-dist.js';
 import { SHARED_DIR_ENV, stopSharedCluster } from './support/postgres.js';
 
 /**
  * Runs once before the suite: tests never see the developer's model keys or endpoints, and
- * the bundled CLI (dist/) that process-level tests spawn is fresh. PostgreSQL tests share one
- * cluster per run, started by the first test file that needs it (test/support/postgres.ts)
- * and stopped here after the run.
+ * the bundled CLI (dist/) that process-level tests spawn is fresh (bundled again only when
+ * its inputs changed). PostgreSQL tests share one cluster per run, started by the first test
+ * file that needs it (test/support/postgres.ts) and stopped here after the run.
  */
 export default function setup(): () => void {
   for (const name of Object.keys(process.env)) {
     if (name.startsWith('ANTHROPIC_') || name.startsWith('OPENAI_') || name.startsWith('HOB_VOICE_') || name === 'HOB_CONFIG') delete process.env[name];
   }
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  ensureBuiltDist(join(import.meta.dirname, '..'));
   const shared = mkdtempSync(join(tmpdir(), 'hob-pg-run-'));
   process.env[SHARED_DIR_ENV] = shared;
   return () => stopSharedCluster(shared);

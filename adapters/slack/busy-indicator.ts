@@ -75,7 +75,7 @@ export class BusyIndicator {
   async edited(where: { chatId: string; threadId?: string }, message: OutboundMessage): Promise<void> {
     if (where.threadId === undefined || !this.assistantThreads.has(keyOf(where)) || !isProgress(message)) return;
     const running = message.text.split('\n').filter((line) => line.startsWith('⏳ ')).at(-1);
-    const tool = running ? /^⏳ ([^:]+):/.exec(running)?.[1] : undefined;
+    const tool = running ? /^\u23F3 ([^:]+):/.exec(running)?.[1] : undefined;
     await this.setStatus(where.chatId, where.threadId, tool ? `is running ${tool}…` : 'is thinking…').catch((error: unknown) =>
       this.logger.warn({ method: 'assistant.threads.setStatus', ...describeError(error) }, 'slack status failed'),
     );
@@ -106,5 +106,5 @@ function keyOf(target: { chatId: string; threadId?: string }): string {
 
 /** The gateway's progress message: plain lines of ⏳/✅/❌ tool lines. */
 function isProgress(message: OutboundMessage): boolean {
-  return message.plain === true && message.text.split('\n').every((line) => /^(⏳|✅|❌) /.test(line));
+  return message.plain === true && message.text.split('\n').every((line) => /^(\u23F3|\u2705|\u274C) /.test(line));
 }

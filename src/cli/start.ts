@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createApp, type App } from '../app.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
@@ -9,6 +10,8 @@ import { faultFromEnv } from '../core/fault.js';
 import type { DeliveryFault } from '../gateway/delivery-ports.js';
 import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
+import { SpokenAnswers } from '../voice/spoken-answers.js';
+import { VoiceNotes } from '../voice/voice-notes.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
@@ -112,6 +115,8 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     extensions: app.extensions,
     channelCommands: channelChatCommands(config),
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
+    // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
+    voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
   });
 }
 

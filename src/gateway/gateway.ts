@@ -25,6 +25,7 @@ import { ConversationPool, type OpenConversation } from './pool.js';
 import { PressRouter, questionPresses, type PressHandler } from './presses.js';
 import { ChatEditClock } from './reply.js';
 import { recoverAfterRestart } from './restart-recovery.js';
+import type { GatewayVoice } from './hearing.js';
 import { InboundRouter } from './router.js';
 import type { GroupSessions } from './session-key.js';
 
@@ -61,6 +62,11 @@ export type GatewayOptions = {
   busyAfterMs?: number;
   /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
   people?: PersonResolver;
+  /**
+   * issue 22: voice notes heard (or, without an endpoint, a sentence saying how to set it up)
+   * and answers spoken. Without it a voice note is a file like any other.
+   */
+  voice?: GatewayVoice;
 };
 
 /**
@@ -109,6 +115,8 @@ export class Gateway implements InboundSink {
     this.router = new InboundRouter({
       store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
       extensions: options.extensions, pasteWaitMs: options.pasteWaitMs, albumWaitMs: options.albumWaitMs,
+      // Only with a transcription endpoint can hob hear whether a group's voice note is for it.
+      overhears: options.voice?.notes.configured === true,
     });
     this.presses = new PressRouter(adapter, this.pressHandlers(), logger);
   }
@@ -188,6 +196,7 @@ export class Gateway implements InboundSink {
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),
+        voice: this.options.voice,
       }),
     );
   }

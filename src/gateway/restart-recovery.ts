@@ -70,11 +70,11 @@ function requeue(deps: RestartDeps, key: string, parts: { id: number; stored: St
   const [head] = parts;
   const adapter = head ? deps.adapters.get(head.stored.platform) : undefined;
   if (!head || !adapter) return;
-  const { text, attachments } = restoreParts(parts.map((part) => part.stored), adapter.download?.bind(adapter));
+  const { text, attachments, overheard } = restoreParts(parts.map((part) => part.stored), adapter.download?.bind(adapter));
   const { stored } = head;
   const inboxIds = parts.map((part) => part.id);
   const conversation = deps.conversation(key, adapter, stored, stored.chatType);
-  const result = conversation.enqueue({ inboxIds, userId: stored.userId, userName: stored.userName, text, attachments });
+  const result = conversation.enqueue({ inboxIds, userId: stored.userId, userName: stored.userName, text, attachments, ...(overheard ? { overheard } : {}) });
   if (result === 'full') {
     for (const id of inboxIds) deps.inbox.markDone(id);
     void deps.delivery.send(stored.platform, targetOf(stored), { text: `After a restart I had too many of your messages waiting, so I did not take this one: "${oneLine(stored.text, 60)}". Please send it again.`, plain: true }, key);

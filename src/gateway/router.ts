@@ -19,6 +19,7 @@ import { parseCommand } from './commands.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
 import { framedText } from './framing.js';
+import { isOverheardVoiceNote } from './hearing.js';
 import { replyTo } from './inbound-reply.js';
 import type { PairingService } from './pairing.js';
 import type { OpenConversation } from './pool.js';
@@ -42,6 +43,11 @@ export type RouterDeps = {
   commands: ChatCommands;
   extensions?: ExtensionCommands;
   conversation: OpenConversation;
+  /**
+   * issue 22: a voice note in a group that does not address hob is taken (from people hob
+   * talks to there) and answered only when what it says names hob. Needs a transcription endpoint.
+   */
+  overhears?: boolean;
   /** How long a long paste or an album waits for its next part. */
   pasteWaitMs?: number;
   albumWaitMs?: number;
@@ -82,7 +88,9 @@ export class InboundRouter {
   private route(message: InboundMessage, key: string): void {
     const adapter = this.deps.adapter(message.platform);
     if (!adapter) throw new Error(`no adapter for ${message.platform}`);
-    if (!this.admitted(message, key, adapter)) return;
+    const overheard = this.overheard(message);
+    // Access as if addressed: whether it was for hob is heard from the note itself.
+    if (!this.admitted(overheard ? { ...message, mentionsBot: true } : message, key, adapter)) return;
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
     // Once per update: a redelivery after a restart must not run /new twice.
     const firstTime = () => this.deps.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.deps.clock.now() });
@@ -110,9 +118,13 @@ export class InboundRouter {
       return;
     }
     message = { ...message, text: framedText(message) };
-    const inboxId = this.deps.inbox.add({ platform: message.platform, updateId, sessionKey: key, message: storeInbound(message), now: this.deps.clock.now() });
+    const inboxId = this.deps.inbox.add({ platform: message.platform, updateId, sessionKey: key, message: storeInbound(message, { overheard }), now: this.deps.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
     if (!this.coalescer.offer(key, { message, inboxId })) this.enqueue(key, [{ message, inboxId }]);
+  }
+
+  private overheard(message: InboundMessage): boolean {
+    return this.deps.overhears === true && isOverheardVoiceNote(message);
   }
 
   /** Whether hob answers this message at all: from someone allowed, a recent edit, not another bot's command. */
@@ -157,6 +169,7 @@ export class InboundRouter {
       text: parts.map((part) => part.message.text).filter((text) => text !== '').join('\n'),
       attachments: parts.flatMap((part) => part.message.attachments),
       messageId: message.messageId,
+      ...(parts.every((part) => this.overheard(part.message)) ? { overheard: true } : {}),
     });
     if (result === 'full') {
       for (const id of inboxIds) this.deps.inbox.markDone(id);

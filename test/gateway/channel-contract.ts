@@ -111,13 +111,13 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
 
     it('treats an unanswered approval as a denial and tells both sides', async () => {
       const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'touch x' } }] }, { text: 'You did not answer, so I did nothing.' }]);
-      const { d } = await start(model, { approvalTimeoutSeconds: 1 });
+      const { d } = await start(model, { approvalTimeoutSeconds: 0.2 });
       d.dm(OWNER, 'touch x');
       const chat = d.dmChatId(OWNER);
       const prompt = await lastText(d, chat, 'touch x');
       await lastText(d, chat, 'You did not answer');
       expect(d.seen(chat).find((message) => message.id === prompt.id)?.text).toContain('timed out');
-      expect(toolResults(model, 1)[0]?.content).toContain('Nobody answered the approval request within 1 seconds');
+      expect(toolResults(model, 1)[0]?.content).toContain('Nobody answered the approval request within 0.2 seconds');
     });
 
     it('splits a long answer into messages that fit, losing nothing', async () => {

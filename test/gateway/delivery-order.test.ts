@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -7,6 +7,7 @@ import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/ga
 
 let hob: TestGateway | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await hob?.close();
   hob = undefined;
 });
@@ -56,14 +57,17 @@ describe('delivery order and replies', () => {
   it('does not show "typing" while it waits for the person to approve', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'true' } }] }, { text: 'ok' }]);
+    // The typing sign is renewed on an interval: that clock is moved on instead of waited out.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     hob = await startTestGateway(channel, model);
     channel.say(OWNER, 'run it');
     const prompt = await channel.waitFor(() => dmOf(channel).find((m) => m.buttons.length > 0), 5000, 'approval');
     const typedBefore = channel.typingChats.length;
-    await new Promise((resolve) => setTimeout(resolve, 4500)); // one typing interval
+    await vi.advanceTimersByTimeAsync(4500); // one typing interval
+    vi.useRealTimers();
     expect(channel.typingChats.length).toBe(typedBefore);
     channel.press(OWNER, prompt, 'Allow once');
     await channel.waitFor(() => dmOf(channel).find((m) => m.text === 'ok'), 5000, 'answer');
     expect(channel.typingChats.length).toBeGreaterThan(typedBefore); // typing again once allowed
-  }, 15_000);
+  });
 });

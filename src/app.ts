@@ -5,6 +5,7 @@ import type { HobConfig } from './config/schema.js';
 import { defaultConfigPath, requireModelKey } from './config/load.js';
 import { channelChatCommands, channelLabel, channelSecretEnv, loadHobConfig } from './cli/channels.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { errorMessage } from './core/errors.js';
 import { keepHeapSteady } from './core/steady-heap.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
@@ -28,17 +29,16 @@ import { costUsd } from './providers/pricing.js';
 import type { PersonResolver } from './core/person.js';
 import type { ProviderClient } from './providers/types.js';
 import { createScheduling, type Scheduling } from './scheduler/index.js';
-import { ConversationRepository } from './store/conversations.js';
-import { openDatabase, type Db } from './store/db.js';
-import { PermissionRuleRepository } from './store/permission-rules.js';
+import type { ConversationRepository } from './store/conversations.js';
+import { openStore, sqlitePath } from './store/open.js';
+import type { Store } from './store/store.js';
 import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
 import { sessionSearchTool } from './memory/session-search.js';
-import { SessionArchive } from './store/session-archive.js';
 import { isCalibrationState, TokenCalibrations } from './engine/compaction/calibration.js';
 import { ModelWindow } from './engine/model-window.js';
 import { promptBudget } from './engine/prompt-budget.js';
-import { TokenCalibrationRepository } from './store/token-calibration.js';
+import { typedCalibrations } from './store/token-calibration.js';
 import { TOOL_SEARCH, toolSearchTool } from './tools/tool-search.js';
 import type { WindowInfo } from './providers/context-window.js';
 
@@ -70,7 +70,7 @@ export type AppOptions = {
 /** Everything one hob process shares: the store, the model, tools, policy and logs. */
 export type App = {
   config: HobConfig;
-  db: Db;
+  store: Store;
   logger: Logger;
   conversations: ConversationRepository;
   permissions: PermissionChecker;
@@ -96,7 +96,7 @@ export type App = {
    * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
-  /** Closes the database and waits until every log line is written. */
+  /** Closes the store and waits until every log line is written. */
   close(): Promise<void>;
 };
 
@@ -111,12 +111,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
-  const dbPath = join(config.data_dir, 'hob.db');
-  const db = openDatabase(dbPath);
-  const conversations = new ConversationRepository(db, clock);
-  const rules = new PermissionRuleRepository(db, clock);
+  const dbPath = sqlitePath(config.data_dir);
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
+  const conversations = store.conversations;
+  const rules = store.permissionRules;
   const memory = new Memory({
-    db,
+    store,
     clock,
     logger,
     dataDir: config.data_dir,
@@ -151,7 +151,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
   };
   const scheduling = createScheduling({
-    db,
+    store,
     clock,
     defaultTimezone: config.timezone,
     settings: { graceMinutes: config.scheduler.grace_minutes, maxFailures: config.scheduler.max_failures, reportTimeoutSeconds: config.scheduler.report_timeout_seconds },
@@ -172,7 +172,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...memoryTools(memory),
     ...scheduling.tools,
     webSearchTool(config.tools.web_search) as unknown as AnyTool,
-    sessionSearchTool(new SessionArchive(db), memory.people),
+    sessionSearchTool(store.archive, memory.people),
     // issue 17: in a small window rarely used tools (and MCP tools beyond a few) load through it
     toolSearchTool(() => tools),
     ...(options.extraTools ?? []),
@@ -198,7 +198,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const windows = new ModelWindow({ configured: config.model.context_window, discover: (model) => discoverWindowOf(config, model, options.configPath) });
-  const calibrations = new TokenCalibrations(new TokenCalibrationRepository(db, clock, isCalibrationState));
+  const calibrations = new TokenCalibrations(typedCalibrations(store.tokenCalibration, isCalibrationState));
   const deps: EngineDeps = {
     provider,
     tools,
@@ -242,7 +242,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   return {
     config,
-    db,
+    store,
     logger,
     conversations,
     permissions,
@@ -275,7 +275,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       memory.close();
       hooks.close();
       await extensions.close();
-      db.close();
+      store.close();
       await flushLog(logger);
     },
   };

@@ -5,8 +5,6 @@ import type { ChannelAdapter } from '../gateway/channel.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { Delivery } from '../gateway/delivery.js';
 import { Gateway } from '../gateway/gateway.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { SessionArchive } from '../store/session-archive.js';
 import { consoleOutlet } from './console-outlet.js';
 import { faultFromEnv } from '../core/fault.js';
 import type { DeliveryFault } from '../gateway/delivery-ports.js';
@@ -37,18 +35,18 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
       // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
-      const delivery = gateway?.delivery ?? new Delivery(new OutboxRepository(app.db), systemClock, app.logger);
+      const delivery = gateway?.delivery ?? new Delivery(app.store.outbox, systemClock, app.logger);
       delivery.register(consoleOutlet());
       if (!gateway) {
         delivery.start(1000);
-        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
+        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
         stopDelivery = () => delivery.stop();
       }
       await runChat({
@@ -60,7 +58,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         memory: app.memory,
         extensions: app.extensions,
         jobs: app.scheduling.access,
-        archive: new SessionArchive(app.db),
+        archive: app.store.archive,
       });
     } else if (gateway) {
       await untilSignal();
@@ -95,7 +93,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
   const { config } = app;
   const access = new Map(configuredChannels(config).map(({ module, section }) => [module.name, module.access(section)]));
   return new Gateway({
-    db: app.db,
+    store: app.store,
     clock: systemClock,
     logger: app.logger,
     adapters,

@@ -6,8 +6,7 @@
  * parts of one paste or album together.
  */
 import { oneLine } from '../core/text.js';
-import { sessionsWithPendingWork } from '../store/conversations.js';
-import type { Db } from '../store/db.js';
+import type { ConversationRepository } from '../store/conversations.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, ChatType } from './channel.js';
@@ -19,7 +18,7 @@ import { placeOfKey } from './session-key.js';
 import { readInbound, restoreParts, type StoredInbound } from './stored-inbound.js';
 
 export type RestartDeps = {
-  db: Db;
+  conversations: Pick<ConversationRepository, 'pendingWork'>;
   inbox: InboxRepository;
   delivery: Delivery;
   broker: ApprovalBroker;
@@ -32,7 +31,7 @@ export async function recoverAfterRestart(deps: RestartDeps): Promise<void> {
   deps.delivery.releaseLeases();
   await deps.delivery.settleLeftLive();
   const notStarted = await deps.broker.recoverAfterRestart(deps.adapters);
-  for (const key of sessionsWithPendingWork(deps.db)) {
+  for (const key of deps.conversations.pendingWork()) {
     const found = conversationForKey(deps, key);
     found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
   }

@@ -9,7 +9,7 @@
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
-import type { Db } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { AccessControl } from './access.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
@@ -30,7 +30,8 @@ import { storeInbound } from './stored-inbound.js';
 const EDIT_WINDOW_SECONDS = 600;
 
 export type RouterDeps = {
-  db: Db;
+  /** One commit for the inbox row and, when the conversation is free, the engine storing the message. */
+  store: Pick<Store, 'transaction'>;
   clock: Clock;
   logger: Logger;
   groupSessions: GroupSessions;
@@ -72,7 +73,7 @@ export class InboundRouter {
   message(message: InboundMessage): void {
     const key = sessionKeyFor(message, this.deps.groupSessions);
     try {
-      this.deps.db.transaction(() => this.route(message, key))(); // one commit: the inbox row and, when the conversation is free, the engine storing the message
+      this.deps.store.transaction(() => this.route(message, key)); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
       this.deps.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void replyTo(this.deps.delivery, message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);

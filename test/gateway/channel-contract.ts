@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelAdapter } from '../../src/gateway/channel.js';
 import type { GatewayOptions } from '../../src/gateway/gateway.js';
 import type { ToolResultBlock } from '../../src/core/messages.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -202,7 +202,7 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
         Boolean(d.liveText?.(chatId)?.includes(text)) || d.seen(chatId).some((message) => message.text.includes(text));
       /** Nothing is left to send and no run is busy: what the person sees now is final. */
       const settled = (d: ContractDriver, hob: TestGateway) => {
-        const outbox = new OutboxRepository(hob.db);
+        const outbox = new SqliteOutbox(hob.db);
         return d.waitFor(() => outbox.counts().pending === 0 && !hob.gateway.pool.all().some((conversation) => conversation.busy), 'the run to settle');
       };
       const copies = (d: ContractDriver, chatId: string, text: string) => d.seen(chatId).filter((message) => message.text.includes(text)).length;
@@ -288,7 +288,7 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
         await lastText(d, chat, 'An answer sent the ordinary way.');
         await settled(d, hob);
         expect(copies(d, chat, 'An answer sent the ordinary way.')).toBe(1);
-        expect(new OutboxRepository(hob.db).counts()).toMatchObject({ pending: 0, failed: 0 });
+        expect(new SqliteOutbox(hob.db).counts()).toMatchObject({ pending: 0, failed: 0 });
       });
     });
 

@@ -12,5 +12,6 @@ import type { ChannelModule } from '../src/gateway/channel-module.js';
 import { discordChannel } from './discord/index.js';
 import { slackChannel } from './slack/index.js';
 import { telegramChannel } from './telegram/index.js';
+import { webChannel } from './web/index.js';
 
-export const CHANNELS: readonly ChannelModule[] = [telegramChannel, slackChannel, discordChannel];
+export const CHANNELS: readonly ChannelModule[] = [telegramChannel, slackChannel, discordChannel, webChannel];

@@ -19,9 +19,9 @@ import { TaskManager } from '../src/engine/tasks/task-manager.js';
 import { createLogger } from '../src/logger.js';
 import { denyingInteraction } from '../src/policy/types.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest } from '../src/providers/types.js';
-import { openDatabase, type Db } from '../src/store/db.js';
-import { OutboxRepository } from '../src/store/outbox.js';
-import { TaskRepository } from '../src/store/tasks.js';
+import { openDatabase, type Db } from '../src/store/sqlite/db.js';
+import { SqliteOutbox } from '../src/store/sqlite/outbox.js';
+import { TaskRepository } from '../src/store/sqlite/tasks.js';
 import { defineTool, ToolRegistry, type AnyTool } from '../src/tools/tool.js';
 import { engineDeps } from '../test/support/deps.js';
 import { tempDir } from '../test/support/engine.js';
@@ -95,7 +95,7 @@ async function memoryPerTask(dir: string): Promise<number> {
   const deps = engineDeps(new BenchModel({ tool: 'echo', calls: 0, hang: true }), [], join(dir, 'tasks'));
   const manager = new TaskManager({
     tasks: new TaskRepository(deps.db),
-    outbox: new OutboxRepository(deps.db),
+    outbox: new SqliteOutbox(deps.db),
     engine: (key) => new QueryEngine(key, deps),
     people: unlinkedPeople,
     clock: systemClock,

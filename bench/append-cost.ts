@@ -8,8 +8,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../src/core/clock.js';
 import type { Message } from '../src/core/messages.js';
-import { ConversationRepository } from '../src/store/conversations.js';
-import { openDatabase } from '../src/store/db.js';
+import { SqliteConversations } from '../src/store/sqlite/conversations.js';
+import { openDatabase } from '../src/store/sqlite/db.js';
 import { tempDir } from '../test/support/engine.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
 
@@ -28,7 +28,7 @@ export async function run(): Promise<BenchResult> {
   const dir = tempDir('hob-bench-append-');
   const db = openDatabase(join(dir, 'hob.db'));
   try {
-    const conversations = new ConversationRepository(db, systemClock);
+    const conversations = new SqliteConversations(db, systemClock);
     const short = conversations.activeSession('bench:short').id;
     const long = conversations.activeSession('bench:long').id;
     // Pre-fill through the same public method (one transaction, only to save time).

@@ -27,9 +27,9 @@ import { Memory } from '../src/memory/memory.js';
 import { sessionSearchTool } from '../src/memory/session-search.js';
 import { memoryTools } from '../src/memory/tools.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest } from '../src/providers/types.js';
-import { ConversationRepository } from '../src/store/conversations.js';
-import { openDatabase } from '../src/store/db.js';
-import { SessionArchive } from '../src/store/session-archive.js';
+import { SqliteConversations } from '../src/store/sqlite/conversations.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
+import { SqliteSessionArchive } from '../src/store/sqlite/session-archive.js';
 import { defineTool, ToolRegistry, type AnyTool } from '../src/tools/tool.js';
 import { tempDir } from '../test/support/engine.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
@@ -121,10 +121,11 @@ const readFile = defineTool({
 
 export async function run(): Promise<BenchResult> {
   const dir = tempDir('hob-bench-continuity-');
-  const db = openDatabase(join(dir, 'hob.db'));
-  const memory = new Memory({ db, clock: systemClock, logger: createLogger({ level: 'silent', destination: 'silent' }), dataDir: dir, defaultTimezone: 'UTC', snapshotChars: 2000, extract: 'off' });
+  const store = openSqliteStore(join(dir, 'hob.db'), { clock: systemClock });
+  const db = store.db;
+  const memory = new Memory({ store, clock: systemClock, logger: createLogger({ level: 'silent', destination: 'silent' }), dataDir: dir, defaultTimezone: 'UTC', snapshotChars: 2000, extract: 'off' });
   try {
-    const archive = new SessionArchive(db);
+    const archive = new SqliteSessionArchive(db);
     const search = sessionSearchTool(archive, unlinkedPeople);
     const tools = new ToolRegistry([readFile as unknown as AnyTool, search, ...memoryTools(memory).filter((tool) => tool.name === 'memory_save' || tool.name === 'memory_search')]);
     const model = new ContinuityModel(tools);
@@ -133,7 +134,7 @@ export async function run(): Promise<BenchResult> {
       tools,
       permissions: { evaluate: () => ({ behavior: 'allow', reason: 'bench' }), rememberAlways: () => undefined },
       hooks: noHooks,
-      conversations: new ConversationRepository(db, systemClock),
+      conversations: new SqliteConversations(db, systemClock),
       systemPrompt: () => 'You are hob, a personal assistant. Be concise.',
       costUsd: () => 0,
       workspace: dir,
@@ -213,7 +214,7 @@ export async function run(): Promise<BenchResult> {
     };
   } finally {
     memory.close();
-    db.close();
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -16,8 +16,8 @@ import { Delivery } from '../src/gateway/delivery.js';
 import { deliveryKey } from '../src/gateway/delivery-recovery.js';
 import { createLogger } from '../src/logger.js';
 import type { ProviderClient, ProviderEvent } from '../src/providers/types.js';
-import { openDatabase } from '../src/store/db.js';
-import { OutboxRepository } from '../src/store/outbox.js';
+import { openDatabase } from '../src/store/sqlite/db.js';
+import { SqliteOutbox } from '../src/store/sqlite/outbox.js';
 import { encodeOutboxMessage } from '../src/store/outbox-message.js';
 import { startFakeDiscord, type FakeDiscord } from '../test/fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../test/fakes/slack/index.js';
@@ -99,7 +99,7 @@ async function telegramPlatform(): Promise<Platform> {
 
 /** Waits until the answer is out: no run busy, nothing pending or live in the outbox. */
 async function settled(hob: TestGateway): Promise<void> {
-  const outbox = new OutboxRepository(hob.db);
+  const outbox = new SqliteOutbox(hob.db);
   for (let waited = 0; waited < 30_000; waited += 20) {
     const counts = outbox.counts();
     if (counts.sent > 0 && counts.pending === 0 && counts.live === 0 && !hob.gateway.pool.all().some((conversation) => conversation.busy)) return;
@@ -146,7 +146,7 @@ const CHATS = 10;
 async function recoveryCost(name: string, fakeCalls: () => number, fakeMessages: () => number, adapter: ChannelAdapter, chatOf: (index: number) => Target, close: () => Promise<void>): Promise<string> {
   const dir = tempDir('hob-bench-recovery-');
   const db = openDatabase(join(dir, 'hob.db'));
-  const outbox = new OutboxRepository(db);
+  const outbox = new SqliteOutbox(db);
   const silent = createLogger({ level: 'silent', destination: 'silent' });
   try {
     for (let index = 0; index < ROWS; index++) {

@@ -13,8 +13,8 @@ import { noHooks, type PermissionGate } from '../src/engine/ports.js';
 import { QueryEngine, type EngineDeps } from '../src/engine/query-engine.js';
 import { runQuery, type QueryParams } from '../src/engine/run-query.js';
 import { denyingInteraction } from '../src/policy/types.js';
-import { ConversationRepository } from '../src/store/conversations.js';
-import { openDatabase } from '../src/store/db.js';
+import { SqliteConversations } from '../src/store/sqlite/conversations.js';
+import { openDatabase } from '../src/store/sqlite/db.js';
 import { defineTool, ToolRegistry } from '../src/tools/tool.js';
 import { tempDir } from '../test/support/engine.js';
 import { InstantModel } from './instant-model.js';
@@ -89,7 +89,7 @@ async function withEngine(dir: string): Promise<number[]> {
       tools: new ToolRegistry([echo]),
       permissions: allowAll,
       hooks: noHooks,
-      conversations: new ConversationRepository(db, systemClock),
+      conversations: new SqliteConversations(db, systemClock),
       systemPrompt: () => 'You are a benchmark.',
       costUsd: () => 0,
       workspace: dir,

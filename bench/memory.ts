@@ -8,9 +8,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLogger } from '../src/logger.js';
-import { VectorIndex } from '../src/memory/embeddings.js';
 import { Memory } from '../src/memory/memory.js';
-import { openDatabase } from '../src/store/db.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { tempDir } from '../test/support/engine.js';
 import { memoryCorpus } from './memory-corpus.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
@@ -42,8 +41,9 @@ async function timeMsAsync(samples: number[], work: () => Promise<unknown>): Pro
 export async function run(): Promise<BenchResult> {
   const summary: string[] = [];
   const dir = tempDir('hob-bench-memory-');
-  const db = openDatabase(join(dir, 'hob.db'));
-  const memory = new Memory({ db, clock: { now: () => Date.now() }, logger: createLogger({ level: 'silent', destination: 'silent' }), dataDir: dir, defaultTimezone: 'UTC', snapshotChars: 2000, extract: 'off' });
+  const store = openSqliteStore(join(dir, 'hob.db'), { clock: { now: () => Date.now() } });
+  const db = store.db;
+  const memory = new Memory({ store, clock: { now: () => Date.now() }, logger: createLogger({ level: 'silent', destination: 'silent' }), dataDir: dir, defaultTimezone: 'UTC', snapshotChars: 2000, extract: 'off' });
   try {
     let held = 0;
     const fill = (count: number) => {
@@ -73,9 +73,8 @@ export async function run(): Promise<BenchResult> {
     console.log(saveLine);
     summary.push(saveLine);
 
-    const opened = VectorIndex.open(db);
-    if ('error' in opened) throw new Error(opened.error);
-    const vectors = opened.index;
+    const vectors = store.vectors();
+    if (!vectors) throw new Error(JSON.stringify(store.vectorSupport()));
     let stored = 0;
     const kept: Float32Array[] = [];
     for (const size of VECTOR_SIZES) {
@@ -106,7 +105,7 @@ export async function run(): Promise<BenchResult> {
     return { name: 'memory', summary };
   } finally {
     memory.close();
-    db.close();
+    store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,9 +12,9 @@ import { Delivery } from '../src/gateway/delivery.js';
 import { createLogger } from '../src/logger.js';
 import { drainer } from '../src/scheduler/index.js';
 import { Scheduler } from '../src/scheduler/runner.js';
-import { openDatabase } from '../src/store/db.js';
-import { JobRepository } from '../src/store/jobs.js';
-import { OutboxRepository } from '../src/store/outbox.js';
+import { openDatabase, type Db } from '../src/store/sqlite/db.js';
+import { SqliteJobs } from '../src/store/sqlite/jobs.js';
+import { SqliteOutbox } from '../src/store/sqlite/outbox.js';
 import { MemoryChannel } from '../test/fakes/memory-channel.js';
 import { tempDir } from '../test/support/engine.js';
 import { fmt, median, percentile, runIfMain, type BenchResult } from './stats.js';
@@ -26,8 +26,8 @@ const SAME_MINUTE = 1_000;
 const silent = createLogger({ level: 'silent', destination: 'silent' });
 const settings = { graceMinutes: 10, maxFailures: 3, reportTimeoutSeconds: 60 };
 
-function fill(jobs: JobRepository, count: number, firstRun: (n: number) => number): void {
-  jobs.db.transaction(() => {
+function fill(db: Db, jobs: SqliteJobs, count: number, firstRun: (n: number) => number): void {
+  db.transaction(() => {
     for (let n = 0; n < count; n++) {
       const schedule = n % 3 === 0 ? { kind: 'cron' as const, expression: `${n % 60} ${n % 24} * * *` } : n % 3 === 1 ? { kind: 'every' as const, everyMs: 3600_000 } : { kind: 'at' as const, at: firstRun(n) };
       jobs.create({
@@ -51,11 +51,11 @@ async function scanAndClaim(): Promise<string[]> {
   const dir = tempDir('hob-bench-sched-');
   const db = openDatabase(join(dir, 'hob.db'));
   try {
-    const jobs = new JobRepository(db);
+    const jobs = new SqliteJobs(db);
     const now = Date.now();
-    fill(jobs, STORED, (n) => now + 86_400_000 + n * 1000);
+    fill(db, jobs, STORED, (n) => now + 86_400_000 + n * 1000);
     let clock = now;
-    const scheduler = new Scheduler({ jobs, outbox: new OutboxRepository(db), kick: () => undefined, clock: { now: () => clock }, logger: silent, settings, timezoneFor: () => 'UTC' });
+    const scheduler = new Scheduler({ jobs, transaction: (fn) => db.transaction(fn).immediate(), outbox: new SqliteOutbox(db), kick: () => undefined, clock: { now: () => clock }, logger: silent, settings, timezoneFor: () => 'UTC' });
     const idleUs: number[] = [];
     for (let i = 0; i < 20; i++) await scheduler.tick(); // warm-up
     for (let i = 0; i < 500; i++) {
@@ -89,9 +89,9 @@ async function lateness(): Promise<string[]> {
   const dir = tempDir('hob-bench-late-');
   const db = openDatabase(join(dir, 'hob.db'));
   try {
-    const jobs = new JobRepository(db);
+    const jobs = new SqliteJobs(db);
     const dueAt = Date.now() + 1500;
-    fill(jobs, SAME_MINUTE, () => dueAt); // all at the same instant
+    fill(db, jobs, SAME_MINUTE, () => dueAt); // all at the same instant
     const channel = new MemoryChannel();
     const late: number[] = [];
     let done: () => void = () => undefined;
@@ -100,10 +100,10 @@ async function lateness(): Promise<string[]> {
       late.push(Date.now() - dueAt);
       if (late.length === SAME_MINUTE) done();
     };
-    const delivery = new Delivery(new OutboxRepository(db), systemClock, silent);
+    const delivery = new Delivery(new SqliteOutbox(db), systemClock, silent);
     delivery.register(channel);
     delivery.start(1000);
-    const scheduler = new Scheduler({ jobs, outbox: new OutboxRepository(db), kick: drainer(delivery, db), clock: systemClock, logger: silent, settings, timezoneFor: () => 'UTC' });
+    const scheduler = new Scheduler({ jobs, transaction: (fn) => db.transaction(fn).immediate(), outbox: new SqliteOutbox(db), kick: drainer(delivery, new SqliteOutbox(db)), clock: systemClock, logger: silent, settings, timezoneFor: () => 'UTC' });
     const keepAlive = setInterval(() => undefined, 1000); // the runner's timers do not hold the process
     scheduler.start(1000);
     await all;

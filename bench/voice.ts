@@ -8,11 +8,17 @@
  * - an ffmpeg conversion of a 30-second note, when ffmpeg is installed (only notes the
  *   endpoint refuses pay it);
  * - memory while a 10-minute note (a 19 MB WAV, the largest form it takes) is sent: the peak
- *   resident growth, sampled every 2 ms, against the file's size.
+ *   resident growth, sampled every 2 ms, against the file's size;
+ * - through the gateway (the in-memory channel, an instant model): a voice note against a
+ *   text message from the same person, from the message to the answer handed to the channel;
+ *   the voice note's extra time less a bare upload of the note is what hob adds to a message
+ *   for being spoken (download, inbox, hearing, the 🎤 line, the frame) — the endpoint's own
+ *   time left out. And the same for a 10-minute note's memory: the platform's download is a
+ *   buffer, so the gateway holds the note once while it is saved.
  * The endpoint runs in a child process, so its own buffering is not counted.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, mkdtempSync, openAsBlob, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,7 +29,12 @@ import { planUpload } from '../src/voice/formats.js';
 import { VoiceNotes, type VoiceNote } from '../src/voice/voice-notes.js';
 import { wavHeader } from '../src/voice/wav.js';
 import { heardLine, transcriptForModel } from '../src/voice/words.js';
+import { SpokenAnswers } from '../src/voice/spoken-answers.js';
+import type { Attachment, OutboundMessage } from '../src/gateway/channel.js';
+import { MemoryChannel } from '../test/fakes/memory-channel.js';
 import { startFakeTranscription } from '../test/fakes/transcription.js';
+import { startTestGateway } from '../test/support/gateway.js';
+import { InstantModel } from './instant-model.js';
 import { collectGarbage, fmt, fmtBytes, median, percentile, runIfMain, type BenchResult } from './stats.js';
 
 const NOTE = fileURLToPath(new URL('../test/fixtures/audio/voice-note.ogg', import.meta.url));
@@ -67,6 +78,95 @@ function writeTenMinuteWav(path: string): number {
   return 44 + dataBytes;
 }
 
+const GATEWAY_ROUNDS = 200;
+
+/** Peak growth of RSS (every 2 ms) and of the live set (heap + buffers right after a GC, every 20 ms) while `work` runs. */
+async function peakMemory(work: () => Promise<void>): Promise<{ rss: number; peakRss: number; live: number; after: number; samples: number }> {
+  collectGarbage();
+  const before = process.memoryUsage();
+  const live = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  const liveBefore = before.heapUsed + before.arrayBuffers;
+  let peakRss = before.rss;
+  let peakLive = liveBefore;
+  let samples = 0;
+  // A copy of the file held anywhere shows in the live set; garbage RSS has not given back does not.
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    if (++samples % 10 === 0 && collectGarbage()) peakLive = Math.max(peakLive, live());
+  }, 2);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  collectGarbage();
+  return { rss: peakRss - before.rss, peakRss, live: peakLive - liveBefore, after: live() - liveBefore, samples };
+}
+
+const signed = (delta: number) => `${delta < 0 ? '−' : '+'}${fmtBytes(Math.abs(delta))}`;
+
+/** A voice note and a text message through the gateway, alternately, each timed to its answer. */
+async function throughTheGateway(baseUrl: string, dir: string, bareMs: number, tenMinutes: string): Promise<string[]> {
+  const channel = new MemoryChannel();
+  const config = parseHobConfig(`voice: { base_url: "${baseUrl}", model: whisper-1 }\n`, { env: {} }).voice;
+  const hob = await startTestGateway(channel, new InstantModel(), {
+    tools: [],
+    dir: mkdtempSync(join(dir, 'gateway-')),
+    voice: { notes: new VoiceNotes(config, { tmpDir: dir }), answers: new SpokenAnswers(config), spokenDir: join(dir, 'spoken') },
+  });
+  const person = { id: '100', name: 'Ann' };
+  let answered: (() => void) | undefined;
+  let started = 0;
+  let heardAt = 0;
+  channel.onSend = (_target: unknown, message: OutboundMessage) => {
+    if (message.text.startsWith('🎤')) heardAt = performance.now() - started;
+    if (message.text === 'Done.') answered?.();
+  };
+  const answer = (send: () => void) =>
+    new Promise<number>((resolve) => {
+      started = performance.now();
+      answered = () => resolve(performance.now() - started);
+      send();
+    });
+  const note = readFileSync(NOTE);
+  const voiceNote = (bytes: Buffer | (() => Promise<Buffer>), seconds: number): Attachment => ({
+    kind: 'voice',
+    download: typeof bytes === 'function' ? bytes : async () => bytes,
+    mimeType: 'audio/ogg',
+    durationSeconds: seconds,
+  });
+  try {
+    const text: number[] = [];
+    const voice: number[] = [];
+    const heard: number[] = [];
+    for (let i = 0; i < WARMUP + GATEWAY_ROUNDS; i++) {
+      const textMs = await answer(() => channel.say(person, 'Remind me to call Anna at five.'));
+      const voiceMs = await answer(() => channel.say(person, '', { attachments: [voiceNote(note, 2)] }));
+      if (i >= WARMUP) {
+        text.push(textMs);
+        voice.push(voiceMs);
+        heard.push(heardAt);
+      }
+      channel.chats.clear();
+    }
+    const overhead = median(voice) - median(text) - bareMs;
+    const lines = [
+      `through the gateway (instant model, loopback endpoint): a text message ${fmt(median(text))} ms, the same words as a 2 s voice note ${fmt(median(voice))} ms (p99 ${fmt(percentile(voice, 0.99))} ms); ` +
+        `the 🎤 line shows after ${fmt(median(heard))} ms (download, inbox, transcription); ` +
+        `less the bare upload (${fmt(bareMs)} ms) a voice note costs hob ${fmt(overhead)} ms more than a text (${GATEWAY_ROUNDS} of each)`,
+    ];
+    const tenMinuteNote = voiceNote(() => Promise.resolve(readFileSync(tenMinutes)), 600);
+    const memory = await peakMemory(async () => void (await answer(() => channel.say(person, '', { attachments: [tenMinuteNote] }))));
+    lines.push(
+      `10-minute note through the gateway (the platform's download is a buffer of the whole note, saved to the inbox, then streamed up from disk): ` +
+        `peak RSS ${signed(memory.rss)}, live heap + buffers at most ${signed(memory.live)} (${memory.samples} samples), ${signed(memory.after)} after`,
+    );
+    return lines;
+  } finally {
+    await hob.close();
+  }
+}
+
 async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'hob-bench-voice-'));
   const { baseUrl, child } = await startEndpoint();
@@ -106,6 +206,8 @@ async function run(): Promise<BenchResult> {
         `a bare upload of the same file ${fmt(median(bare))} ms → hob adds ${fmt(median(whole) - median(bare))} ms (${ROUNDS} notes)`,
     );
 
+    const bareMs = median(bare);
+
     const ffmpeg = await findFfmpeg();
     if (ffmpeg) {
       const thirty = join(dir, 'thirty.ogg');
@@ -125,28 +227,17 @@ async function run(): Promise<BenchResult> {
 
     const big = join(dir, 'ten-minutes.wav');
     const bytes = writeTenMinuteWav(big);
-    collectGarbage();
-    const before = process.memoryUsage();
-    const live = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
-    const liveBefore = before.heapUsed + before.arrayBuffers;
-    let peakRss = before.rss;
-    let peakLive = liveBefore;
-    let samples = 0;
-    // RSS every 2 ms; the live set (heap + buffers right after a GC) every 20 ms: a copy of the
-    // file held anywhere shows there, garbage that RSS has not given back does not.
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
-      if (++samples % 10 === 0 && collectGarbage()) peakLive = Math.max(peakLive, live());
-    }, 2);
-    const heard = await notes.hear({ path: big, savedAs: 'inbox/ten-minutes.wav' });
-    clearInterval(sampler);
-    if (!heard.heard) throw new Error(heard.forPerson);
-    collectGarbage();
-    const signed = (delta: number) => `${delta < 0 ? '−' : '+'}${fmtBytes(Math.abs(delta))}`;
+    let heardBig = false;
+    const memory = await peakMemory(async () => {
+      heardBig = (await notes.hear({ path: big, savedAs: 'inbox/ten-minutes.wav' })).heard;
+    });
+    if (!heardBig) throw new Error('the 10-minute note was not heard');
     summary.push(
-      `10-minute note (${fmtBytes(bytes)} WAV, length from its header, streamed from disk): peak RSS ${fmtBytes(peakRss)} (${signed(peakRss - before.rss)}), ` +
-        `live heap + buffers at most ${signed(peakLive - liveBefore)} while sending (${samples} samples), ${signed(live() - liveBefore)} after`,
+      `10-minute note (${fmtBytes(bytes)} WAV, length from its header, streamed from disk): peak RSS ${fmtBytes(memory.peakRss)} (${signed(memory.rss)}), ` +
+        `live heap + buffers at most ${signed(memory.live)} while sending (${memory.samples} samples), ${signed(memory.after)} after`,
     );
+
+    summary.push(...(await throughTheGateway(baseUrl, dir, bareMs, big)));
   } finally {
     child.kill();
     rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import type { HobConfig } from './config/schema.js';
 import { defaultConfigPath, requireModelKey } from './config/load.js';
 import { channelChatCommands, channelLabel, channelSecretEnv, loadHobConfig } from './cli/channels.js';
 import { systemClock, type Clock } from './core/clock.js';
+import { errorMessage } from './core/errors.js';
 import { keepHeapSteady } from './core/steady-heap.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
@@ -29,17 +30,19 @@ import { costUsd } from './providers/pricing.js';
 import type { PersonResolver } from './core/person.js';
 import type { ProviderClient } from './providers/types.js';
 import { createScheduling, type Scheduling } from './scheduler/index.js';
-import { ConversationRepository } from './store/conversations.js';
-import { openDatabase, type Db } from './store/db.js';
-import { PermissionRuleRepository } from './store/permission-rules.js';
+import type { ConversationRepository } from './store/conversations.js';
+import { openStore, sqlitePath } from './store/open.js';
+import { openDatabase } from './store/sqlite/db.js';
+import { SqliteStore } from './store/sqlite/store.js';
+import { TaskRepository } from './store/sqlite/tasks.js';
+import type { Store } from './store/store.js';
 import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
 import { sessionSearchTool } from './memory/session-search.js';
-import { SessionArchive } from './store/session-archive.js';
 import { isCalibrationState, TokenCalibrations } from './engine/compaction/calibration.js';
 import { ModelWindow } from './engine/model-window.js';
 import { promptBudget } from './engine/prompt-budget.js';
-import { TokenCalibrationRepository } from './store/token-calibration.js';
+import { typedCalibrations } from './store/token-calibration.js';
 import { TOOL_SEARCH, toolSearchTool } from './tools/tool-search.js';
 import type { WindowInfo } from './providers/context-window.js';
 
@@ -71,7 +74,7 @@ export type AppOptions = {
 /** Everything one hob process shares: the store, the model, tools, policy and logs. */
 export type App = {
   config: HobConfig;
-  db: Db;
+  store: Store;
   logger: Logger;
   conversations: ConversationRepository;
   permissions: PermissionChecker;
@@ -99,7 +102,7 @@ export type App = {
    * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
-  /** Closes the database and waits until every log line is written. */
+  /** Closes the store and waits until every log line is written. */
   close(): Promise<void>;
 };
 
@@ -114,12 +117,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
-  const dbPath = join(config.data_dir, 'hob.db');
-  const db = openDatabase(dbPath);
-  const conversations = new ConversationRepository(db, clock);
-  const rules = new PermissionRuleRepository(db, clock);
+  const dbPath = sqlitePath(config.data_dir);
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
+  const conversations = store.conversations;
+  const rules = store.permissionRules;
   const memory = new Memory({
-    db,
+    store,
     clock,
     logger,
     dataDir: config.data_dir,
@@ -155,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     mode: () => permissions.mode(),
   };
   const scheduling = createScheduling({
-    db,
+    store,
     clock,
     defaultTimezone: config.timezone,
     settings: { graceMinutes: config.scheduler.grace_minutes, maxFailures: config.scheduler.max_failures, reportTimeoutSeconds: config.scheduler.report_timeout_seconds },
@@ -176,7 +179,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...memoryTools(memory),
     ...scheduling.tools,
     webSearchTool(config.tools.web_search) as unknown as AnyTool,
-    sessionSearchTool(new SessionArchive(db), memory.people),
+    sessionSearchTool(store.archive, memory.people),
     // issue 17: in a small window rarely used tools (and MCP tools beyond a few) load through it
     toolSearchTool(() => tools),
     ...(options.extraTools ?? []),
@@ -202,7 +205,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const windows = new ModelWindow({ configured: config.model.context_window, discover: (model) => discoverWindowOf(config, model, options.configPath) });
-  const calibrations = new TokenCalibrations(new TokenCalibrationRepository(db, clock, isCalibrationState));
+  const calibrations = new TokenCalibrations(typedCalibrations(store.tokenCalibration, isCalibrationState));
   const deps: EngineDeps = {
     provider,
     tools,
@@ -246,10 +249,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     notes: (sessionKey) => delegation.tasks.notes(sessionKey),
   };
   const delegation = createDelegation({
-    db,
+    // Tasks live beside the conversations in the SQLite file; under PostgreSQL (issue 23's port does not carry them yet) in a SQLite file of their own.
+    tasks: new TaskRepository(store instanceof SqliteStore ? store.db : openDatabase(join(config.data_dir, 'tasks.db'))),
+    outbox: store.outbox,
     deps,
     agents: { maxParallel: config.agents.max_parallel, maxTurns: config.agents.max_turns, timeoutSeconds: config.agents.timeout_seconds, model: config.agents.model, models: config.agents.models },
-    tasks: { maxRunning: config.tasks.max_running, timeoutSeconds: config.tasks.timeout_seconds, maxTokens: config.tasks.max_tokens },
+    taskSettings: { maxRunning: config.tasks.max_running, timeoutSeconds: config.tasks.timeout_seconds, maxTokens: config.tasks.max_tokens },
     sources: [...extensions.plugins.agentSources, { origin: 'yours', dir: join(config.data_dir, 'agents') }],
     people: memory.people,
     clock,
@@ -260,7 +265,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   return {
     config,
-    db,
+    store,
     logger,
     conversations,
     permissions,
@@ -295,7 +300,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       memory.close();
       hooks.close();
       await extensions.close();
-      db.close();
+      store.close();
       await flushLog(logger);
     },
   };

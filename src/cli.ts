@@ -29,7 +29,7 @@ program
         memory: app.memory,
         extensions: app.extensions,
         jobs: app.scheduling.access,
-        archive: new (await import('./store/session-archive.js')).SessionArchive(app.db),
+        archive: app.store.archive,
       });
     } finally {
       await app.close();

@@ -21,6 +21,8 @@ export const DISCORD_CAPABILITIES: ChannelCapabilities = Object.freeze({
   files: true,
   editIntervalMs: LIVE_EDIT_INTERVAL_MS,
   streaming: 'edit',
+  // A spoken answer is an audio file, which Discord plays inline (a voice message would need its waveform).
+  spokenAnswers: 'audio_file',
 });
 
 /** Discord's limit of chat-input commands per application (and per guild). */

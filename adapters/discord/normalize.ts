@@ -73,5 +73,7 @@ function attachmentOf(attachment: DiscordAttachment, isVoice: boolean, download:
     fileName: attachment.name,
     ...(mimeType ? { mimeType } : {}),
     sizeBytes: attachment.size,
+    // Voice messages carry their length (duration_secs); other audio does not.
+    ...(attachment.duration !== null ? { durationSeconds: attachment.duration } : {}),
   };
 }

@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { escapeMarkdown, type REST, Routes } from 'discord.js';
 import { errorMessage } from '../../src/core/errors.js';
 import type { AdapterLogger } from '../logger.js';
-import type { Button, OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
+import type { Button, OutboundAudio, OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 import { partKey, sendInParts } from '../../src/gateway/send-parts.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
@@ -41,6 +42,7 @@ export class DiscordOutbound {
    * part fails, throws PartialSendError so a retry with `skipParts` sends only the rest.
    */
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
+    if (message.audio) return this.sendAudio(target, message, message.audio, options.deliveryKey);
     const text = message.file && message.text.trim() === '' ? (message.file.caption ?? '') : message.text;
     const chunks = chunksOf(text, message.plain === true);
     if (chunks.length === 0 && !message.file) throw new Error('Discord cannot send an empty message');
@@ -59,6 +61,23 @@ export class DiscordOutbound {
       (sent) => sent.id,
     );
     return refOf(target, last, Boolean(message.file));
+  }
+
+  /**
+   * A spoken answer: one message with the audio file (Discord plays it inline) and the text,
+   * if any, fitted into that message; read from disk when sent, so a retry after a restart
+   * sends the same file.
+   */
+  private async sendAudio(target: Target, message: OutboundMessage, audio: OutboundAudio, key?: string): Promise<SentRef> {
+    const data = await readFile(audio.path);
+    const content = message.text.trim() === '' ? '' : fitted(message.text, message.plain === true);
+    const sent = await this.post(channelOf(target), {
+      content,
+      file: { name: audio.fileName, data },
+      ...(message.replyTo !== undefined ? { replyTo: message.replyTo } : {}),
+      ...(key !== undefined ? { nonce: partKey(key, 0) } : {}),
+    });
+    return refOf(target, sent, true);
   }
 
   /** Edits a message in place; no buttons given means the buttons go. Too long a text is cut, marked "…". */

@@ -21,4 +21,6 @@ export const SLACK_CAPABILITIES: ChannelCapabilities = Object.freeze({
   editIntervalMs: 1200,
   groupEditIntervalMs: 2000,
   streaming: 'native',
+  // A spoken answer is an audio file (files.uploadV2), which Slack plays inline.
+  spokenAnswers: 'audio_file',
 });

@@ -11,7 +11,7 @@ import type { InboundSink } from '../../src/gateway/channel.js';
 import { remember, type BusyIndicator } from './busy-indicator.js';
 import type { SlackFiles } from './files.js';
 import type { SlackLogger } from './logger.js';
-import { chatTypeOf, isPersonMessage, mentions, normalizeSlackMessage, attachmentOf, type Addressing, type SlackIdentity, type SlackMessageEvent } from './normalize.js';
+import { chatTypeOf, isAudioClip, isPersonMessage, mentions, normalizeSlackMessage, attachmentOf, type Addressing, type SlackIdentity, type SlackMessageEvent } from './normalize.js';
 import { describeError } from './outbound.js';
 import type { ThreadMembership } from './thread-membership.js';
 
@@ -119,8 +119,10 @@ export class SlackEvents {
     // A new mention arrives again as app_mention (that one is handled); an edit does not.
     if (mentions(event.text, identity.userId)) return isEdit ? 'mention' : undefined;
     // Only a person's message in a thread can be a follow-up: nothing to ask Slack otherwise.
-    if (event.thread_ts === undefined || !isPersonMessage(event, identity)) return undefined;
-    return (await this.deps.threads.isMember(event.channel, event.thread_ts, identity)) ? 'follow_up' : undefined;
+    const followUp = event.thread_ts !== undefined && isPersonMessage(event, identity) && (await this.deps.threads.isMember(event.channel, event.thread_ts, identity));
+    if (followUp) return 'follow_up';
+    // An audio clip cannot @mention hob: whether it is for hob is heard in what it says.
+    return !isEdit && isPersonMessage(event, identity) && (event.files ?? []).some(isAudioClip) ? 'overheard' : undefined;
   }
 
   private async onMessage(event: SlackMessageEvent, eventId: string, via: Addressing['via'], editedAfterSeconds?: number): Promise<void> {
@@ -130,11 +132,13 @@ export class SlackEvents {
     const inbound = normalizeSlackMessage(event, { eventId, via, userName, ...(editedAfterSeconds !== undefined ? { editedAfterSeconds } : {}) }, identity, (file) =>
       attachmentOf(file, this.deps.files.loaderOf(file)),
     );
-    if (inbound.threadId !== undefined && inbound.chatType !== 'dm') this.deps.threads.join(inbound.chatId, inbound.threadId);
+    // An overheard clip makes hob part of nothing until it is answered (then the answer joins the thread).
+    const addressed = via !== 'overheard';
+    if (addressed && inbound.threadId !== undefined && inbound.chatType !== 'dm') this.deps.threads.join(inbound.chatId, inbound.threadId);
     // Nothing reaches the sink once the adapter stopped (a lookup may finish after that).
     const sink = this.deps.sink();
     if (!sink) return;
-    if (editedAfterSeconds === undefined) this.deps.busy.received(inbound, inbound.messageId);
+    if (addressed && editedAfterSeconds === undefined) this.deps.busy.received(inbound, inbound.messageId);
     sink.message(inbound);
   }
 

@@ -1,7 +1,18 @@
 import type { Attachment, ButtonPress, ChatType, InboundMessage, Target } from '../../src/gateway/channel.js';
 
 /** A file on a Slack message, as events carry it. */
-export type SlackFile = { id: string; name?: string; mimetype?: string; size?: number; url_private_download?: string; url_private?: string };
+export type SlackFile = {
+  id: string;
+  name?: string;
+  mimetype?: string;
+  size?: number;
+  url_private_download?: string;
+  url_private?: string;
+  /** `slack_audio` for a clip recorded in Slack (a voice note; mobile ones may say video/mp4), `slack_video` for a video clip. */
+  subtype?: string;
+  /** A clip's length. */
+  duration_ms?: number;
+};
 
 /** The fields of a message (or app_mention) event hob reads. */
 export type SlackMessageEvent = {
@@ -27,8 +38,12 @@ const PERSON_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast', 'm
 
 export type Addressing = {
   eventId: string;
-  /** How the event reached hob: a mention, a DM (or assistant pane), a follow-up in a thread hob is part of. */
-  via: 'mention' | 'dm' | 'follow_up';
+  /**
+   * How the event reached hob: a mention, a DM (or assistant pane), a follow-up in a thread
+   * hob is part of, or `overheard`: an audio clip in a channel, answered only when what it
+   * says names hob (the gateway decides once it is transcribed).
+   */
+  via: 'mention' | 'dm' | 'follow_up' | 'overheard';
   userName: string;
   editedAfterSeconds?: number;
 };
@@ -99,15 +114,23 @@ function readableText(text: string, botUserId: string): string {
 /** A Slack file as an attachment whose bytes are fetched (with the bot token) only when kept. */
 export function attachmentOf(file: SlackFile, download: (fileId: string) => Promise<Buffer>): Attachment {
   const mime = file.mimetype;
-  const kind: Attachment['kind'] = mime?.startsWith('image/') ? 'image' : mime?.startsWith('audio/') ? 'audio' : mime?.startsWith('video/') ? 'video' : 'document';
+  const kind: Attachment['kind'] = isAudioClip(file)
+    ? 'voice'
+    : mime?.startsWith('image/') ? 'image' : mime?.startsWith('audio/') ? 'audio' : mime?.startsWith('video/') ? 'video' : 'document';
   return {
     kind,
+    ...(file.duration_ms !== undefined ? { durationSeconds: file.duration_ms / 1000 } : {}),
     download: () => download(file.id),
     ref: file.id,
     ...(file.name !== undefined ? { fileName: file.name } : {}),
     ...(mime !== undefined ? { mimeType: mime } : {}),
     ...(file.size !== undefined ? { sizeBytes: file.size } : {}),
   };
+}
+
+/** A clip recorded in Slack's composer: the voice note of Slack. */
+export function isAudioClip(file: SlackFile): boolean {
+  return file.subtype === 'slack_audio';
 }
 
 /** The fields of a block_actions payload hob reads. */

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
-import type { OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
+import type { OutboundAudio, OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { splitMessage } from '../../src/gateway/format/split.js';
 import { partKey, sendInParts } from '../../src/gateway/send-parts.js';
 import type { SlackLogger } from './logger.js';
@@ -20,6 +20,7 @@ export class SlackOutbound {
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
     const threadTs = threadOf(target, message.replyTo);
     const where = { chatId: target.chatId, ...(threadTs !== undefined ? { threadId: threadTs } : {}) };
+    if (message.audio) return this.sendAudio(where, message, message.audio);
     if (message.file) return this.sendFile(where, message, message.file);
     const parts = message.text.trim() === '' ? [] : splitMessage(message.text, MAX_MESSAGE_LENGTH);
     if (parts.length === 0) throw new Error('Slack cannot send an empty message');
@@ -91,8 +92,17 @@ export class SlackOutbound {
       const ts = await this.post(where, fitted(comment === '' ? file.name : comment), { plain: message.plain === true, buttons: message.buttons ?? [] });
       return { ...where, messageId: ts };
     }
-    const uploaded = (result as { files?: { files?: { id?: string }[] }[] }).files?.[0]?.files?.[0]?.id;
-    return { ...where, messageId: `file:${uploaded ?? 'unknown'}`, isFile: true };
+    return { ...where, messageId: `file:${uploadedId(result) ?? 'unknown'}`, isFile: true };
+  }
+
+  /** A spoken answer: an audio file into the thread (Slack plays it inline), read from disk; the text, if any, as its comment. */
+  private async sendAudio(where: Target, message: OutboundMessage, audio: OutboundAudio): Promise<SentRef> {
+    const comment = message.text.trim();
+    const upload = { file: audio.path, filename: audio.fileName, ...(comment !== '' ? { initial_comment: message.plain ? comment : toMrkdwn(comment) } : {}) };
+    const result = await (where.threadId !== undefined
+      ? this.client.filesUploadV2({ ...upload, channel_id: where.chatId, thread_ts: where.threadId })
+      : this.client.filesUploadV2({ ...upload, channel_id: where.chatId }));
+    return { ...where, messageId: `file:${uploadedId(result) ?? 'unknown'}`, isFile: true };
   }
 
   /** Calls with the markdown block; when Slack refuses the blocks, once more with mrkdwn. */
@@ -105,6 +115,11 @@ export class SlackOutbound {
       return call(renderMrkdwnPart(text, render));
     }
   }
+}
+
+/** The id of the file filesUploadV2 shared. */
+function uploadedId(result: unknown): string | undefined {
+  return (result as { files?: { files?: { id?: string }[] }[] }).files?.[0]?.files?.[0]?.id;
 }
 
 /** The thread to post in: the target's, or in a channel the message answered (never the channel's top). */

@@ -19,6 +19,8 @@ export const TELEGRAM_CAPABILITIES: ChannelCapabilities = Object.freeze({
   groupEditIntervalMs: 3000,
   // Answers appear as drafts in DMs (sendMessageDraft); groups keep progress edits.
   streaming: 'draft',
+  // A spoken answer is a voice message (sendVoice, Ogg/Opus).
+  spokenAnswers: 'voice_message',
 });
 
 /** The most commands one Telegram menu takes (setMyCommands). */

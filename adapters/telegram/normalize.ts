@@ -199,14 +199,21 @@ export function attachmentsOf(message: Message, download: FileDownloader): Attac
     // Telegram re-encodes photos as JPEG.
     return [{ kind: 'image', ...lazy(largest.file_id), mimeType: 'image/jpeg', ...size(largest.file_size) }];
   }
+  const length = (seconds: number | undefined) => (seconds !== undefined ? { durationSeconds: seconds } : {});
   // An animation also fills `document` (for old clients); it is a video to hob.
   const video = message.video ?? message.animation;
-  if (video) return [{ kind: 'video', ...lazy(video.file_id), ...name(video.file_name), ...mime(video.mime_type), ...size(video.file_size) }];
-  if (message.video_note) return [{ kind: 'video', ...lazy(message.video_note.file_id), mimeType: 'video/mp4', ...size(message.video_note.file_size) }];
-  if (message.voice) return [{ kind: 'voice', ...lazy(message.voice.file_id), mimeType: message.voice.mime_type ?? 'audio/ogg', ...size(message.voice.file_size) }];
+  if (video) return [{ kind: 'video', ...lazy(video.file_id), ...name(video.file_name), ...mime(video.mime_type), ...size(video.file_size), ...length(video.duration) }];
+  if (message.video_note) {
+    const note = message.video_note;
+    return [{ kind: 'video', videoNote: true, ...lazy(note.file_id), fileName: 'video_note.mp4', mimeType: 'video/mp4', ...size(note.file_size), ...length(note.duration) }];
+  }
+  if (message.voice) {
+    const voice = message.voice;
+    return [{ kind: 'voice', ...lazy(voice.file_id), mimeType: voice.mime_type ?? 'audio/ogg', ...size(voice.file_size), ...length(voice.duration) }];
+  }
   if (message.audio) {
     const audio = message.audio;
-    return [{ kind: 'audio', ...lazy(audio.file_id), ...name(audio.file_name), ...mime(audio.mime_type), ...size(audio.file_size) }];
+    return [{ kind: 'audio', ...lazy(audio.file_id), ...name(audio.file_name), ...mime(audio.mime_type), ...size(audio.file_size), ...length(audio.duration) }];
   }
   if (message.document) {
     const document = message.document;

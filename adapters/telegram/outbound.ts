@@ -1,6 +1,6 @@
 import { GrammyError, InputFile, type Api } from 'grammy';
 import type { InlineKeyboardMarkup, Message } from 'grammy/types';
-import { PartialSendError, type Button, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
+import { PartialSendError, type Button, type OutboundAudio, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
 import { sendInParts } from '../../src/gateway/send-parts.js';
 import { markdownToTelegramHtml, stripMarkdown } from './html.js';
@@ -33,6 +33,7 @@ export class TelegramOutbound {
    * retry with `skipParts` sends only the rest: the person reads each part once.
    */
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
+    if (message.audio) return this.sendAudio(target, message, message.audio, options.onPartSent);
     if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0, options.onPartSent);
     const chunks = this.chunksOf(message);
     if (chunks.length === 0) throw new Error('Telegram cannot send an empty message');
@@ -121,6 +122,31 @@ export class TelegramOutbound {
     } catch (error) {
       throw textParts > 0 ? new PartialSendError(textParts, error) : error;
     }
+  }
+
+  /**
+   * A spoken answer: a voice message (sendVoice, Ogg/Opus, shown with its length) or an audio
+   * file (sendAudio), read from disk as it is uploaded; `message.text`, if any, is its caption.
+   */
+  private async sendAudio(target: Target, message: OutboundMessage, audio: OutboundAudio, onPartSent?: SendOptions['onPartSent']): Promise<SentRef> {
+    const chatId = chatIdOf(target.chatId);
+    const chunk = message.text.trim() === '' ? undefined : this.fitted(message, MAX_CAPTION_LENGTH);
+    const upload = (text: string | undefined, parseMode: 'HTML' | undefined): Promise<Message> => {
+      const other = {
+        ...threadExtra(target),
+        ...replyExtra(message.replyTo),
+        ...keyboardExtra(message.buttons),
+        ...(audio.durationSeconds !== undefined ? { duration: Math.max(1, Math.round(audio.durationSeconds)) } : {}),
+        ...(text !== undefined ? { caption: text, ...parseModeExtra(parseMode) } : {}),
+      };
+      // A fresh InputFile per attempt: it streams the file from disk, once.
+      const file = new InputFile(audio.path, audio.fileName);
+      return audio.as === 'voice_message' ? this.api.sendVoice(chatId, file, other) : this.api.sendAudio(chatId, file, other);
+    };
+    const method = audio.as === 'voice_message' ? 'sendVoice' : 'sendAudio';
+    const sent = chunk ? await this.withPlainFallback(method, chunk, message.plain === true, upload) : await upload(undefined, undefined);
+    onPartSent?.(1, String(sent.message_id), true);
+    return { ...refOf(target, sent), isFile: true };
   }
 
   private async editCaption(chatId: ChatId, messageId: number, message: OutboundMessage, keyboard: Extra): Promise<void> {

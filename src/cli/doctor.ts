@@ -1,9 +1,11 @@
 import type { HobConfig } from '../config/schema.js';
 import { MODEL_KEY_ENV } from '../config/schema.js';
 import type { Check } from '../core/check.js';
+import { systemClock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
 import { createSandbox } from '../policy/sandbox.js';
+import { openStore } from '../store/open.js';
 import { homedir } from 'node:os';
 import { configuredChannels } from './channels.js';
 import { checkWindow } from './doctor-window.js';
@@ -25,11 +27,32 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   for (const { module, section } of configuredChannels(config)) {
     checks.push(...(await module.doctor(section, { fetch: fetchImpl, mask: maskSecret })));
   }
+  checks.push(checkStore(config));
   checks.push(await checkEmbeddings(config));
   // issue 22: voice notes (endpoint and key), spoken answers, ffmpeg.
   const { checkVoice } = await import('../voice/doctor.js');
   checks.push(...(await checkVoice(config.voice, { mask: maskSecret })));
   return checks;
+}
+
+/**
+ * The store: which one, where (never the password), and how it keeps memory vectors. Opening
+ * it also applies any schema migration waiting, as `hob start` would.
+ */
+function checkStore(config: HobConfig): Check {
+  const where = config.store.kind === 'postgres' ? 'PostgreSQL' : 'SQLite';
+  try {
+    const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
+    try {
+      const vectors = store.vectorSupport();
+      const detail = vectors.mode === 'none' ? `no vectors here (${vectors.problem})` : `vectors: ${vectors.description}`;
+      return { name: 'store', ok: true, detail: `${where} at ${store.location}; ${detail}` };
+    } finally {
+      store.close();
+    }
+  } catch (error) {
+    return { name: 'store', ok: false, detail: `${where}: ${errorMessage(error)}` };
+  }
 }
 
 /** Semantic memory search: configured or not, and whether the endpoint answers. */

@@ -1,28 +1,27 @@
-import { join } from 'node:path';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import { UserFacingError } from '../core/errors.js';
 import { createScheduling } from '../scheduler/index.js';
 import { changeJob, describeJob, personTimezone, type Asker } from '../scheduler/tools.js';
-import { openDatabase } from '../store/db.js';
+import { openStore } from '../store/open.js';
 import { PeopleStore } from '../memory/people.js';
 import { ProfileStore } from '../memory/profile.js';
 import { consoleUserId } from './console-identity.js';
 
 /**
- * `hob jobs list | pause ID | resume ID | delete ID` — on the database directly, so it also
+ * `hob jobs list | pause ID | resume ID | delete ID` — on the store directly, so it also
  * works while `hob start` runs (the runner reads each job as it claims it). The terminal's
  * person owns hob and sees everyone's jobs.
  */
 /** Returns the exit code: 1 when the job was not found. */
 export function runJobs(config: HobConfig, verb: string, id: string | undefined, out: NodeJS.WritableStream = process.stdout): number {
-  const db = openDatabase(join(config.data_dir, 'hob.db'));
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   try {
     // The terminal's person may be linked to a chat identity: times in that person's profile timezone.
-    const people = new PeopleStore(db, systemClock, () => undefined);
-    const profiles = new ProfileStore(db, systemClock);
+    const people = new PeopleStore(store.people, systemClock);
+    const profiles = new ProfileStore(store.profiles, systemClock);
     const scheduling = createScheduling({
-      db,
+      store,
       clock: systemClock,
       defaultTimezone: config.timezone,
       settings: { graceMinutes: config.scheduler.grace_minutes, maxFailures: config.scheduler.max_failures, reportTimeoutSeconds: config.scheduler.report_timeout_seconds },
@@ -55,6 +54,6 @@ export function runJobs(config: HobConfig, verb: string, id: string | undefined,
         throw new UserFacingError(`Unknown jobs command "${verb}". Use: hob jobs list | pause ID | resume ID | delete ID`);
     }
   } finally {
-    db.close();
+    store.close();
   }
 }

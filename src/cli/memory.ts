@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import { UserFacingError } from '../core/errors.js';
 import { createLogger } from '../logger.js';
 import { entryLine, Memory } from '../memory/memory.js';
 import { exportMarkdown, importMarkdown } from '../memory/markdown.js';
-import { openDatabase } from '../store/db.js';
+import { openStore } from '../store/open.js';
 import { consoleUserId } from './console-identity.js';
 
 /**
@@ -20,9 +19,9 @@ export async function runMemory(
   flags: { person?: string; limit?: string },
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  const db = openDatabase(join(config.data_dir, 'hob.db'));
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   const memory = new Memory({
-    db,
+    store,
     clock: systemClock,
     logger: createLogger({ dataDir: config.data_dir, level: config.log_level }),
     dataDir: config.data_dir,
@@ -62,9 +61,9 @@ export async function runMemory(
         } catch (error) {
           throw new UserFacingError(error instanceof Error ? error.message : String(error));
         }
-        db.transaction(() => {
+        store.transaction(() => {
           for (const entry of entries) memory.entries.restore(personId, entry);
-        })();
+        });
         memory.afterImport();
         await memory.settled();
         return void out.write(`Imported ${entries.length} entries for ${personId}.\n`);
@@ -74,7 +73,7 @@ export async function runMemory(
     }
   } finally {
     memory.close();
-    db.close();
+    store.close();
   }
 }
 

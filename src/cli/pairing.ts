@@ -1,21 +1,18 @@
-import { join } from 'node:path';
 import type { HobConfig } from '../config/schema.js';
 import { systemClock } from '../core/clock.js';
 import { UserFacingError } from '../core/errors.js';
-import { openDatabase } from '../store/db.js';
-import { OutboxRepository } from '../store/outbox.js';
+import { openStore } from '../store/open.js';
 import { encodeOutboxMessage } from '../store/outbox-message.js';
-import { PairingRepository } from '../store/pairings.js';
 import { configuredChannels } from './channels.js';
 
 /**
- * `hob pairing list | approve CODE | revoke USER_ID` — works on the database directly, so it
+ * `hob pairing list | approve CODE | revoke USER_ID` — works on the store directly, so it
  * also works while `hob start` runs; the approved person's welcome goes out through the
  * outbox, which the running gateway delivers.
  */
 export function runPairing(config: HobConfig, verb: string, value: string | undefined, platform: string | undefined, out: NodeJS.WritableStream = process.stdout): void {
-  const db = openDatabase(join(config.data_dir, 'hob.db'));
-  const pairings = new PairingRepository(db);
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
+  const pairings = store.pairings;
   const now = systemClock.now();
   try {
     switch (verb) {
@@ -37,7 +34,7 @@ export function runPairing(config: HobConfig, verb: string, value: string | unde
             existing ? `The code ${value.toUpperCase()} is ${existing.status === 'pending' ? 'expired' : existing.status}.` : `No pairing request has the code ${value.toUpperCase()}. See \`hob pairing list\`.`,
           );
         }
-        new OutboxRepository(db).add({ platform: row.platform, chatId: row.chatId, message: encodeOutboxMessage({ text: "You're approved. Say hello!", plain: true }), now });
+        store.outbox.add({ platform: row.platform, chatId: row.chatId, message: encodeOutboxMessage({ text: "You're approved. Say hello!", plain: true }), now });
         return void out.write(`Approved ${row.userName} (id ${row.userId}) on ${row.platform}.\n`);
       }
       case 'revoke': {
@@ -51,7 +48,7 @@ export function runPairing(config: HobConfig, verb: string, value: string | unde
         throw new UserFacingError('Usage: hob pairing list | approve CODE | revoke USER_ID');
     }
   } finally {
-    db.close();
+    store.close();
   }
 }
 

@@ -1,28 +1,26 @@
 /**
  * `hob sessions list | show N | export N` — the terminal person's past conversations (the
- * owner's own, or everyone's with `--all`), read straight from the database, so it also
+ * owner's own, or everyone's with `--all`), read straight from the store, so it also
  * works while `hob start` runs. Export writes Markdown.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { HobConfig } from '../config/schema.js';
 import { UserFacingError } from '../core/errors.js';
 import type { Block } from '../core/messages.js';
 import { formatDate, sizeOf } from '../gateway/commands/sessions.js';
 import { systemClock } from '../core/clock.js';
 import { PeopleStore } from '../memory/people.js';
-import { openDatabase } from '../store/db.js';
-import { SessionArchive, type SessionSummary, type StoredMessage } from '../store/session-archive.js';
+import { openStore } from '../store/open.js';
+import type { SessionSummary, StoredMessage } from '../store/session-archive.js';
 
 export type SessionsFlags = { all?: boolean; out?: string };
 
 /** `consoleUserId`: the terminal's identity; its sessions are those of the person it is linked to. */
 export function runSessions(config: HobConfig, consoleUserId: string, verb: string, which: string | undefined, flags: SessionsFlags, out: NodeJS.WritableStream = process.stdout): void {
-  const db = openDatabase(join(config.data_dir, 'hob.db'));
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock: systemClock });
   try {
-    const archive = new SessionArchive(db);
-    // Only the lookup is used: nothing is linked or moved here.
-    const personId = new PeopleStore(db, systemClock, () => undefined).personId('console', consoleUserId);
+    const archive = store.archive;
+    const personId = new PeopleStore(store.people, systemClock).personId('console', consoleUserId);
     const owner = flags.all ? null : personId;
     const sessions = archive.list(owner, 200);
     switch (verb) {
@@ -46,7 +44,7 @@ export function runSessions(config: HobConfig, consoleUserId: string, verb: stri
         throw new UserFacingError('Usage: hob sessions list | show N | export N [--out FILE] [--all]');
     }
   } finally {
-    db.close();
+    store.close();
   }
 }
 

@@ -1,16 +1,17 @@
+import { join } from 'node:path';
 import { createApp, type App } from '../app.js';
 import { systemClock } from '../core/clock.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { Delivery } from '../gateway/delivery.js';
 import { Gateway } from '../gateway/gateway.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { SessionArchive } from '../store/session-archive.js';
 import { consoleOutlet } from './console-outlet.js';
 import { faultFromEnv } from '../core/fault.js';
 import type { DeliveryFault } from '../gateway/delivery-ports.js';
 import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
+import { SpokenAnswers } from '../voice/spoken-answers.js';
+import { VoiceNotes } from '../voice/voice-notes.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
@@ -34,21 +35,21 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       // issue 21: background tasks a restart cut off resume (or are reported) now, once.
-      app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.db), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.store.outbox), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
       // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
-      const delivery = gateway?.delivery ?? new Delivery(new OutboxRepository(app.db), systemClock, app.logger);
+      const delivery = gateway?.delivery ?? new Delivery(app.store.outbox, systemClock, app.logger);
       delivery.register(consoleOutlet());
       if (!gateway) {
         delivery.start(1000);
-        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.db), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
-        app.delegation.tasks.start({ kick: drainer(delivery, app.db) });
+        scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
+        app.delegation.tasks.start({ kick: drainer(delivery, app.store.outbox) });
         stopDelivery = () => delivery.stop();
       }
       await runChat({
@@ -60,7 +61,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         memory: app.memory,
         extensions: app.extensions,
         jobs: app.scheduling.access,
-        archive: new SessionArchive(app.db),
+        archive: app.store.archive,
         tasks: app.delegation.tasks,
       });
     } else if (gateway) {
@@ -96,7 +97,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
   const { config } = app;
   const access = new Map(configuredChannels(config).map(({ module, section }) => [module.name, module.access(section)]));
   return new Gateway({
-    db: app.db,
+    store: app.store,
     clock: systemClock,
     logger: app.logger,
     adapters,
@@ -119,6 +120,8 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     extensions: app.extensions,
     channelCommands: channelChatCommands(config),
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
+    // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
+    voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
   });
 }
 

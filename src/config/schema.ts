@@ -181,6 +181,19 @@ const schedulerSchema = z
   })
   .prefault({});
 
+/**
+ * Where hob keeps its data: the SQLite file in data_dir (one process), or PostgreSQL (any
+ * number of `hob start` processes on one database). The URL carries the password: write it as
+ * ${HOB_DATABASE_URL}, or leave it out and set HOB_DATABASE_URL; it is never logged.
+ */
+const storeSchema = z
+  .strictObject({
+    kind: z.enum(['sqlite', 'postgres']).default('sqlite'),
+    /** postgres://USER:PASSWORD@HOST:PORT/DATABASE (kind: postgres only). */
+    url: z.string().regex(/^postgres(ql)?:\/\//, { error: 'expected a PostgreSQL URL like postgres://hob:PASSWORD@db.internal:5432/hob' }).optional(),
+  })
+  .prefault({});
+
 /** The whole config, with a `channels.<name>` section for each of these channels. */
 function buildConfigSchema(channels: readonly ChannelSection[]) {
   return z
@@ -188,6 +201,7 @@ function buildConfigSchema(channels: readonly ChannelSection[]) {
       data_dir: nonEmptyString.default('~/.hob'),
       timezone: timeZone.default('UTC'),
       log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      store: storeSchema,
       model: modelSchema,
       permissions: permissionsSchema,
       hooks: hooksSchema,
@@ -235,6 +249,7 @@ export type HookConfig = z.output<typeof hookSchema>;
 export type HooksConfig = HobConfig['hooks'];
 export type ToolsConfig = HobConfig['tools'];
 export type GatewayConfig = HobConfig['gateway'];
+export type StoreConfig = HobConfig['store'];
 export type SchedulerConfig = HobConfig['scheduler'];
 export type { ChannelSection, ChannelsConfig } from './channels-schema.js';
 export type MemoryConfig = HobConfig['memory'];

@@ -7,9 +7,8 @@ import type { Clock } from '../core/clock.js';
 import type { PersonResolver } from '../core/person.js';
 import { newRunnerId } from '../core/runner-id.js';
 import type { Logger } from '../logger.js';
-import type { Db } from '../store/db.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { TaskRepository } from '../store/tasks.js';
+import type { OutboxRepository } from '../store/outbox.js';
+import type { TaskRepository } from '../store/sqlite/tasks.js';
 import type { AnyTool } from '../tools/tool.js';
 import { agentTool, type AgentSettings } from './agents/agent-tool.js';
 import { agentsPromptSection, bundledAgentsDir, loadAgentDefinitions, type AgentCatalog, type AgentSource } from './agents/definitions.js';
@@ -20,11 +19,13 @@ import { TaskManager, type TaskSettings } from './tasks/task-manager.js';
 import { taskTools } from './tasks/task-tools.js';
 
 export type DelegationOptions = {
-  db: Db;
+  /** Where tasks and workers are kept; their results are recorded in `outbox` in the same transaction (one database). */
+  tasks: TaskRepository;
+  outbox: OutboxRepository;
   /** The engines' shared deps (read when a worker or task starts: /model may switch the provider). */
   deps: EngineDeps;
   agents: AgentSettings;
-  tasks: TaskSettings;
+  taskSettings: TaskSettings;
   /** Where definitions come from besides the bundled folder: plugins', then the person's own (data_dir/agents). */
   sources: AgentSource[];
   people: PersonResolver;
@@ -56,7 +57,7 @@ export function createDelegation(options: DelegationOptions): Delegation {
   const bundled = bundledAgentsDir();
   const catalog = loadAgentDefinitions([...(bundled ? [{ origin: 'bundled', dir: bundled }] : []), ...options.sources]);
   for (const problem of catalog.problems) options.logger.warn({ problem }, 'agent definition skipped');
-  const repository = new TaskRepository(options.db);
+  const repository = options.tasks;
   const runnerId = newRunnerId();
   const taskToolset = () => {
     const names = deps.tools.names().filter((name) => !TASK_TOOLS.has(name));
@@ -64,13 +65,13 @@ export function createDelegation(options: DelegationOptions): Delegation {
   };
   const tasks = new TaskManager({
     tasks: repository,
-    outbox: new OutboxRepository(options.db),
+    outbox: options.outbox,
     // A task's engine: the same deps, without the task tools (it does not start or stop tasks).
     engine: (sessionKey) => new QueryEngine(sessionKey, { ...deps, tools: taskToolset(), notes: undefined }),
     people,
     clock,
     logger: options.logger,
-    settings: options.tasks,
+    settings: options.taskSettings,
     runnerId,
   });
   const agent = agentTool({

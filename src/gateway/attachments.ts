@@ -4,7 +4,8 @@ import { errorMessage } from '../core/errors.js';
 import type { ImageBlock } from '../core/messages.js';
 import type { Attachment } from './channel.js';
 
-const MAX_BYTES = 20 * 1024 * 1024;
+/** The largest file hob downloads (the lowest limit a chat service sets for bots). */
+export const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**
@@ -17,7 +18,7 @@ export async function attachmentBlocks(attachments: Attachment[], workspace: str
   const notes: string[] = [];
   for (const attachment of attachments) {
     const label = attachment.fileName ?? attachment.kind;
-    if (attachment.sizeBytes !== undefined && attachment.sizeBytes > MAX_BYTES) {
+    if (attachment.sizeBytes !== undefined && attachment.sizeBytes > MAX_DOWNLOAD_BYTES) {
       notes.push(`[The person sent ${label} (${kb(attachment.sizeBytes)}), too large to download (limit 20 MB).]`);
       continue;
     }
@@ -28,16 +29,23 @@ export async function attachmentBlocks(attachments: Attachment[], workspace: str
         blocks.push({ type: 'image', mediaType, data: data.toString('base64') });
         continue;
       }
-      const dir = join(workspace, 'inbox');
-      await mkdir(dir, { recursive: true });
-      const name = `${Date.now()}-${safeName(attachment.fileName ?? `${attachment.kind}${extensionFor(attachment)}`)}`;
-      await writeFile(join(dir, name), data);
-      notes.push(`[The person sent a ${attachment.kind}: inbox/${name} (${kb(data.length)}${attachment.mimeType ? `, ${attachment.mimeType}` : ''}).]`);
+      const { savedAs } = await saveInInbox(workspace, attachment, data);
+      notes.push(`[The person sent a ${attachment.kind}: ${savedAs} (${kb(data.length)}${attachment.mimeType ? `, ${attachment.mimeType}` : ''}).]`);
     } catch (error) {
       notes.push(`[The person sent ${label}, but it could not be downloaded: ${errorMessage(error)}]`);
     }
   }
   return { blocks, notes };
+}
+
+/** Keeps a file in `workspace/inbox/` under a safe, unique name; `savedAs` is how people and the model are told where. */
+export async function saveInInbox(workspace: string, attachment: Attachment, data: Buffer): Promise<{ path: string; savedAs: string }> {
+  const dir = join(workspace, 'inbox');
+  await mkdir(dir, { recursive: true });
+  const name = `${Date.now()}-${safeName(attachment.fileName ?? `${attachment.kind}${extensionFor(attachment)}`)}`;
+  const path = join(dir, name);
+  await writeFile(path, data);
+  return { path, savedAs: `inbox/${name}` };
 }
 
 function sniffImage(data: Buffer): string | undefined {

@@ -3,6 +3,9 @@
  * only these types; the gateway sees only this interface. A platform's module (what it is
  * called, its config section, how to create its adapter) is described in channel-module.ts.
  */
+import type { SpokenDelivery } from '../core/spoken-delivery.js';
+
+export type { SpokenDelivery };
 
 export type ChatType = 'dm' | 'group' | 'channel';
 
@@ -21,6 +24,13 @@ export type Attachment = {
   fileName?: string;
   mimeType?: string;
   sizeBytes?: number;
+  /** The length the platform reports for a voice note, an audio file or a video (seconds). */
+  durationSeconds?: number;
+  /**
+   * A round video message (a video note): heard like a voice note (`kind` is
+   * `video`), and only its sound is sent for transcription.
+   */
+  videoNote?: boolean;
 };
 
 export type InboundMessage = {
@@ -94,6 +104,26 @@ export type OutboundMessage = {
   file?: { name: string; data: Buffer; caption?: string };
   /** The platform id of a message this one answers (groups: whose question it is). */
   replyTo?: string;
+  /** Audio to send (a spoken answer); `text`, when not empty, goes with it as its caption. */
+  audio?: OutboundAudio;
+};
+
+/**
+ * An audio file to send. It lives on disk under hob's data directory, and the outbox keeps
+ * only its path: a delivery retried after a restart reads the same file again.
+ */
+export type OutboundAudio = {
+  path: string;
+  /** The name it is sent under ("answer.ogg"). */
+  fileName: string;
+  mimeType: string;
+  /**
+   * `voice_message`: Ogg/Opus, shown as a playable voice message; `audio_file`: an audio
+   * attachment. The gateway asks for what the channel's `spokenAnswers` says.
+   */
+  as: SpokenDelivery;
+  /** Its length, when known (shown on a voice message). */
+  durationSeconds?: number;
 };
 
 export type SendOptions = {
@@ -158,6 +188,11 @@ export type ChannelCapabilities = {
    * asks `liveAnswer` and never checks platform names.
    */
   streaming?: 'draft' | 'native' | 'edit' | 'none';
+  /**
+   * How a spoken answer (`voice.reply`) goes out on this channel: as a voice message or as an
+   * audio file beside the text. Absent: answers stay text here.
+   */
+  spokenAnswers?: SpokenDelivery;
 };
 
 /** Where and for whom a live answer is shown. */

@@ -9,8 +9,7 @@ import type { Logger } from '../logger.js';
 import type { Memory } from '../memory/memory.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { JobAccess } from '../scheduler/tools.js';
-import type { Db } from '../store/db.js';
-import { SessionArchive } from '../store/session-archive.js';
+import type { SessionArchive } from '../store/session-archive.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, InboundMessage, OutboundMessage } from './channel.js';
@@ -26,7 +25,8 @@ import type { PairingService } from './pairing.js';
 import type { OpenConversation } from './pool.js';
 
 export type ChatCommandDeps = {
-  db: Db;
+  /** Past sessions, for /sessions and /resume. */
+  archive: SessionArchive;
   logger: Logger;
   access: AccessControl;
   broker: ApprovalBroker;
@@ -51,7 +51,7 @@ export class ChatCommands {
   private readonly archive: SessionArchive;
 
   constructor(private readonly deps: ChatCommandDeps) {
-    this.archive = new SessionArchive(deps.db);
+    this.archive = deps.archive;
   }
 
   /** Whether `name` is a command hob answers itself (its own, or a channel's). */

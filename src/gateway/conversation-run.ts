@@ -83,6 +83,11 @@ export class ConversationRun {
     });
   }
 
+  /** The answer the run ended with, once played (undefined after a stop or an error). */
+  get answer(): string | undefined {
+    return this.reporter.finalAnswer;
+  }
+
   /** Stops the run: its tools get the abort (`reason` tells them why, e.g. hob is shutting down). */
   abort(reason?: unknown): void {
     this.controller.abort(reason);

@@ -9,6 +9,8 @@ import type { Attachment, ChannelAdapter, ChatType, Target } from './channel.js'
 import type { Delivery } from './delivery.js';
 import { ConversationDelivery } from './conversation-delivery.js';
 import { ConversationRun, type Requester, type RunDeps, type RunSite, type StartRun } from './conversation-run.js';
+import { ConversationVoice } from './conversation-voice.js';
+import type { GatewayVoice } from './hearing.js';
 import { lineFor, modelInput } from './model-input.js';
 import { QuestionDesk } from './questions.js';
 
@@ -24,6 +26,8 @@ export type QueuedMessage = {
   attachments: Attachment[];
   /** The platform id of the person's message; in groups the answer replies to it. */
   messageId?: string;
+  /** A voice note in a group that did not address hob: answered only when it names hob. */
+  overheard?: boolean;
 };
 
 export type ConversationDeps = RunDeps & {
@@ -34,6 +38,8 @@ export type ConversationDeps = RunDeps & {
   busyMode: BusyMode;
   maxQueue: number;
   questionTimeoutSeconds: number;
+  /** issue 22: voice notes heard, answers spoken. Without it a voice note is a file like any other. */
+  voice?: GatewayVoice;
 };
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
@@ -55,6 +61,8 @@ export class Conversation {
   private pumping: Promise<void> | undefined;
   /** Inbox rows of steered messages, in the order the engine reads their lines. */
   private steeredInboxIds: number[][] = [];
+  /** Voice notes heard before a run, answers spoken after it. */
+  private readonly voice: ConversationVoice;
   lastActive: number;
 
   constructor(
@@ -75,6 +83,7 @@ export class Conversation {
       closing: () => this.output.closing,
     });
     this.site = { key, adapter, target, chatType, output: this.output, questions: this.questions, deps };
+    this.voice = new ConversationVoice({ key, adapter, target, chatType, output: this.output, logger: deps.logger, workspace: deps.workspace, voice: deps.voice });
   }
 
   get busy(): boolean {
@@ -140,8 +149,9 @@ export class Conversation {
     for (const message of dropped) this.markDone(message.inboxIds);
     const steered = this.engineInstance?.takeSteering().length ?? 0;
     this.markDone(this.steeredInboxIds.splice(0).flat());
-    const wasRunning = Boolean(this.run);
+    const wasRunning = Boolean(this.run) || this.voice.busy;
     this.run?.abort();
+    this.voice.abort();
     return { wasRunning, dropped: dropped.length + steered };
   }
 
@@ -153,6 +163,7 @@ export class Conversation {
     this.output.close();
     this.queue.splice(0);
     this.run?.abort(SHUTDOWN_REASON);
+    this.voice.abort(SHUTDOWN_REASON);
     await this.pumping;
   }
 
@@ -183,7 +194,13 @@ export class Conversation {
       }
       for (let next = this.queue.shift(); next && !this.output.closing; next = this.queue.shift()) {
         const message = next;
-        await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction));
+        const voice = await this.voice.hear(message);
+        if (!voice.run) {
+          // Nothing for the model (an overheard note not for hob, a note not heard): done, unless hob is closing.
+          if (!this.output.closing) this.markDone(message.inboxIds);
+          continue;
+        }
+        await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction), voice.spokenTo);
         this.requeueUnreadSteering(message);
       }
     })().finally(() => {
@@ -239,7 +256,7 @@ export class Conversation {
     for (const id of inboxIds) this.deps.inbox.markDone(id);
   }
 
-  private async runOnce(requester: Requester, start: StartRun): Promise<void> {
+  private async runOnce(requester: Requester, start: StartRun, spokenTo = false): Promise<void> {
     const run = new ConversationRun(this.site, requester);
     this.run = run;
     try {
@@ -251,6 +268,8 @@ export class Conversation {
       this.lastActive = this.deps.clock.now();
     }
     await run.deliver();
+    const answer = run.answer;
+    if (answer !== undefined) await this.voice.speak(answer, requester, spokenTo);
   }
 }
 

@@ -7,12 +7,8 @@ import type { Logger } from '../logger.js';
 import type { Memory } from '../memory/memory.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { JobAccess } from '../scheduler/tools.js';
-import { ApprovalRepository } from '../store/approvals.js';
-import { lastAnswerSince } from '../store/conversations.js';
-import type { Db } from '../store/db.js';
-import { InboxRepository } from '../store/inbox.js';
-import { OutboxRepository } from '../store/outbox.js';
-import { PairingRepository } from '../store/pairings.js';
+import type { InboxRepository } from '../store/inbox.js';
+import type { Store } from '../store/store.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
 import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink } from './channel.js';
@@ -31,11 +27,12 @@ import { ConversationPool, type OpenConversation } from './pool.js';
 import { PressRouter, questionPresses, type PressHandler } from './presses.js';
 import { ChatEditClock } from './reply.js';
 import { recoverAfterRestart } from './restart-recovery.js';
+import type { GatewayVoice } from './hearing.js';
 import { InboundRouter } from './router.js';
 import type { GroupSessions } from './session-key.js';
 
 export type GatewayOptions = {
-  db: Db;
+  store: Store;
   clock: Clock;
   logger: Logger;
   adapters: ChannelAdapter[];
@@ -69,6 +66,11 @@ export type GatewayOptions = {
   people?: PersonResolver;
   /** Background tasks (issue 21): `/bg`, `/tasks` and their buttons. */
   tasks?: TaskManager;
+  /**
+   * issue 22: voice notes heard (or, without an endpoint, a sentence saying how to set it up)
+   * and answers spoken. Without it a voice note is a file like any other.
+   */
+  voice?: GatewayVoice;
 };
 
 /**
@@ -93,31 +95,33 @@ export class Gateway implements InboundSink {
   private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: GatewayOptions) {
-    const { db, clock, logger } = options;
+    const { store, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
     this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
-    this.delivery = new Delivery(new OutboxRepository(db), clock, logger, { ...options.delivery, answerSince: (key, since) => lastAnswerSince(db, key, since) });
-    const pairings = new PairingRepository(db);
+    this.delivery = new Delivery(store.outbox, clock, logger, { ...options.delivery, answerSince: (key, since) => store.conversations.lastAnswerSince(key, since) });
+    const pairings = store.pairings;
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);
-    this.broker = new ApprovalBroker(new ApprovalRepository(db), this.delivery, clock, logger, {
+    this.broker = new ApprovalBroker(store.approvals, this.delivery, clock, logger, {
       timeoutSeconds: options.approvalTimeoutSeconds,
       isOwner: (platform, userId) => this.access.isOwner(platform, userId),
       isAllowed: (platform, userId) => this.access.isAllowedUser(platform, userId),
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
-    this.inbox = new InboxRepository(db);
+    this.inbox = store.inbox;
     const { access, broker, pairing, delivery, inbox } = this;
     const conversation: OpenConversation = (...args) => this.conversation(...args);
     const adapter = (platform: string) => this.adapters.get(platform);
     const commands = new ChatCommands({
-      db, logger, access, broker, pairing, delivery, conversation,
+      archive: store.archive, logger, access, broker, pairing, delivery, conversation,
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
       tasks: options.tasks, now: () => clock.now(),
       channelCommands: options.channelCommands,
     });
     this.router = new InboundRouter({
-      db, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
+      store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
       extensions: options.extensions, pasteWaitMs: options.pasteWaitMs, albumWaitMs: options.albumWaitMs,
+      // Only with a transcription endpoint can hob hear whether a group's voice note is for it.
+      overhears: options.voice?.notes.configured === true,
     });
     this.presses = new PressRouter(adapter, this.pressHandlers(), logger);
   }
@@ -126,7 +130,7 @@ export class Gateway implements InboundSink {
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
     await recoverAfterRestart({
-      db: this.options.db, inbox: this.inbox, delivery: this.delivery, broker: this.broker, adapters: this.adapters,
+      conversations: this.options.store.conversations, inbox: this.inbox, delivery: this.delivery, broker: this.broker, adapters: this.adapters,
       conversation: (...args) => this.conversation(...args),
     });
     // Each channel comes up as fast as its own platform answers, not after the others.
@@ -199,6 +203,7 @@ export class Gateway implements InboundSink {
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),
+        voice: this.options.voice,
       }),
     );
   }

@@ -70,6 +70,11 @@ export class RunReporter {
     return this.answer.trim() !== '';
   }
 
+  /** The answer as the model wrote it, when the run ended with one (not stopped, no error). */
+  get finalAnswer(): string | undefined {
+    return this.answered && !this.errorText && !this.stopped ? this.answer : undefined;
+  }
+
   onEvent(event: AgentEvent): void {
     this.options.live?.onEvent(event);
     switch (event.type) {

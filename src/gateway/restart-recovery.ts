@@ -7,8 +7,7 @@
  */
 import { oneLine } from '../core/text.js';
 import { isTaskSession } from '../engine/tasks/notification.js';
-import { sessionsWithPendingWork } from '../store/conversations.js';
-import type { Db } from '../store/db.js';
+import type { ConversationRepository } from '../store/conversations.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, ChatType } from './channel.js';
@@ -20,7 +19,7 @@ import { placeOfKey } from './session-key.js';
 import { readInbound, restoreParts, type StoredInbound } from './stored-inbound.js';
 
 export type RestartDeps = {
-  db: Db;
+  conversations: Pick<ConversationRepository, 'pendingWork'>;
   inbox: InboxRepository;
   delivery: Delivery;
   broker: ApprovalBroker;
@@ -33,7 +32,7 @@ export async function recoverAfterRestart(deps: RestartDeps): Promise<void> {
   deps.delivery.releaseLeases();
   await deps.delivery.settleLeftLive();
   const notStarted = await deps.broker.recoverAfterRestart(deps.adapters);
-  for (const key of sessionsWithPendingWork(deps.db)) {
+  for (const key of deps.conversations.pendingWork()) {
     // A background task's run is the task manager's to resume, not a chat's.
     if (isTaskSession(key)) continue;
     const found = conversationForKey(deps, key);
@@ -74,11 +73,11 @@ function requeue(deps: RestartDeps, key: string, parts: { id: number; stored: St
   const [head] = parts;
   const adapter = head ? deps.adapters.get(head.stored.platform) : undefined;
   if (!head || !adapter) return;
-  const { text, attachments } = restoreParts(parts.map((part) => part.stored), adapter.download?.bind(adapter));
+  const { text, attachments, overheard } = restoreParts(parts.map((part) => part.stored), adapter.download?.bind(adapter));
   const { stored } = head;
   const inboxIds = parts.map((part) => part.id);
   const conversation = deps.conversation(key, adapter, stored, stored.chatType);
-  const result = conversation.enqueue({ inboxIds, userId: stored.userId, userName: stored.userName, text, attachments });
+  const result = conversation.enqueue({ inboxIds, userId: stored.userId, userName: stored.userName, text, attachments, ...(overheard ? { overheard } : {}) });
   if (result === 'full') {
     for (const id of inboxIds) deps.inbox.markDone(id);
     void deps.delivery.send(stored.platform, targetOf(stored), { text: `After a restart I had too many of your messages waiting, so I did not take this one: "${oneLine(stored.text, 60)}". Please send it again.`, plain: true }, key);

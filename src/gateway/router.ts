@@ -9,7 +9,7 @@
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
-import type { Db } from '../store/db.js';
+import type { Store } from '../store/store.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { AccessControl } from './access.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
@@ -19,6 +19,7 @@ import { parseCommand } from './commands.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
 import { framedText } from './framing.js';
+import { isOverheardVoiceNote } from './hearing.js';
 import { replyTo } from './inbound-reply.js';
 import type { PairingService } from './pairing.js';
 import type { OpenConversation } from './pool.js';
@@ -29,7 +30,8 @@ import { storeInbound } from './stored-inbound.js';
 const EDIT_WINDOW_SECONDS = 600;
 
 export type RouterDeps = {
-  db: Db;
+  /** One commit for the inbox row and, when the conversation is free, the engine storing the message. */
+  store: Pick<Store, 'transaction'>;
   clock: Clock;
   logger: Logger;
   groupSessions: GroupSessions;
@@ -41,6 +43,11 @@ export type RouterDeps = {
   commands: ChatCommands;
   extensions?: ExtensionCommands;
   conversation: OpenConversation;
+  /**
+   * issue 22: a voice note in a group that does not address hob is taken (from people hob
+   * talks to there) and answered only when what it says names hob. Needs a transcription endpoint.
+   */
+  overhears?: boolean;
   /** How long a long paste or an album waits for its next part. */
   pasteWaitMs?: number;
   albumWaitMs?: number;
@@ -66,7 +73,7 @@ export class InboundRouter {
   message(message: InboundMessage): void {
     const key = sessionKeyFor(message, this.deps.groupSessions);
     try {
-      this.deps.db.transaction(() => this.route(message, key))(); // one commit: the inbox row and, when the conversation is free, the engine storing the message
+      this.deps.store.transaction(() => this.route(message, key)); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
       this.deps.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void replyTo(this.deps.delivery, message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
@@ -81,7 +88,9 @@ export class InboundRouter {
   private route(message: InboundMessage, key: string): void {
     const adapter = this.deps.adapter(message.platform);
     if (!adapter) throw new Error(`no adapter for ${message.platform}`);
-    if (!this.admitted(message, key, adapter)) return;
+    const overheard = this.overheard(message);
+    // Access as if addressed: whether it was for hob is heard from the note itself.
+    if (!this.admitted(overheard ? { ...message, mentionsBot: true } : message, key, adapter)) return;
     const updateId = message.updateId ?? `m:${message.chatId}:${message.messageId}`;
     // Once per update: a redelivery after a restart must not run /new twice.
     const firstTime = () => this.deps.inbox.addDone({ platform: message.platform, updateId, sessionKey: key, now: this.deps.clock.now() });
@@ -109,9 +118,13 @@ export class InboundRouter {
       return;
     }
     message = { ...message, text: framedText(message) };
-    const inboxId = this.deps.inbox.add({ platform: message.platform, updateId, sessionKey: key, message: storeInbound(message), now: this.deps.clock.now() });
+    const inboxId = this.deps.inbox.add({ platform: message.platform, updateId, sessionKey: key, message: storeInbound(message, { overheard }), now: this.deps.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
     if (!this.coalescer.offer(key, { message, inboxId })) this.enqueue(key, [{ message, inboxId }]);
+  }
+
+  private overheard(message: InboundMessage): boolean {
+    return this.deps.overhears === true && isOverheardVoiceNote(message);
   }
 
   /** Whether hob answers this message at all: from someone allowed, a recent edit, not another bot's command. */
@@ -156,6 +169,7 @@ export class InboundRouter {
       text: parts.map((part) => part.message.text).filter((text) => text !== '').join('\n'),
       attachments: parts.flatMap((part) => part.message.attachments),
       messageId: message.messageId,
+      ...(parts.every((part) => this.overheard(part.message)) ? { overheard: true } : {}),
     });
     if (result === 'full') {
       for (const id of inboxIds) this.deps.inbox.markDone(id);

@@ -19,10 +19,12 @@ export type StoredInbound = {
   userName: string;
   text: string;
   attachments: StoredAttachment[] | number;
+  /** A group's voice note not addressed to hob: answered only when it names hob. */
+  overheard?: boolean;
 };
 
 /** The inbox row's message column. */
-export function storeInbound(message: InboundMessage): string {
+export function storeInbound(message: InboundMessage, marks: { overheard?: boolean } = {}): string {
   const stored: StoredInbound = {
     platform: message.platform,
     chatId: message.chatId,
@@ -32,6 +34,7 @@ export function storeInbound(message: InboundMessage): string {
     userName: message.userName,
     text: message.text,
     attachments: message.attachments.map(({ download: _download, ...kept }) => kept),
+    ...(marks.overheard ? { overheard: true } : {}),
   };
   return JSON.stringify(stored);
 }
@@ -41,7 +44,7 @@ export function readInbound(json: string): StoredInbound {
 }
 
 /** The parts of one message (a paste, an album) put back together: its text, and its files where they can be fetched again. */
-export function restoreParts(parts: StoredInbound[], download: ((ref: string) => Promise<Buffer>) | undefined): { text: string; attachments: Attachment[] } {
+export function restoreParts(parts: StoredInbound[], download: ((ref: string) => Promise<Buffer>) | undefined): { text: string; attachments: Attachment[]; overheard?: boolean } {
   const attachments: Attachment[] = [];
   let lostCount = 0;
   for (const stored of parts) {
@@ -57,5 +60,5 @@ export function restoreParts(parts: StoredInbound[], download: ((ref: string) =>
   }
   const text = parts.map((stored) => stored.text).filter((part) => part !== '').join('\n');
   const lost = lostCount ? `\n[${lostCount} attachment(s) were lost in a restart; ask the person to send them again.]` : '';
-  return { text: text + lost, attachments };
+  return { text: text + lost, attachments, ...(parts.every((stored) => stored.overheard) ? { overheard: true } : {}) };
 }

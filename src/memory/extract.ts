@@ -30,7 +30,8 @@ const CALL_ME = /\b(?:call me|my name is|i'?m called|nenn(?:t)? mich|ich hei(?:√
 const SECRET = /\b(?:password|passwort|passwd|secret|token|api[ _-]?key|pin|passphrase|private key|password|parola d'ordine|contrase√±a|mot de passe)\b/i;
 
 export function extractFacts(text: string): Extracted {
-  const said = text.replace(/^\[[^\]\n]{1,80}\]\s*/, '').slice(0, MAX_TEXT).trim();
+  // What hob put in front of the person's words (their name in a group, an edit, a reply, a voice note's frame) is not theirs.
+  const said = text.replace(/^(?:\[[^\]\n]{1,500}\]\s*)+/, '').slice(0, MAX_TEXT).trim();
   const found: Extracted = { facts: [] };
   if (!said || said.startsWith('/')) return found;
   const name = CALL_ME.exec(said)?.[1];

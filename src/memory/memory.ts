@@ -2,8 +2,9 @@ import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import { platformOf } from '../core/person.js';
 import type { Logger } from '../logger.js';
-import type { Db } from '../store/db.js';
-import { embeddingsClient, reciprocalRankFusion, VectorIndex, type Embedder, type EmbeddingsSettings } from './embeddings.js';
+import type { Store } from '../store/store.js';
+import type { VectorRepository } from '../store/vectors.js';
+import { embeddingsClient, reciprocalRankFusion, type Embedder, type EmbeddingsSettings } from './embeddings.js';
 import { extractFacts } from './extract.js';
 import { PeopleStore } from './people.js';
 import { ensurePersona } from './persona.js';
@@ -12,10 +13,10 @@ import { PromptSections, type PromptContext } from './prompt-section.js';
 
 export { entryLine } from './prompt-section.js';
 import type { MemoryEntry, NewEntry, SaveResult } from '../store/memory/entry.js';
-import { MemoryStore } from '../store/memory/entries.js';
+import type { MemoryEntryRepository } from '../store/memory/entries.js';
 
 export type MemoryOptions = {
-  db: Db;
+  store: Store;
   clock: Clock;
   logger: Logger;
   dataDir: string;
@@ -43,9 +44,9 @@ const QUERY_EMBED_TIMEOUT_MS = 5000;
  */
 export class Memory {
   readonly people: PeopleStore;
-  readonly entries: MemoryStore;
+  readonly entries: MemoryEntryRepository;
   readonly profiles: ProfileStore;
-  private readonly vectors: VectorIndex | undefined;
+  private readonly vectors: VectorRepository | undefined;
   private readonly embedder: Embedder | undefined;
   /** Why semantic search is off, when it is. */
   readonly semanticProblem: string | undefined;
@@ -56,10 +57,10 @@ export class Memory {
   private closed = false;
 
   constructor(private readonly options: MemoryOptions) {
-    const { db, clock } = options;
-    this.entries = new MemoryStore(db, clock, (error) => options.logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones'));
-    this.people = new PeopleStore(db, clock, (from, to) => this.entries.reassign(from, to));
-    this.profiles = new ProfileStore(db, clock);
+    const { store, clock } = options;
+    this.entries = store.memory;
+    this.people = new PeopleStore(store.people, clock);
+    this.profiles = new ProfileStore(store.profiles, clock);
     this.prompts = new PromptSections({
       profiles: this.profiles,
       entries: this.entries,
@@ -73,10 +74,10 @@ export class Memory {
     ensurePersona(options.dataDir);
     const wantsVectors = Boolean(options.embeddings || options.embedder);
     // Vectors written earlier must still be deletable after embeddings are switched off.
-    if (wantsVectors || VectorIndex.present(db)) {
-      const opened = VectorIndex.open(db);
-      if ('index' in opened) this.vectors = opened.index;
-      else this.semanticProblem = opened.error;
+    if (wantsVectors || store.hasVectors()) {
+      const support = store.vectorSupport();
+      if (support.mode === 'none') this.semanticProblem = support.problem;
+      else this.vectors = store.vectors();
     }
     if (wantsVectors && this.vectors) {
       this.embedder = options.embedder ?? (options.embeddings ? embeddingsClient(options.embeddings) : undefined);
@@ -94,8 +95,8 @@ export class Memory {
   personFor(sessionKey: string, userId: string): string {
     const platform = platformOf(sessionKey);
     if (platform === 'job') {
-      const job = this.options.db.prepare('SELECT owner_id FROM jobs WHERE id = ?').get(sessionKey.slice('job:'.length)) as { owner_id: string } | undefined;
-      if (job) return job.owner_id;
+      const job = this.options.store.jobs.get(sessionKey.slice('job:'.length));
+      if (job) return job.ownerId;
     }
     return this.people.personId(platform, userId);
   }
@@ -216,14 +217,14 @@ export class Memory {
         if (batch.length === 0) return;
         const embedded = await embedder(batch.map((item) => item.text));
         if (this.closed) return;
-        this.options.db.transaction(() => {
+        this.options.store.transaction(() => {
           batch.forEach((item, index) => {
             // Forgotten while its vector was on the way: nothing to store.
             if (!this.entries.bySeq(item.seq)) return;
             vectors.put(item.seq, item.personId, embedded[index] as Float32Array);
             this.entries.markEmbedded(item.seq);
           });
-        })();
+        });
         this.retryDelayMs = this.options.retryDelayMs ?? 5000;
       }
     })()

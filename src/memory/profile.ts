@@ -1,31 +1,20 @@
 import type { Clock } from '../core/clock.js';
 import { canonicalTimezone } from '../core/timezone.js';
-import type { Db } from '../store/db.js';
+import { PROFILE_FIELDS, type Profile, type ProfileField, type ProfileRepository } from '../store/profiles.js';
 
-export const PROFILE_FIELDS = ['name', 'timezone', 'language', 'style', 'notes'] as const;
-export type ProfileField = (typeof PROFILE_FIELDS)[number];
-
-/** How a person likes to be addressed and answered. Unset fields are absent. */
-export type Profile = Partial<Record<ProfileField, string>>;
+export { PROFILE_FIELDS, type Profile, type ProfileField } from '../store/profiles.js';
 
 const FIELD_LIMIT = 500;
 
 /** Per-person profile: preferred name, timezone, language, answer style, free notes. */
 export class ProfileStore {
   constructor(
-    private readonly db: Db,
+    private readonly profiles: ProfileRepository,
     private readonly clock: Clock,
   ) {}
 
   get(personId: string): Profile {
-    const row = this.db.prepare('SELECT name, timezone, language, style, notes FROM profiles WHERE person_id = ?').get(personId) as Record<ProfileField, string | null> | undefined;
-    const profile: Profile = {};
-    if (!row) return profile;
-    for (const field of PROFILE_FIELDS) {
-      const value = row[field];
-      if (value) profile[field] = value;
-    }
-    return profile;
+    return this.profiles.get(personId);
   }
 
   /**
@@ -36,15 +25,12 @@ export class ProfileStore {
     let stored: string | undefined = value.trim() || undefined;
     if (stored && stored.length > FIELD_LIMIT) throw new Error(`The ${field} is too long (${stored.length} characters); keep it under ${FIELD_LIMIT}.`);
     if (field === 'timezone' && stored) stored = canonicalTimeZone(stored);
-    const now = this.clock.now();
-    this.db.prepare('INSERT INTO profiles (person_id, updated_at) VALUES (?, ?) ON CONFLICT (person_id) DO NOTHING').run(personId, now);
-    // The column name comes from the closed list above, never from the caller's text.
-    this.db.prepare(`UPDATE profiles SET ${field} = ?, updated_at = ? WHERE person_id = ?`).run(stored ?? null, now, personId);
+    this.profiles.set(personId, field, stored, this.clock.now());
     return stored;
   }
 
   clear(personId: string): void {
-    this.db.prepare('DELETE FROM profiles WHERE person_id = ?').run(personId);
+    this.profiles.clear(personId);
   }
 }
 

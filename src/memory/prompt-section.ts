@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import { zonedFormat, type DateShape } from '../core/zoned-format.js';
-import type { MemoryStore } from '../store/memory/entries.js';
+import type { MemoryEntryRepository } from '../store/memory/entries.js';
 import type { MemoryEntry } from '../store/memory/entry.js';
 import { readPersona } from './persona.js';
 import type { Profile, ProfileStore } from './profile.js';
@@ -24,7 +24,7 @@ export type PromptContext = {
 
 export type PromptSectionDeps = {
   profiles: ProfileStore;
-  entries: MemoryStore;
+  entries: MemoryEntryRepository;
   clock: Clock;
   dataDir: string;
   /** `memory.snapshot_chars`: the most a snapshot takes. */

@@ -2,9 +2,9 @@ import type { Clock } from '../core/clock.js';
 import { unlinkedPeople, type PersonResolver } from '../core/person.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
-import type { Db } from '../store/db.js';
-import { JobRepository } from '../store/jobs.js';
-import { OutboxRepository } from '../store/outbox.js';
+import type { JobRepository } from '../store/jobs.js';
+import type { OutboxRepository } from '../store/outbox.js';
+import type { Store } from '../store/store.js';
 import { faultFromEnv as faultAt } from '../core/fault.js';
 import type { AnyTool } from '../tools/tool.js';
 import { reportRunner } from './report.js';
@@ -12,7 +12,7 @@ import { Scheduler, type FaultPoint, type SchedulerSettings } from './runner.js'
 import { personTimezone, scheduleTools, type JobAccess } from './tools.js';
 
 export type SchedulingOptions = {
-  db: Db;
+  store: Store;
   clock: Clock;
   /** config `timezone`. */
   defaultTimezone: string;
@@ -43,7 +43,7 @@ export type Scheduling = {
 };
 
 export function createScheduling(options: SchedulingOptions): Scheduling {
-  const jobs = new JobRepository(options.db);
+  const jobs = options.store.jobs;
   let isOwner: (platform: string, userId: string) => boolean = (platform) => platform === 'console';
   const access: JobAccess = {
     jobs,
@@ -62,7 +62,8 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
     startRunner: (runner) => {
       const scheduler = new Scheduler({
         jobs,
-        outbox: new OutboxRepository(options.db),
+        transaction: (fn) => options.store.transaction(fn),
+        outbox: options.store.outbox,
         kick: runner.kick,
         clock: options.clock,
         logger: runner.logger,
@@ -87,8 +88,7 @@ export function faultFromEnv(value = process.env.HOB_FAULT): ((point: FaultPoint
  * takes 50 rows, and a pass already running may have read its rows before ours were added).
  * Stops when nothing is due or a pass made no progress (a row waiting for its retry).
  */
-export function drainer(delivery: { flush(): Promise<void> }, db: Db, clock: Clock = { now: () => Date.now() }): () => void {
-  const outbox = new OutboxRepository(db);
+export function drainer(delivery: { flush(): Promise<void> }, outbox: Pick<OutboxRepository, 'due'>, clock: Clock = { now: () => Date.now() }): () => void {
   let draining: Promise<void> | undefined;
   let again = false;
   const drain = async () => {

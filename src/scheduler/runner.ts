@@ -24,6 +24,8 @@ export type FaultPoint = 'claimed' | 'handed';
 
 export type SchedulerDeps = {
   jobs: JobRepository;
+  /** The store's write transaction (Store.transaction): a batch of hand-overs commits once. */
+  transaction<T>(fn: () => T): T;
   /** The gateway's outbox: run output is recorded there in the run's own transaction. */
   outbox: OutboxRepository;
   /** Asks the delivery worker to send what was just recorded (Delivery.flush). */
@@ -133,11 +135,9 @@ export class Scheduler {
       if (claimed.length) this.deps.fault?.('claimed');
       // One commit for the batch's hand-overs (each still its own savepoint); reports start after it.
       const reports: { job: Job; run: JobRun }[] = [];
-      jobs.db
-        .transaction(() => {
-          for (const { run } of claimed) handed = this.safely(run, reports) || handed;
-        })
-        .immediate();
+      this.deps.transaction(() => {
+        for (const { run } of claimed) handed = this.safely(run, reports) || handed;
+      });
       if (handed) this.deps.fault?.('handed');
       for (const { job, run } of reports) this.startReport(job, run);
       if (claimed.length < BATCH) break;
@@ -228,11 +228,9 @@ export class Scheduler {
     const { jobs, clock, settings } = this.deps;
     const now = clock.now();
     if (outcome.status === 'interrupted') {
-      jobs.db
-        .transaction(() => {
-          if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) jobs.linkOutbox(run.id, this.record(job, text));
-        })
-        .immediate();
+      this.deps.transaction(() => {
+        if (jobs.close(run.id, this.runnerId, job.id, now, 'interrupted', outcome.error ?? 'interrupted', settings.maxFailures) && text) jobs.linkOutbox(run.id, this.record(job, text));
+      });
       return;
     }
     let note = text ?? '';

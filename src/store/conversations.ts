@@ -1,227 +1,93 @@
-import type { Clock } from '../core/clock.js';
-import { newId, type IdGenerator } from '../core/ids.js';
+/**
+ * Conversations in the Store port: sessions, their messages (one row each, append-only), the
+ * compaction boundaries, the running mark and usage. Both stores implement it (sqlite/ and
+ * postgres/); the contract suite (test/store/contract/) holds them to the same behaviour.
+ */
 import type { Message, Usage } from '../core/messages.js';
-import type { Db } from './db.js';
 
 export type SessionRow = { id: string; sessionKey: string; createdAt: number; updatedAt: number };
 export type UsageTotals = Usage & { costUsd: number; requests: number };
+export type BoundaryMeta = { trigger: string; level: number; tokensBefore: number; tokensAfter: number };
 
 /**
  * Sessions and their messages. A conversation (session key) has one active session; `/new`
  * starts another. Messages are appended one row each — never rewritten.
  */
-export class ConversationRepository {
-  private readonly statements;
-  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => void;
-
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly ids: IdGenerator = newId,
-  ) {
-    this.statements = {
-      active: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number }>(
-        'SELECT id, session_key, created_at, updated_at FROM sessions WHERE session_key = ? AND active = 1 ORDER BY created_at DESC LIMIT 1',
-      ),
-      insertSession: db.prepare('INSERT INTO sessions (id, session_key, active, created_at, updated_at) VALUES (?, ?, 1, ?, ?)'),
-      deactivate: db.prepare('UPDATE sessions SET active = 0 WHERE session_key = ? AND active = 1'),
-      touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
-      setRunning: db.prepare('UPDATE sessions SET running = ? WHERE id = ?'),
-      running: db.prepare<[string], { running: number }>('SELECT running FROM sessions WHERE id = ?'),
-      insertMessage: db.prepare('INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?)'),
-      messages: db.prepare<[string, number], { role: 'user' | 'assistant'; content: string }>(
-        'SELECT role, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id',
-      ),
-      boundary: db.prepare<[string], { through_message_id: number; messages: string }>(
-        'SELECT through_message_id, messages FROM compactions WHERE session_id = ? ORDER BY id DESC LIMIT 1',
-      ),
-      lastMessageId: db.prepare<[string], { id: number | null }>('SELECT MAX(id) id FROM messages WHERE session_id = ?'),
-      insertBoundary: db.prepare(
-        `INSERT INTO compactions (session_id, through_message_id, messages, trigger, level, tokens_before, tokens_after, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      indexText: db.prepare('INSERT INTO messages_fts (rowid, text, person_id, session_id, role) VALUES (?, ?, ?, ?, ?)'),
-      claim: db.prepare('UPDATE sessions SET person_id = COALESCE(person_id, ?), title = COALESCE(title, ?) WHERE id = ?'),
-      workingMemory: db.prepare<[string], { working_memory: string | null }>('SELECT working_memory FROM sessions WHERE id = ?'),
-      saveWorkingMemory: db.prepare('UPDATE sessions SET working_memory = ? WHERE id = ?'),
-      sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null; active: number }>(
-        'SELECT id, session_key, created_at, updated_at, person_id, active FROM sessions WHERE id = ?',
-      ),
-      reopen: db.prepare('UPDATE sessions SET active = 1, session_key = ? WHERE id = ?'),
-      insertUsage: db.prepare(
-        `INSERT INTO usage (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      usageTotals: db.prepare<[string], { i: number; o: number; cr: number; cw: number; c: number; n: number }>(
-        `SELECT COALESCE(SUM(input_tokens),0) i, COALESCE(SUM(output_tokens),0) o, COALESCE(SUM(cache_read_tokens),0) cr,
-                COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
-      ),
-    };
-    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => {
-      const now = this.clock.now();
-      const { lastInsertRowid } = this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
-      if (personId !== undefined) this.index(Number(lastInsertRowid), sessionId, message, personId);
-      if (workingMemory !== undefined) this.statements.saveWorkingMemory.run(workingMemory, sessionId);
-      this.statements.touch.run(now, sessionId);
-      if (running !== undefined) this.statements.setRunning.run(running ? 1 : 0, sessionId);
-    });
-  }
-
+export interface ConversationRepository {
   /** The conversation's active session, created on first use. */
-  activeSession(sessionKey: string): SessionRow {
-    const row = this.statements.active.get(sessionKey);
-    if (row) return { id: row.id, sessionKey: row.session_key, createdAt: row.created_at, updatedAt: row.updated_at };
-    return this.startSession(sessionKey);
-  }
-
+  activeSession(sessionKey: string): SessionRow;
   /** Ends the active session (its messages stay) and starts a new one. */
-  startSession(sessionKey: string): SessionRow {
-    const now = this.clock.now();
-    const id = this.ids('ses');
-    this.db.transaction(() => {
-      this.statements.deactivate.run(sessionKey);
-      this.statements.insertSession.run(id, sessionKey, now, now);
-    })();
-    return { id, sessionKey, createdAt: now, updatedAt: now };
-  }
-
+  startSession(sessionKey: string): SessionRow;
   /**
    * Appends one message (one row, one transaction). `run: 'starts' | 'ends'` also sets the
    * session's running mark in the same transaction: message and mark are stored together.
+   * With `personId`, the message becomes findable by that person (session search), the
+   * session becomes theirs and takes its title from their first message.
    */
-  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string } = {}): void {
-    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts', options.personId, options.workingMemory);
-  }
-
-  /**
-   * Makes a message findable by its person (session_search); the session becomes theirs
-   * (its first person's) and takes its title from their first message.
-   */
-  private index(messageId: number, sessionId: string, message: Message, personId: string): void {
-    const words = message.content
-      .flatMap((block) => (block.type === 'text' && !/^\[[^\]]*\]$/.test(block.text.trim()) ? [block.text] : []))
-      .join('\n')
-      .trim();
-    if (message.role === 'user') this.statements.claim.run(personId, words ? titleOf(words) : null, sessionId);
-    if (words) this.statements.indexText.run(messageId, words, personId, sessionId, message.role);
-  }
-
+  appendMessage(sessionId: string, message: Message, options?: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string }): void;
   /**
    * Records a compaction: the compacted history replaces, for the model, every message up to
    * now. The messages themselves stay as they are; this is one new row.
    */
-  saveBoundary(sessionId: string, messages: Message[], meta: { trigger: string; level: number; tokensBefore: number; tokensAfter: number }): void {
-    const through = this.statements.lastMessageId.get(sessionId)?.id ?? 0;
-    this.statements.insertBoundary.run(sessionId, through, JSON.stringify(messages), meta.trigger, meta.level, meta.tokensBefore, meta.tokensAfter, this.clock.now());
-  }
-
-  workingMemory(sessionId: string): string | null {
-    return this.statements.workingMemory.get(sessionId)?.working_memory ?? null;
-  }
-
+  saveBoundary(sessionId: string, messages: Message[], meta: BoundaryMeta): void;
+  workingMemory(sessionId: string): string | null;
   /**
    * Makes an earlier session of this person the conversation's active one again (`/resume`).
    * Undefined when the session does not exist or is someone else's (the same answer for both),
    * or when it is still the open conversation of another chat (two chats must not write to one).
    */
-  reopenSession(sessionKey: string, sessionId: string, personId: string): SessionRow | undefined {
-    const row = this.statements.sessionById.get(sessionId);
-    if (!row || row.person_id !== personId) return undefined;
-    if (row.active === 1 && row.session_key !== sessionKey) return undefined;
-    this.db.transaction(() => {
-      this.statements.deactivate.run(sessionKey);
-      this.statements.reopen.run(sessionKey, sessionId);
-    })();
-    return { id: row.id, sessionKey, createdAt: row.created_at, updatedAt: row.updated_at };
-  }
-
-
-
+  reopenSession(sessionKey: string, sessionId: string, personId: string): SessionRow | undefined;
   /**
    * Marks a run in flight (set when it starts, cleared when it ends, also when stopped). A
    * session still marked at start-up was cut off by a crash or a shutdown: it resumes.
    */
-  setRunning(sessionId: string, running: boolean): void {
-    this.statements.setRunning.run(running ? 1 : 0, sessionId);
-  }
-
-  isRunning(sessionId: string): boolean {
-    return this.statements.running.get(sessionId)?.running === 1;
-  }
-
+  setRunning(sessionId: string, running: boolean): void;
+  isRunning(sessionId: string): boolean;
   /**
    * The session's history as the model sees it: the latest compaction's history, then every
    * message after it. Consecutive rows of one role (a message typed after a crash) are merged.
    */
-  loadMessages(sessionId: string): Message[] {
-    const boundary = this.statements.boundary.get(sessionId);
-    const history: Message[] = boundary ? (JSON.parse(boundary.messages) as Message[]) : [];
-    for (const row of this.statements.messages.all(sessionId, boundary?.through_message_id ?? 0)) {
-      const content = JSON.parse(row.content) as Message['content'];
-      const last = history.at(-1);
-      if (last && last.role === row.role) last.content.push(...content);
-      else history.push({ role: row.role, content });
-    }
-    return history;
-  }
-
-  recordUsage(sessionId: string, model: string, usage: Usage, costUsd: number): void {
-    this.statements.insertUsage.run(
-      sessionId,
-      model,
-      usage.inputTokens,
-      usage.outputTokens,
-      usage.cacheReadTokens,
-      usage.cacheWriteTokens,
-      costUsd,
-      this.clock.now(),
-    );
-  }
-
-  usageTotals(sessionId: string): UsageTotals {
-    const row = this.statements.usageTotals.get(sessionId) ?? { i: 0, o: 0, cr: 0, cw: 0, c: 0, n: 0 };
-    return { inputTokens: row.i, outputTokens: row.o, cacheReadTokens: row.cr, cacheWriteTokens: row.cw, costUsd: row.c, requests: row.n };
-  }
-
+  loadMessages(sessionId: string): Message[];
+  recordUsage(sessionId: string, model: string, usage: Usage, costUsd: number): void;
+  usageTotals(sessionId: string): UsageTotals;
+  /**
+   * Active sessions a crash or shutdown cut off mid-run: marked running, and the last message
+   * leaves work open (a user message, or unanswered tool calls). Their session keys.
+   */
+  pendingWork(): string[];
+  /**
+   * The text of the answer a session's run ended with, when its last message is one stored
+   * at or after `since` (ms): what a live message a crash left was to become.
+   */
+  lastAnswerSince(sessionKey: string, since: number): string | undefined;
 }
 
 /** A session's title: the start of its first message. */
-function titleOf(words: string): string {
+export function titleOf(words: string): string {
   const line = words.replace(/\s+/g, ' ').trim();
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
 
 /**
- * Active sessions a crash or shutdown cut off mid-run: marked running, and the last message
- * leaves work open (a user message, or unanswered tool calls).
+ * The words of a message a person's session search finds: its text blocks, without the
+ * bracketed notes hob adds itself ("[voice message]").
  */
-export function sessionsWithPendingWork(db: Db): string[] {
-  const rows = db
-    .prepare<[], { session_key: string; role: string; content: string }>(
-      `SELECT s.session_key, m.role, m.content FROM sessions s
-       JOIN messages m ON m.id = (SELECT MAX(id) FROM messages WHERE session_id = s.id)
-       WHERE s.active = 1 AND s.running = 1`,
-    )
-    .all();
-  return rows
-    .filter((row) => row.role === 'user' || (JSON.parse(row.content) as { type: string }[]).some((block) => block.type === 'tool_use'))
-    .map((row) => row.session_key);
+export function searchableWords(message: Message): string {
+  return message.content
+    .flatMap((block) => (block.type === 'text' && !/^\[[^\]]*\]$/.test(block.text.trim()) ? [block.text] : []))
+    .join('\n')
+    .trim();
 }
 
-/**
- * The text of the answer a session's run ended with, when its last message is one stored
- * at or after `since` (ms): what a live message a crash left was to become.
- */
-export function lastAnswerSince(db: Db, sessionKey: string, since: number): string | undefined {
-  const row = db
-    .prepare<[string], { role: string; content: string; created_at: number }>(
-      `SELECT m.role, m.content, m.created_at FROM sessions s
-       JOIN messages m ON m.id = (SELECT MAX(id) FROM messages WHERE session_id = s.id)
-       WHERE s.session_key = ? AND s.active = 1`,
-    )
-    .get(sessionKey);
-  if (!row || row.role !== 'assistant' || row.created_at < since) return undefined;
-  const blocks = JSON.parse(row.content) as { type: string; text?: string }[];
+/** Whether a session's last message (its role and content) leaves work open for a resumed run. */
+export function leavesWorkOpen(role: string, content: string): boolean {
+  return role === 'user' || (JSON.parse(content) as { type: string }[]).some((block) => block.type === 'tool_use');
+}
+
+/** The text of an answer (a final assistant message), or undefined when it is not one. */
+export function answerText(role: string, content: string): string | undefined {
+  if (role !== 'assistant') return undefined;
+  const blocks = JSON.parse(content) as { type: string; text?: string }[];
   if (blocks.some((block) => block.type === 'tool_use')) return undefined;
   const text = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
   return text.trim() === '' ? undefined : text;

@@ -1,45 +1,9 @@
-import type { Clock } from '../core/clock.js';
+/** "Always allow" rules in the Store port, per person, kept across restarts. */
 import type { AlwaysRule } from '../core/always-rule.js';
-import type { Db } from './db.js';
 
-/** "Always allow" rules, per person, kept across restarts. */
-export class PermissionRuleRepository {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
-
-  add(userId: string, rule: AlwaysRule): void {
-    this.db
-      .prepare('INSERT OR IGNORE INTO permission_rules (user_id, tool_name, command, path_prefix, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(userId, rule.toolName, rule.command ?? null, rule.pathPrefix ?? null, this.clock.now());
-  }
-
-  remove(userId: string, rule: AlwaysRule): void {
-    this.db
-      .prepare('DELETE FROM permission_rules WHERE user_id = ? AND tool_name = ? AND command IS ? AND path_prefix IS ?')
-      .run(userId, rule.toolName, rule.command ?? null, rule.pathPrefix ?? null);
-  }
-
-  all(): { userId: string; rule: AlwaysRule }[] {
-    const rows = this.db
-      .prepare<[], { user_id: string; tool_name: string; command: string | null; path_prefix: string | null }>(
-        'SELECT user_id, tool_name, command, path_prefix FROM permission_rules ORDER BY id',
-      )
-      .all();
-    return rows.map((row) => ({
-      userId: row.user_id,
-      rule: {
-        toolName: row.tool_name,
-        ...(row.command !== null ? { command: row.command } : {}),
-        ...(row.path_prefix !== null ? { pathPrefix: row.path_prefix } : {}),
-      },
-    }));
-  }
-
-  forUser(userId: string): AlwaysRule[] {
-    return this.all()
-      .filter((entry) => entry.userId === userId)
-      .map((entry) => entry.rule);
-  }
+export interface PermissionRuleRepository {
+  add(userId: string, rule: AlwaysRule): void;
+  remove(userId: string, rule: AlwaysRule): void;
+  all(): { userId: string; rule: AlwaysRule }[];
+  forUser(userId: string): AlwaysRule[];
 }

@@ -6,14 +6,11 @@
 import { Lexer, type Token } from 'marked';
 import type { SpeechFormat, VoiceReplyMode } from '../config/voice-schema.js';
 import { HobError } from '../core/errors.js';
+import type { SpokenDelivery } from '../core/spoken-delivery.js';
 import { EndpointError, postToEndpoint } from './endpoint.js';
 import { sniffContainer, type AudioContainer } from './formats.js';
 
-/**
- * How a channel delivers spoken audio: as a voice message (Ogg/Opus, shown as a playable
- * voice bubble) or as an audio file beside the text. Each adapter declares one.
- */
-export type SpokenDelivery = 'voice_message' | 'audio_file';
+export type { SpokenDelivery };
 
 /** The text to read aloud, or undefined when the answer should stay text (code, tables). */
 export function speakableText(markdown: string): string | undefined {

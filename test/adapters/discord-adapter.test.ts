@@ -14,7 +14,7 @@ import { ScriptedModel } from '../fakes/scripted-model.js';
 import { discordBed, type DiscordBed } from '../support/discord-testbed.js';
 import { systemClock } from '../../src/core/clock.js';
 import { createScheduling } from '../../src/scheduler/index.js';
-import { openDatabase } from '../../src/store/db.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { tempDir } from '../support/engine.js';
 import { makeContext } from '../tools/tool-harness.js';
 import { SETTINGS } from '../scheduler/harness.js';
@@ -229,7 +229,7 @@ describe('discord: application commands', () => {
 
   it('answers /jobs in a server channel privately, and posts nothing in the channel', async () => {
     const dir = tempDir('hob-discord-jobs-');
-    const scheduling = createScheduling({ db: openDatabase(join(dir, 'hob.db')), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+    const scheduling = createScheduling({ store: openSqliteStore(join(dir, 'hob.db'), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
     const create = scheduling.tools.find((tool) => tool.name === 'schedule_create') as AnyTool;
     await create.run(create.input.parse({ kind: 'reminder', text: 'call the dentist', in: '2h' }), { ...makeContext(dir), sessionKey: `discord:${GENERAL_ID}:u${FRIEND.id}`, userId: FRIEND.id });
     const { fake } = await start(new ScriptedModel([]), { dir, jobs: scheduling.access });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createTelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
 import type { ChannelAdapter } from '../../src/gateway/channel.js';
 import { BUSY_AFTER_MS } from '../../src/gateway/slow-run.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { defineTool, type AnyTool } from '../../src/tools/tool.js';
 import { dmOf, startFakeSlack } from '../fakes/slack/index.js';
 import { startFakeTelegram } from '../fakes/telegram/index.js';
@@ -146,7 +146,7 @@ describe.each(beds)('%s: what a person sees while hob answers', (platform, makeB
 
   /** The answer is out, nothing is left to send and no run is busy: what the person sees now stays. */
   async function settled(current: Bed, test: TestGateway, answer: string): Promise<void> {
-    const outbox = new OutboxRepository(test.db);
+    const outbox = new SqliteOutbox(test.db);
     await current.waitFor(() => current.seen().some((text) => text.includes(answer)) && outbox.counts().pending === 0 && !test.gateway.pool.all().some((conversation) => conversation.busy), 'the answer, settled');
   }
 

@@ -6,7 +6,7 @@ import { systemClock } from '../../src/core/clock.js';
 import { parseHobConfig } from '../../src/cli/channels.js';
 import { loadExtensions, type Extensions } from '../../src/extensions.js';
 import { createScheduling } from '../../src/scheduler/index.js';
-import { openDatabase } from '../../src/store/db.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { ToolRegistry } from '../../src/tools/tool.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
@@ -48,7 +48,7 @@ async function start(model: ScriptedModel): Promise<void> {
   const config = parseHobConfig(`data_dir: ${dir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
   extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
   await extensions.mcp.start();
-  const scheduling = createScheduling({ db: openDatabase(join(dir, 'hob.db')), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+  const scheduling = createScheduling({ store: openSqliteStore(join(dir, 'hob.db'), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
   scheduling.setOwnerCheck((_platform, userId) => userId === OWNER.id);
   const { memory } = testMemory({ dir: tempDir('hob-slack-mem-') });
   fake = await startFakeSlack();

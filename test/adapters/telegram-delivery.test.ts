@@ -5,8 +5,8 @@ import { createTelegramAdapter, type TelegramAdapter } from '../../adapters/tele
 import { systemClock } from '../../src/core/clock.js';
 import { Delivery } from '../../src/gateway/delivery.js';
 import { createLogger } from '../../src/logger.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
 
@@ -24,7 +24,7 @@ beforeEach(async () => {
   fake = await startFakeTelegram({ botUsername: 'hob_test_bot' });
   telegram = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger: createLogger({ level: 'silent', destination: 'silent' }), autoRetryMaxDelaySeconds: 1 });
   db = openDatabase(join(tempDir('hob-delivery-'), 'hob.db'));
-  delivery = new Delivery(new OutboxRepository(db), systemClock, createLogger({ level: 'silent', destination: 'silent' }), { retryBaseMs: 20 });
+  delivery = new Delivery(new SqliteOutbox(db), systemClock, createLogger({ level: 'silent', destination: 'silent' }), { retryBaseMs: 20 });
   delivery.register(telegram);
 });
 
@@ -50,7 +50,7 @@ describe('Telegram delivery of a message in parts', () => {
     await fake.waitFor(() => fake.chat(42).length === 3);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fake.chat(42).map((message) => message.text.split(':')[0])).toEqual(['first part', 'second part', 'third part']);
-    expect(new OutboxRepository(db).counts()).toMatchObject({ pending: 0, sent: 1, failed: 0 });
+    expect(new SqliteOutbox(db).counts()).toMatchObject({ pending: 0, sent: 1, failed: 0 });
   });
 
   it('does not send the text before a file again when the file upload fails', async () => {

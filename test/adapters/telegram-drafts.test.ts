@@ -2,7 +2,7 @@ import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageText } from '../../src/core/messages.js';
 import { STOPPED_NOTE } from '../../src/engine/query-engine.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -24,7 +24,7 @@ const annDm = { id: ann.id, type: 'private' as const };
 const GROUP = { id: -1002, type: 'supergroup' as const, title: 'Team' };
 const drafts = () => fake.callsOf('sendMessageDraft');
 const sentTexts = (chatId: number) => fake.chat(chatId).map((message) => message.text);
-const settled = () => fake.waitFor(() => hob && new OutboxRepository(hob.db).counts().pending === 0 && !hob.gateway.pool.all().some((c) => c.busy), 5000, 'the run to settle');
+const settled = () => fake.waitFor(() => hob && new SqliteOutbox(hob.db).counts().pending === 0 && !hob.gateway.pool.all().some((c) => c.busy), 5000, 'the run to settle');
 
 describe('Telegram drafts', () => {
   it('writes the answer into a DM draft with a stop button, then sends it as the message that replaces the draft', async () => {

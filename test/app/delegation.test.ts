@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
 import { ScriptedModel, type ScriptedReply } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 
@@ -86,7 +85,7 @@ describe('background tasks', () => {
     const started = model.requests.find((request) => lastSaid(request) === '(tool results)');
     expect(toolResult(started)).toMatch(/^Started background task t[0-9a-f]{8} \("cheapest plan"\)/);
 
-    const outbox = new OutboxRepository(hob.db).due(Date.now() + 1000, 50);
+    const outbox = hob.store.outbox.due(Date.now() + 1000, 50);
     const results = outbox.filter((row) => row.message.includes('Plan B costs least'));
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ platform: 'memory', chatId: 'dm-ann', sessionKey: 'memory:dm-ann' });

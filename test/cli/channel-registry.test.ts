@@ -16,8 +16,8 @@ import { runPairing } from '../../src/cli/pairing.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { ChannelModule } from '../../src/gateway/channel-module.js';
 import { withoutSecrets } from '../../src/policy/child-env.js';
-import { openDatabase } from '../../src/store/db.js';
-import { PairingRepository } from '../../src/store/pairings.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { SqlitePairings } from '../../src/store/sqlite/pairings.js';
 import { tempDir } from '../support/engine.js';
 import { z } from 'zod';
 
@@ -73,7 +73,7 @@ describe('hob pairing revoke', () => {
   function pairedDir(): string {
     const dir = tempDir();
     const db = openDatabase(join(dir, 'hob.db'));
-    const pairings = new PairingRepository(db);
+    const pairings = new SqlitePairings(db);
     pairings.insert({ code: 'ABCD2345', platform: 'slack', userId: 'U300', userName: 'Eve', chatId: 'D300', createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
     pairings.approve('ABCD2345', 'cli', Date.now());
     db.close();

@@ -1,13 +1,11 @@
 import '../support/env.js';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { tempDir } from '../support/engine.js';
-import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, unsettled, writeConfig, type HobProcess } from '../support/hob-process.js';
 
 /**
  * `hob start` killed (SIGKILL) while it delivers, on the fake Slack and Discord: after a 429
@@ -54,16 +52,6 @@ type CrashBed = {
   /** The platform's clock moves on (Discord forgets nonces, Slack's timestamps move). */
   later(ms: number): void;
 };
-
-/** Rows the outbox has not settled: live messages or deliveries still pending. */
-function unsettled(dir: string): number {
-  const db = new Database(join(dir, 'data', 'hob.db'), { readonly: true });
-  try {
-    return (db.prepare("SELECT COUNT(*) n FROM outbox WHERE status IN ('live', 'pending')").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 /** A long answer in paragraphs: split in three or more parts. */
 function longAnswer(limit: number): string {

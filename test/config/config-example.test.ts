@@ -57,6 +57,7 @@ describe('config.example.yaml', () => {
       env: {
         HOME: freshDir(),
         TELEGRAM_BOT_TOKEN: '123456:ABC-def',
+        HOB_DATABASE_URL: 'postgres://hob:secret@db.internal:5432/hob',
         TELEGRAM_WEBHOOK_SECRET: 'webhook-secret',
         SLACK_BOT_TOKEN: 'xoxb-1',
         SLACK_APP_TOKEN: 'xapp-1',

@@ -71,6 +71,7 @@ describe('defaults', () => {
       memory: { snapshot_chars: 2000, extract: 'rules' },
       mcp: { servers: {}, call_timeout_seconds: 60 },
       plugins: { enabled: [], disabled: [] },
+      store: { kind: 'sqlite' },
     } satisfies HobConfig);
   });
 

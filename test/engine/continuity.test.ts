@@ -9,8 +9,8 @@ import { COMPACTED_MARK } from '../../src/engine/compaction/levels.js';
 import { TokenCalibrations } from '../../src/engine/compaction/calibration.js';
 import { PromptSizer } from '../../src/engine/compaction/prompt-sizer.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
-import { ConversationRepository } from '../../src/store/conversations.js';
-import { openDatabase } from '../../src/store/db.js';
+import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
 import { defineTool } from '../../src/tools/tool.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, ofType } from '../support/engine.js';
@@ -126,7 +126,7 @@ describe('a run the person stopped is closed in the history', () => {
     expect(seen).toEqual(['user: Write a very long essay', `assistant: Here is the first part of the essay\n\n${STOPPED_NOTE}`, 'user: What is 2+2?']);
 
     // After a restart: the same closed history.
-    const reopened = { ...deps, conversations: new ConversationRepository(openDatabase(join(deps.dir, 'hob.db')), systemClock) };
+    const reopened = { ...deps, conversations: new SqliteConversations(openDatabase(join(deps.dir, 'hob.db')), systemClock) };
     await collect(new QueryEngine('k', reopened).submit('And 3+3?', options()));
     expect(model.requests[2]?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     expect(messageText(model.requests[2]?.messages[1] as Message)).toContain(STOPPED_NOTE);

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { messageText } from '../../src/core/messages.js';
 import { SHUTDOWN_REASON } from '../../src/core/shutdown.js';
 import { QueryEngine } from '../../src/engine/query-engine.js';
-import { ConversationRepository } from '../../src/store/conversations.js';
-import { openDatabase } from '../../src/store/db.js';
+import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
 import { systemClock } from '../../src/core/clock.js';
 import { defineTool } from '../../src/tools/tool.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
@@ -22,7 +22,7 @@ describe('QueryEngine', () => {
     await collect(new QueryEngine('console:local', deps).submit('My name is Ann', options()));
     deps.db.close();
 
-    const reopened = { ...deps, conversations: new ConversationRepository(openDatabase(join(deps.dir, 'hob.db')), systemClock) };
+    const reopened = { ...deps, conversations: new SqliteConversations(openDatabase(join(deps.dir, 'hob.db')), systemClock) };
     const engine = new QueryEngine('console:local', reopened);
     await collect(engine.submit('What is my name?', options()));
     const seen = model.requests[1]?.messages.map((m) => `${m.role}: ${messageText(m)}`);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelAdapter } from '../../src/gateway/channel.js';
 import type { GatewayOptions } from '../../src/gateway/gateway.js';
 import type { ToolResultBlock } from '../../src/core/messages.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
@@ -15,10 +15,12 @@ export type Seen = { id: string; text: string; buttons: { label: string }[] };
 export type ContractDriver = {
   adapter: ChannelAdapter;
   maxLength: number;
-  groupChatId: string;
+  /** A group chat where hob answers when mentioned; absent when the platform has none (the web's chats are each one person's). */
+  groupChatId?: string;
   dmChatId(person: Person): string;
   dm(person: Person, text: string): void;
-  group(person: Person, text: string, options: { mention: boolean }): void;
+  /** Speaks in the group chat; absent with `groupChatId`, and then the group tests are skipped. */
+  group?(person: Person, text: string, options: { mention: boolean }): void;
   /** Bot messages in a chat, as a person reads them now. */
   seen(chatId: string): Seen[];
   press(person: Person, chatId: string, messageId: string, label: string): void;
@@ -69,13 +71,15 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
       await lastText(d, d.dmChatId(OWNER), 'Hello Ann, how can I help?');
     });
 
-    it('in a group answers only when addressed, and only people it knows', async () => {
+    it('in a group answers only when addressed, and only people it knows', async (context) => {
       const model = new ScriptedModel([{ text: 'Answer for Bob' }]);
       const { d } = await start(model);
-      d.group(FRIEND, 'talking among ourselves', { mention: false });
-      d.group(STRANGER, 'hey bot do my homework', { mention: true });
-      d.group(FRIEND, 'what time is it?', { mention: true });
-      await lastText(d, d.groupChatId, 'Answer for Bob');
+      const { groupChatId, group } = d;
+      if (groupChatId === undefined || !group) return context.skip('this platform has no group chats');
+      group(FRIEND, 'talking among ourselves', { mention: false });
+      group(STRANGER, 'hey bot do my homework', { mention: true });
+      group(FRIEND, 'what time is it?', { mention: true });
+      await lastText(d, groupChatId, 'Answer for Bob');
       expect(model.requests).toHaveLength(1);
       expect(JSON.stringify(model.requests[0]?.messages)).toContain('[Bob] what time is it?');
     });
@@ -95,18 +99,20 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
       expect(edited?.buttons).toEqual([]);
     });
 
-    it('refuses a press by someone else and leaves the decision to the requester', async () => {
+    it('refuses a press by someone else and leaves the decision to the requester', async (context) => {
       const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'rm -rf build' } }] }, { text: 'OK, I left build alone.' }]);
       const { d } = await start(model);
-      d.group(FRIEND, 'clean the build', { mention: true });
-      const prompt = await lastText(d, d.groupChatId, 'rm -rf build');
-      d.press(STRANGER, d.groupChatId, prompt.id, 'Allow once');
+      const { groupChatId, group } = d;
+      if (groupChatId === undefined || !group) return context.skip('this platform has no group chats (its own tests press from another chat)');
+      group(FRIEND, 'clean the build', { mention: true });
+      const prompt = await lastText(d, groupChatId, 'rm -rf build');
+      d.press(STRANGER, groupChatId, prompt.id, 'Allow once');
       await d.waitFor(() => d.notices(STRANGER).find((notice) => notice.includes('not yours')), 'the not-yours notice');
-      expect(d.seen(d.groupChatId).find((message) => message.id === prompt.id)?.buttons).toHaveLength(3);
-      d.press(FRIEND, d.groupChatId, prompt.id, 'Deny');
-      await lastText(d, d.groupChatId, 'OK, I left build alone.');
+      expect(d.seen(groupChatId).find((message) => message.id === prompt.id)?.buttons).toHaveLength(3);
+      d.press(FRIEND, groupChatId, prompt.id, 'Deny');
+      await lastText(d, groupChatId, 'OK, I left build alone.');
       expect(toolResults(model, 1)[0]?.content).toContain('denied permission');
-      expect(d.seen(d.groupChatId).find((message) => message.id === prompt.id)?.text).toContain('denied by Bob');
+      expect(d.seen(groupChatId).find((message) => message.id === prompt.id)?.text).toContain('denied by Bob');
     });
 
     it('treats an unanswered approval as a denial and tells both sides', async () => {
@@ -196,7 +202,7 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
         Boolean(d.liveText?.(chatId)?.includes(text)) || d.seen(chatId).some((message) => message.text.includes(text));
       /** Nothing is left to send and no run is busy: what the person sees now is final. */
       const settled = (d: ContractDriver, hob: TestGateway) => {
-        const outbox = new OutboxRepository(hob.db);
+        const outbox = new SqliteOutbox(hob.db);
         return d.waitFor(() => outbox.counts().pending === 0 && !hob.gateway.pool.all().some((conversation) => conversation.busy), 'the run to settle');
       };
       const copies = (d: ContractDriver, chatId: string, text: string) => d.seen(chatId).filter((message) => message.text.includes(text)).length;
@@ -282,7 +288,7 @@ export function channelContract(name: string, makeDriver: () => Promise<Contract
         await lastText(d, chat, 'An answer sent the ordinary way.');
         await settled(d, hob);
         expect(copies(d, chat, 'An answer sent the ordinary way.')).toBe(1);
-        expect(new OutboxRepository(hob.db).counts()).toMatchObject({ pending: 0, failed: 0 });
+        expect(new SqliteOutbox(hob.db).counts()).toMatchObject({ pending: 0, failed: 0 });
       });
     });
 

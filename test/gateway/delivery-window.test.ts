@@ -4,8 +4,8 @@ import { systemClock } from '../../src/core/clock.js';
 import type { OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
 import { Delivery } from '../../src/gateway/delivery.js';
 import { createLogger } from '../../src/logger.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { tempDir } from '../support/engine.js';
 
@@ -47,7 +47,7 @@ afterEach(async () => {
 function deliveryOn(path: string, channel: MemoryChannel): Delivery {
   const db = openDatabase(path);
   open.push(db);
-  const delivery = new Delivery(new OutboxRepository(db), systemClock, logger, { retryBaseMs: 20 });
+  const delivery = new Delivery(new SqliteOutbox(db), systemClock, logger, { retryBaseMs: 20 });
   delivery.register(channel);
   stoppers.push(delivery);
   return delivery;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { builtinTools } from '../../src/tools/builtins.js';
@@ -153,7 +153,7 @@ describe('gateway', () => {
     hob.gateway.delivery.start(20);
     channel.say(OWNER, 'hi');
     await find(channel, 'eventually delivered');
-    const outbox = new OutboxRepository(hob.db);
+    const outbox = new SqliteOutbox(hob.db);
     await eventually(() => outbox.counts().sent === 1);
     expect(outbox.counts()).toMatchObject({ pending: 0, failed: 0 });
     expect(chat(channel).filter((m) => m.text.includes('eventually delivered'))).toHaveLength(1);
@@ -273,7 +273,7 @@ describe('gateway', () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'bash', input: { command: 'touch never' }, id: 'toolu_w' }] }]);
     hob = await startTestGateway(first, model, { dir });
     first.say(OWNER, 'touch never');
-    await eventually(() => hob !== undefined && new OutboxRepository(hob.db).counts().pending === 1); // the prompt, waiting for a retry
+    await eventually(() => hob !== undefined && new SqliteOutbox(hob.db).counts().pending === 1); // the prompt, waiting for a retry
     await hob.gateway.stop({ stopRuns: false }); // as if killed
     hob.db.close();
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
@@ -111,7 +111,7 @@ describe('live answers and the outbox', () => {
     hob = await startTestGateway(channel, new ScriptedModel([{ text: long }]));
     channel.say(OWNER, 'hi');
     await find(channel, 'Line 11 of a long answer.');
-    await channel.waitFor(() => new OutboxRepository((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
+    await channel.waitFor(() => new SqliteOutbox((hob as TestGateway).db).counts().pending === 0, 5000, 'the outbox to empty');
     const messages = channel.chat(CHAT);
     expect(messages.length).toBeGreaterThan(1);
     expect(messages.map((m) => m.text).join('\n\n')).toBe(long);

@@ -8,9 +8,9 @@ import { QueryEngine } from '../../src/engine/query-engine.js';
 import { TaskManager } from '../../src/engine/tasks/task-manager.js';
 import { createLogger } from '../../src/logger.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
-import { openDatabase } from '../../src/store/db.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
-import { TaskRepository } from '../../src/store/tasks.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
+import { TaskRepository } from '../../src/store/sqlite/tasks.js';
 import { bashTool } from '../../src/tools/bash.js';
 import type { AnyTool } from '../../src/tools/tool.js';
 import { MemoryChannel, type SeenMessage } from '../fakes/memory-channel.js';
@@ -38,7 +38,7 @@ async function gatewayWithTasks(reply: (request: ProviderRequest) => ScriptedRep
   let gateway: TestGateway | undefined;
   const manager = new TaskManager({
     tasks: new TaskRepository(db),
-    outbox: new OutboxRepository(db),
+    outbox: new SqliteOutbox(db),
     engine: (key) => new QueryEngine(key, (gateway as TestGateway).deps),
     people: unlinkedPeople,
     clock: systemClock,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractFacts } from '../../src/memory/extract.js';
+import { transcriptForModel } from '../../src/voice/words.js';
 import { testMemory } from './fixture.js';
 
 describe('facts extracted by rules from what the person says', () => {
@@ -26,6 +27,12 @@ describe('facts extracted by rules from what the person says', () => {
     'The API key for prod is sk-123',
   ])('leaves "%s" alone (a question, a command, small talk, a secret)', (said) => {
     expect(extractFacts(said).facts).toEqual([]);
+  });
+
+  it("reads a voice note's transcript as the person's words, never the frame hob put around it", () => {
+    const frame = transcriptForModel({ transcript: 'Our NAS is at 192.168.1.20', seconds: 3, savedAs: 'inbox/1733-voice.ogg' });
+    expect(extractFacts(`[Bob] ${frame}`).facts).toEqual([{ content: 'Our NAS is at 192.168.1.20', tags: ['host'] }]);
+    expect(extractFacts(transcriptForModel({ transcript: 'thanks, that helps', savedAs: 'inbox/1733-voice.ogg' })).facts).toEqual([]);
   });
 
   it('takes "call me …" as the preferred name, in several languages', () => {

@@ -3,16 +3,18 @@ import type { Clock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/logger.js';
 import type { Embedder } from '../../src/memory/embeddings.js';
 import { Memory, type MemoryOptions } from '../../src/memory/memory.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/sqlite/db.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import { tempDir } from '../support/engine.js';
 
 /** A Memory over a real SQLite file in a fresh data dir. */
-export function testMemory(options: Partial<MemoryOptions> & { dir?: string; embedder?: Embedder; clock?: Clock } = {}): { memory: Memory; db: Db; dir: string } {
+export function testMemory(options: Partial<MemoryOptions> & { dir?: string; embedder?: Embedder; clock?: Clock } = {}): { memory: Memory; store: SqliteStore; db: Db; dir: string } {
   const dir = options.dir ?? tempDir('hob-mem-');
-  const db = openDatabase(join(dir, 'hob.db'));
+  const clock = options.clock ?? { now: () => Date.now() };
+  const store = openSqliteStore(join(dir, 'hob.db'), { clock });
   const memory = new Memory({
-    db,
-    clock: options.clock ?? { now: () => Date.now() },
+    store,
+    clock,
     logger: createLogger({ level: 'silent', destination: 'silent' }),
     dataDir: dir,
     defaultTimezone: 'UTC',
@@ -20,7 +22,7 @@ export function testMemory(options: Partial<MemoryOptions> & { dir?: string; emb
     extract: 'rules',
     ...options,
   });
-  return { memory, db, dir };
+  return { memory, store, db: store.db, dir };
 }
 
 /** What one person told hob over a few weeks: the search-quality table's entries. */

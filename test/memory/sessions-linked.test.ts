@@ -8,7 +8,7 @@ import { createGateway } from '../../src/cli/start.js';
 import { parseHobConfig } from '../../src/cli/channels.js';
 import type { HobConfig } from '../../src/config/schema.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
-import { SessionArchive } from '../../src/store/session-archive.js';
+import { SqliteSessionArchive } from '../../src/store/sqlite/session-archive.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
 import { adapter, fake, useTelegramTestbed } from '../support/telegram-testbed.js';
@@ -56,7 +56,7 @@ function terminal(app: App) {
     logger: app.logger,
     approvalTimeoutSeconds: 30,
     memory: app.memory,
-    archive: new SessionArchive(app.db),
+    archive: app.store.archive,
     input,
     output,
     interactive: false,

@@ -3,7 +3,7 @@ import { unlinkedPeople } from '../../src/core/person.js';
 import { messageText, type Message } from '../../src/core/messages.js';
 import { QueryEngine } from '../../src/engine/query-engine.js';
 import { sessionSearchTool } from '../../src/memory/session-search.js';
-import { SessionArchive, ftsQuery } from '../../src/store/session-archive.js';
+import { SqliteSessionArchive, ftsQuery } from '../../src/store/sqlite/session-archive.js';
 import { toMarkdown } from '../../src/cli/sessions.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
@@ -32,7 +32,7 @@ describe('past sessions belong to their person', () => {
     const bob = new QueryEngine('telegram:2', deps);
     await collect(bob.submit('My router password hint is blue-falcon', as('2')));
 
-    const archive = new SessionArchive(deps.db);
+    const archive = new SqliteSessionArchive(deps.db);
     expect(archive.list('telegram:1').map((s) => s.title)).toEqual(['Plan the garden for spring', 'We decided the router goes in the hallway closet']);
     const annFirst = archive.list('telegram:1')[1]?.id as string;
     expect(archive.list('telegram:2').map((s) => s.title)).toEqual(['My router password hint is blue-falcon']);
@@ -69,7 +69,7 @@ describe('past sessions belong to their person', () => {
   it('exports a session as Markdown with every message', async () => {
     const deps = engineDeps(new ScriptedModel([{ text: 'Sure: 42.' }]));
     await collect(new QueryEngine('console:ann', deps).submit('What is the answer?', as('ann')));
-    const archive = new SessionArchive(deps.db);
+    const archive = new SqliteSessionArchive(deps.db);
     const [session] = archive.list('console:ann');
     const markdown = toMarkdown(session!, archive.messages('console:ann', session!.id)!.messages);
     expect(markdown).toMatch(/^# What is the answer\?\n/);

@@ -8,6 +8,7 @@ import { parseHobConfig } from '../../src/cli/channels.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
+import { sqliteDb } from '../support/sqlite-store.js';
 import { adapter, fake, useTelegramTestbed } from '../support/telegram-testbed.js';
 
 /**
@@ -103,7 +104,7 @@ describe('memory through Telegram and the terminal', () => {
     fake.pressButton(ann, annChat, confirm, 'mem:all:42');
     await fake.waitFor(() => fake.chat(42).find((message) => message.messageId === confirm)?.text.startsWith('Forgot all 1 entry'));
     expect(hob.app.memory.entries.count('console:ann')).toBe(0);
-    expect(hob.app.db.prepare("SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH 'padel'").get()).toEqual({ n: 0 });
+    expect(sqliteDb(hob.app.store).prepare("SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH 'padel'").get()).toEqual({ n: 0 });
   });
 
   it('/remember, the Forget button, /forget ID and /settings on Telegram', async () => {

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runJobs } from '../../src/cli/jobs.js';
 import { loadHobConfig } from '../../src/cli/channels.js';
-import { openDatabase } from '../../src/store/db.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
 import { tempDir } from '../support/engine.js';
 import { harness, jobIdIn } from './harness.js';
 

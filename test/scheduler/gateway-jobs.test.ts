@@ -21,9 +21,9 @@ afterEach(async () => {
 async function start(model: ScriptedModel): Promise<{ channel: MemoryChannel; scheduling: Scheduling }> {
   const channel = new MemoryChannel();
   const dir = (await import('../support/engine.js')).tempDir('hob-gwjobs-');
-  const { openDatabase } = await import('../../src/store/db.js');
-  const db = openDatabase(`${dir}/hob.db`);
-  const scheduling = createScheduling({ db, clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+  const { openSqliteStore } = await import('../../src/store/sqlite/store.js');
+  const store = openSqliteStore(`${dir}/hob.db`, { clock: systemClock });
+  const scheduling = createScheduling({ store, clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
   scheduling.setOwnerCheck((_platform, userId) => userId === OWNER.id);
   hob = await startTestGateway(channel, model, { dir, tools: scheduling.tools, jobs: scheduling.access });
   return { channel, scheduling };
@@ -47,7 +47,7 @@ describe('jobs through the gateway', () => {
     const [job] = scheduling.jobs.list();
     if (!job) throw new Error('no job');
     scheduling.jobs.save({ ...job, nextRunAt: Date.now() }, Date.now());
-    scheduler = scheduling.startRunner({ kick: drainer((hob as TestGateway).gateway.delivery, (hob as TestGateway).db), engine: () => { throw new Error('no reports here'); }, logger: silent, intervalMs: 50 });
+    scheduler = scheduling.startRunner({ kick: drainer((hob as TestGateway).gateway.delivery, (hob as TestGateway).store.outbox), engine: () => { throw new Error('no reports here'); }, logger: silent, intervalMs: 50 });
     await channel.waitFor(() => chat().find((m) => m.text === '⏰ check the oven'), 5000, 'the reminder');
     expect(hob?.gateway.pool.all().some((conversation) => conversation.engine.isRunning)).toBe(true);
     channel.say(OWNER, '/stop');

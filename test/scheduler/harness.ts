@@ -8,8 +8,8 @@ import { createScheduling, type Scheduling } from '../../src/scheduler/index.js'
 import { reportRunner } from '../../src/scheduler/report.js';
 import { Scheduler, type ReportRunner, type SchedulerSettings } from '../../src/scheduler/runner.js';
 import { personTimezone } from '../../src/scheduler/tools.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import type { Db } from '../../src/store/sqlite/db.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { ProviderClient } from '../../src/providers/types.js';
 import type { Tool, ToolOutput } from '../../src/tools/tool.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
@@ -51,13 +51,14 @@ export type Harness = {
  */
 export function harness(options: { fullAuto?: boolean; start?: string; settings?: Partial<SchedulerSettings>; runReport?: ReportRunner; model?: ProviderClient; timezoneFor?(person: string): string | undefined; people?: PersonResolver; dir?: string; maxJobsPerPerson?: number } = {}): Harness {
   const dir = options.dir ?? tempDir('hob-sched-');
-  const db = openDatabase(join(dir, 'hob.db'));
   const clock = testClock(options.start ?? '2026-12-01T10:00:00Z');
+  const store = openSqliteStore(join(dir, 'hob.db'), { clock });
+  const db = store.db;
   const channel = new MemoryChannel();
-  const delivery = new Delivery(new OutboxRepository(db), clock, silent, { retryBaseMs: 10 });
+  const delivery = new Delivery(store.outbox, clock, silent, { retryBaseMs: 10 });
   delivery.register(channel);
   const settings = { ...SETTINGS, ...options.settings };
-  const scheduling = createScheduling({ db, clock, defaultTimezone: 'Europe/Berlin', settings, timezoneFor: options.timezoneFor, people: options.people, maxJobsPerPerson: options.maxJobsPerPerson });
+  const scheduling = createScheduling({ store, clock, defaultTimezone: 'Europe/Berlin', settings, timezoneFor: options.timezoneFor, people: options.people, maxJobsPerPerson: options.maxJobsPerPerson });
   scheduling.setOwnerCheck((_platform, userId) => userId === '100');
   let runReport = options.runReport;
   if (!runReport && options.model) {
@@ -75,7 +76,8 @@ export function harness(options: { fullAuto?: boolean; start?: string; settings?
   }
   const scheduler = new Scheduler({
     jobs: scheduling.jobs,
-    outbox: new OutboxRepository(db),
+    transaction: (fn) => store.transaction(fn),
+    outbox: store.outbox,
     kick: () => undefined,
     clock,
     logger: silent,

@@ -13,6 +13,7 @@ import { ScriptedModel } from '../fakes/scripted-model.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
+import { sqliteDb } from '../support/sqlite-store.js';
 import { tempDir } from '../support/engine.js';
 import { recordingLogger, slackAdapter } from '../support/slack-testbed.js';
 import { PassThrough } from 'node:stream';
@@ -73,7 +74,7 @@ channels:
   await gateway.start();
   const started = gateway;
   app.scheduling.setOwnerCheck((platform, userId) => started.access.isOwner(platform, userId));
-  scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.db), engine: (key) => (app as App).engine(key), logger: silent, intervalMs: 50 });
+  scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => (app as App).engine(key), logger: silent, intervalMs: 50 });
   return { app, telegram, slack, discord };
 }
 
@@ -157,8 +158,8 @@ describe('jobs of a linked person on Telegram, Slack and Discord', () => {
 
 describe('linking and jobs', () => {
   it("a job made on Slack before linking stays its owner's after the link: /jobs on Telegram lists it, and another person's /jobs does not", async () => {
-    const { memory, db } = testMemory();
-    const scheduling = createScheduling({ db, clock: { now: () => Date.now() }, defaultTimezone: 'UTC', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
+    const { memory, db, store } = testMemory();
+    const scheduling = createScheduling({ store, clock: { now: () => Date.now() }, defaultTimezone: 'UTC', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
     const create = scheduling.tools.find((tool) => tool.name === 'schedule_create');
     const made = await create?.run({ kind: 'reminder', text: 'renew the domain', in: '2h' }, { ...makeContext('/tmp'), sessionKey: 'slack:D1', userId: 'UANN' });
     const id = jobIdIn(typeof made === 'string' ? made : (made?.content ?? ''));
@@ -173,8 +174,8 @@ describe('linking and jobs', () => {
 
 describe('/jobs in the terminal', () => {
   it('lists the linked person\'s jobs in their profile timezone, and pauses, resumes and deletes them by id, without asking the model', async () => {
-    const { memory, db } = testMemory();
-    const scheduling = createScheduling({ db, clock: { now: () => Date.now() }, defaultTimezone: 'UTC', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
+    const { memory, db, store } = testMemory();
+    const scheduling = createScheduling({ store, clock: { now: () => Date.now() }, defaultTimezone: 'UTC', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
     memory.profiles.set('telegram:100', 'timezone', 'Asia/Tokyo');
     const create = scheduling.tools.find((tool) => tool.name === 'schedule_create');
     const made = await create?.run({ kind: 'report', text: 'summarize my inbox', cron: '30 7 * * 1-5' }, { ...makeContext('/tmp'), sessionKey: 'telegram:100', userId: '100' });
@@ -205,10 +206,10 @@ describe('hob jobs', () => {
   it("shows times in the timezone of the terminal's linked person", async () => {
     const dir = tempDir('hob-cli-jobs-tz-');
     const { config } = loadHobConfig({ text: `data_dir: ${dir}\ntimezone: Europe/Berlin\n`, env: { HOME: dir } });
-    const { memory, db } = testMemory({ dir });
+    const { memory, db, store } = testMemory({ dir });
     memory.profiles.set('telegram:100', 'timezone', 'Asia/Tokyo');
     expect(memory.people.redeem(memory.people.createLinkCode('telegram:100'), 'console', consoleUserId())).toMatchObject({ ok: true });
-    const scheduling = createScheduling({ db, clock: { now: () => Date.now() }, defaultTimezone: 'Europe/Berlin', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
+    const scheduling = createScheduling({ store, clock: { now: () => Date.now() }, defaultTimezone: 'Europe/Berlin', settings: SETTINGS, people: memory.people, timezoneFor: (person) => memory.timezoneFor(person) });
     await scheduling.tools.find((tool) => tool.name === 'schedule_create')?.run({ kind: 'reminder', text: 'stretch', cron: '0 9 * * *', timezone: 'UTC' }, { ...makeContext('/tmp'), sessionKey: 'telegram:100', userId: '100' });
     memory.close();
     db.close();
@@ -252,6 +253,6 @@ describe('a scheduled report acts for the job owner', () => {
     const list = reportApp.scheduling.tools.find((tool) => tool.name === 'schedule_list');
     expect(await list?.run({}, { ...makeContext(dir), sessionKey: `job:${job.id}`, userId: '100' })).toContain(job.id);
     // Nothing was saved for a person named after the job session.
-    expect(reportApp.db.prepare("SELECT COUNT(*) AS n FROM memory_entries WHERE person_id LIKE 'job:%'").get()).toEqual({ n: 0 });
+    expect(sqliteDb(reportApp.store).prepare("SELECT COUNT(*) AS n FROM memory_entries WHERE person_id LIKE 'job:%'").get()).toEqual({ n: 0 });
   });
 });

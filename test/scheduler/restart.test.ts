@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/db.js';
-import { JobRepository } from '../../src/store/jobs.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { SqliteJobs } from '../../src/store/sqlite/jobs.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
@@ -24,7 +25,7 @@ async function setUp(): Promise<{ path: string; dir: string }> {
   const dir = tempDir('hob-sched-restart-');
   const path = writeStartConfig(dir, { model, telegram });
   const db = openDatabase(join(dir, 'data', 'hob.db'));
-  new JobRepository(db).create({
+  new SqliteJobs(db).create({
     id: 'j0000dead',
     ownerId: 'telegram:100',
     createdBy: '100',
@@ -57,14 +58,14 @@ describe('a reminder across a kill of hob start', () => {
     await first.exited; // killed itself at the fault point
     expect(telegram?.chat(100).filter((m) => m.text.includes('call the dentist'))).toEqual([]);
     const before = openDatabase(join(dir, 'data', 'hob.db'));
-    expect(new JobRepository(before).runs('j0000dead')).toMatchObject([leftBehind]);
+    expect(new SqliteJobs(before).runs('j0000dead')).toMatchObject([leftBehind]);
     before.close();
 
     const second = start(path);
     await second.waitFor('hob is running on telegram as @hob_bot');
     await telegram?.waitFor(() => telegram?.chat(100).find((m) => m.text === '⏰ call the dentist'), 15_000, 'the reminder');
     const db = openDatabase(join(dir, 'data', 'hob.db'));
-    const runs = () => new JobRepository(db).runs('j0000dead');
+    const runs = () => new SqliteJobs(db).runs('j0000dead');
     await telegram?.waitFor(() => runs()[0]?.delivery === 'sent', 5000, 'the delivery marked sent');
     expect(runs()).toMatchObject([{ status: 'handed', delivery: 'sent' }]);
     db.close();
@@ -80,7 +81,7 @@ describe('two hob processes on one database', () => {
     const dir = tempDir('hob-two-runners-');
     const dbPath = join(dir, 'hob.db');
     const db = openDatabase(dbPath);
-    const jobs = new JobRepository(db);
+    const jobs = new SqliteJobs(db);
     const base = Date.parse('2026-12-01T10:00:00Z');
     for (let i = 0; i < 200; i++) {
       const everyMs = (1 + (i % 2)) * 60_000;
@@ -110,9 +111,8 @@ describe('two hob processes on one database', () => {
     // the next runner takes it over. No new runs: the jobs are paused first.
     db.prepare('UPDATE jobs SET enabled = 0').run();
     const { Scheduler } = await import('../../src/scheduler/runner.js');
-    const { OutboxRepository } = await import('../../src/store/outbox.js');
     const { createLogger } = await import('../../src/logger.js');
-    const sweeper = new Scheduler({ jobs, outbox: new OutboxRepository(db), kick: () => undefined, clock: { now: () => endAt + 60_000 }, logger: createLogger({ level: 'silent', destination: 'silent' }), settings: { graceMinutes: 10, maxFailures: 3, reportTimeoutSeconds: 60 }, timezoneFor: () => 'UTC' });
+    const sweeper = new Scheduler({ jobs, transaction: (fn) => db.transaction(fn).immediate(), outbox: new SqliteOutbox(db), kick: () => undefined, clock: { now: () => endAt + 60_000 }, logger: createLogger({ level: 'silent', destination: 'silent' }), settings: { graceMinutes: 10, maxFailures: 3, reportTimeoutSeconds: 60 }, timezoneFor: () => 'UTC' });
     await sweeper.tick();
     const perJob = db
       .prepare(`SELECT j.text, (SELECT COUNT(*) FROM job_runs r WHERE r.job_id = j.id) runs, (SELECT COUNT(*) FROM outbox o WHERE o.session_key = 'job:' || j.id) messages FROM jobs j`)

@@ -5,9 +5,9 @@
  */
 import { createLogger } from '../../src/logger.js';
 import { Scheduler } from '../../src/scheduler/runner.js';
-import { openDatabase } from '../../src/store/db.js';
-import { JobRepository } from '../../src/store/jobs.js';
-import { OutboxRepository } from '../../src/store/outbox.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { SqliteJobs } from '../../src/store/sqlite/jobs.js';
+import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 
 const [dbPath, base, speed, endAt] = process.argv.slice(2) as [string, string, string, string];
 // Ready: the parent answers with the shared start time once both runners are loaded.
@@ -16,8 +16,9 @@ const startWall = await new Promise<string>((resolve) => process.stdin.once('dat
 const db = openDatabase(dbPath);
 const clock = { now: () => Math.min(Number(endAt), Number(base) + Math.max(0, Date.now() - Number(startWall)) * Number(speed)) };
 const scheduler = new Scheduler({
-  jobs: new JobRepository(db),
-  outbox: new OutboxRepository(db),
+  jobs: new SqliteJobs(db),
+  transaction: (fn) => db.transaction(fn).immediate(),
+  outbox: new SqliteOutbox(db),
   kick: () => undefined,
   clock,
   logger: createLogger({ level: 'silent', destination: 'silent' }),

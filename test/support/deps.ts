@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { systemClock } from '../../src/core/clock.js';
 import { noHooks } from '../../src/engine/ports.js';
 import type { EngineDeps } from '../../src/engine/query-engine.js';
-import { ConversationRepository } from '../../src/store/conversations.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
+import { SqliteConversations } from '../../src/store/sqlite/conversations.js';
+import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
 import type { ProviderClient } from '../../src/providers/types.js';
 import { gate, tempDir } from './engine.js';
@@ -18,7 +18,7 @@ export function engineDeps(provider: ProviderClient, tools: AnyTool[] = [], dir 
     tools: new ToolRegistry(tools),
     permissions: gate(),
     hooks: noHooks,
-    conversations: new ConversationRepository(db, systemClock),
+    conversations: new SqliteConversations(db, systemClock),
     systemPrompt: () => 'system',
     costUsd: (_model, usage) => usage.inputTokens * 0.001,
     workspace: dir,

@@ -7,10 +7,9 @@ import { Gateway, type GatewayOptions } from '../../src/gateway/gateway.js';
 import { createLogger } from '../../src/logger.js';
 import { createPermissionAdmin } from '../../src/policy/permission-admin.js';
 import { createPermissionChecker } from '../../src/policy/permissions.js';
-import { PermissionRuleRepository } from '../../src/store/permission-rules.js';
 import type { ProviderClient } from '../../src/providers/types.js';
-import { ConversationRepository } from '../../src/store/conversations.js';
-import { openDatabase, type Db } from '../../src/store/db.js';
+import type { Db } from '../../src/store/sqlite/db.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import { bashTool } from '../../src/tools/bash.js';
 import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
 import { tempDir } from './engine.js';
@@ -19,7 +18,7 @@ export const OWNER = { id: '100', name: 'Ann' };
 export const FRIEND = { id: '200', name: 'Bob' };
 export const STRANGER = { id: '300', name: 'Eve' };
 
-export type TestGateway = { gateway: Gateway; db: Db; dir: string; deps: EngineDeps; close(): Promise<void> };
+export type TestGateway = { gateway: Gateway; store: SqliteStore; db: Db; dir: string; deps: EngineDeps; close(): Promise<void> };
 
 /**
  * A gateway over a real SQLite file and the real permission checker (default mode: bash
@@ -34,9 +33,10 @@ export async function startTestGateway(
   overrides: Partial<GatewayOptions> & { tools?: AnyTool[]; dir?: string } = {},
 ): Promise<TestGateway> {
   const dir = overrides.dir ?? tempDir('hob-gw-');
-  const db = openDatabase(join(dir, 'hob.db'));
+  const store = openSqliteStore(join(dir, 'hob.db'), { clock: systemClock });
+  const db = store.db;
   const workspace = join(dir, 'workspace');
-  const rules = new PermissionRuleRepository(db, systemClock);
+  const rules = store.permissionRules;
   const permissions = createPermissionChecker(
     { mode: 'default', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] },
     { workspace, home: join(dir, 'home'), alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })) },
@@ -48,7 +48,7 @@ export async function startTestGateway(
       isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
     },
     hooks: noHooks,
-    conversations: new ConversationRepository(db, systemClock),
+    conversations: store.conversations,
     systemPrompt: () => 'system',
     costUsd: () => 0,
     workspace,
@@ -59,7 +59,7 @@ export async function startTestGateway(
   const { mkdirSync } = await import('node:fs');
   mkdirSync(workspace, { recursive: true });
   const gateway = new Gateway({
-    db,
+    store,
     clock: systemClock,
     logger: createLogger({ level: 'silent', destination: 'silent' }),
     adapters: [adapter],
@@ -82,12 +82,13 @@ export async function startTestGateway(
   await gateway.start();
   return {
     gateway,
+    store,
     db,
     dir,
     deps,
     close: async () => {
       await gateway.stop();
-      db.close();
+      store.close();
     },
   };
 }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,4 +88,14 @@ export function spawnHob(args: string[], env: NodeJS.ProcessEnv): HobProcess {
       }
     },
   };
+}
+
+/** Rows the outbox of a hob in `dir` (data in `dir/data`) has not settled: live messages or deliveries still pending. */
+export function unsettled(dir: string): number {
+  const db = new Database(join(dir, 'data', 'hob.db'), { readonly: true });
+  try {
+    return (db.prepare("SELECT COUNT(*) n FROM outbox WHERE status IN ('live', 'pending')").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }

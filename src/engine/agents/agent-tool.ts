@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import type { Usage } from '../../core/messages.js';
 import { platformOf, type PersonResolver } from '../../core/person.js';
-import type { TaskRepository } from '../../store/tasks.js';
+import type { TaskRepository } from '../../store/sqlite/tasks.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/tool.js';
 import type { RunProfile } from '../engine-deps.js';
 import { withModel } from '../../providers/fallback.js';

@@ -15,7 +15,7 @@ import { SHUTDOWN_REASON } from '../../core/shutdown.js';
 import type { Logger } from '../../logger.js';
 import { encodeOutboxMessage } from '../../store/outbox-message.js';
 import type { OutboxRepository } from '../../store/outbox.js';
-import type { TaskEnd, TaskRepository, TaskRow } from '../../store/tasks.js';
+import type { TaskEnd, TaskRepository, TaskRow } from '../../store/sqlite/tasks.js';
 import type { ChatOrigin } from '../../tools/tool.js';
 import type { QueryEngine } from '../query-engine.js';
 import { taskEndMessage, taskNotification, taskSessionKey } from './notification.js';

@@ -5,7 +5,6 @@
  * Every read adds the waiting uses in, so nobody sees the delay.
  */
 import type { Clock } from '../../core/clock.js';
-import type { Db } from '../db.js';
 import type { MemoryEntry } from './entry.js';
 
 /** Uses found by searches are written this long after the search. */
@@ -13,7 +12,8 @@ const USE_FLUSH_MS = 1000;
 /** Past this many entries waiting, the search that adds more writes them at once. */
 const MAX_PENDING_USES = 1000;
 
-type PendingUse = { count: number; at: number };
+/** Uses of one entry not yet written: how many, and when the last was. */
+export type PendingUse = { count: number; at: number };
 
 export class PendingUses {
   /** seq → uses not yet written. */
@@ -21,7 +21,8 @@ export class PendingUses {
   private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly db: Db,
+    /** Writes the uses in one transaction (each entry's count added, its last use the later one); a store that is closed writes nothing. */
+    private readonly write: (uses: [seq: number, use: PendingUse][]) => void,
     private readonly clock: Clock,
     /** Told when a delayed write fails (it runs on a timer, so nothing else would hear). */
     private readonly onFlushError: (error: unknown) => void,
@@ -50,12 +51,9 @@ export class PendingUses {
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.pending.size === 0 || !this.db.open) return;
+    if (this.pending.size === 0) return;
     const uses = [...this.pending];
-    const touch = this.db.prepare('UPDATE memory_entries SET use_count = use_count + ?, last_used_at = max(coalesce(last_used_at, 0), ?) WHERE seq = ?');
-    this.db.transaction(() => {
-      for (const [seq, use] of uses) touch.run(use.count, use.at, seq);
-    })();
+    this.write(uses);
     // Only once written: a failed write keeps them for the next try.
     for (const [seq, use] of uses) if (this.pending.get(seq) === use) this.pending.delete(seq);
   }

@@ -147,9 +147,9 @@ function cosineWith(vector: Float32Array, norm: number, raw: Uint8Array): number
   return dot / (norm * (Math.sqrt(own) || 1));
 }
 
-const ENTRY_COLUMNS = 'e.seq, e.id, e.person_id, e.title, e.content, e.tags, e.source, e.created_at, e.updated_at, e.last_used_at, e.use_count';
+export const ENTRY_COLUMNS = 'e.seq, e.id, e.person_id, e.title, e.content, e.tags, e.source, e.created_at, e.updated_at, e.last_used_at, e.use_count';
 
-type EntryRow = {
+export type EntryRow = {
   seq: number;
   id: string;
   person_id: string;
@@ -163,7 +163,7 @@ type EntryRow = {
   use_count: number;
 };
 
-function toEntry(row: EntryRow): MemoryEntry {
+export function toEntry(row: EntryRow): MemoryEntry {
   return {
     id: row.id,
     personId: row.person_id,

@@ -291,6 +291,17 @@ export const postgresMigrations: PostgresMigration[] = [
     `,
   },
   {
+    name: 'delivery records: live messages recorded as they start, sends cut off looked up before they are sent again (SQLite: issue 18)',
+    sql: `
+    ALTER TABLE outbox DROP CONSTRAINT outbox_status_check;
+    ALTER TABLE outbox ADD CONSTRAINT outbox_status_check CHECK (status IN ('pending', 'sent', 'failed', 'live', 'withdrawn'));
+    ALTER TABLE outbox ADD COLUMN unconfirmed BOOLEAN NOT NULL DEFAULT false;
+    ALTER TABLE outbox ADD COLUMN attempted_at BIGINT;
+    ALTER TABLE outbox ADD COLUMN preview TEXT;
+    UPDATE outbox SET unconfirmed = (status = 'pending' AND attempts > 0), attempted_at = CASE WHEN attempts > 0 THEN created_at END;
+    `,
+  },
+  {
     name: 'issue 21: background tasks and workers',
     sql: `
     CREATE TABLE tasks (

@@ -35,6 +35,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   return fake;
 }
 
+/** MessageFlags.IsVoiceMessage (1 << 13). */
+const VOICE_MESSAGE_FLAG = 1 << 13;
+
 export class FakeDiscord implements RestHost {
   readonly token: string;
   /** `http://127.0.0.1:PORT/api`: discord.js appends `/v10`. */
@@ -114,8 +117,16 @@ export class FakeDiscord implements RestHost {
     return id;
   }
 
+  /**
+   * A person records a voice message (Discord's: Ogg/Opus, no text, flag IS_VOICE_MESSAGE, its
+   * length and waveform on the attachment). Returns the message id.
+   */
+  sayVoice(person: FakePerson, channelId: string, bytes: Buffer, seconds: number, extra: { replyTo?: string } = {}): string {
+    return this.say(person, channelId, '', { ...extra, files: [{ name: 'voice-message.ogg', bytes, contentType: 'audio/ogg' }], voiceSeconds: seconds });
+  }
+
   /** A person writes in a channel (a DM, #general or a thread). Returns the message id. */
-  say(person: FakePerson, channelId: string, content: string, extra: { replyTo?: string; files?: { name: string; bytes: Buffer; contentType: string }[] } = {}): string {
+  say(person: FakePerson, channelId: string, content: string, extra: { replyTo?: string; files?: { name: string; bytes: Buffer; contentType: string }[]; voiceSeconds?: number } = {}): string {
     const channel = this.channel(channelId);
     const id = snowflake();
     const referenced = extra.replyTo ? this.messages.find((message) => message.id === extra.replyTo) : undefined;
@@ -124,8 +135,10 @@ export class FakeDiscord implements RestHost {
     wire.attachments = (extra.files ?? []).map((file, index) => {
       const fileId = `${id}${index}`;
       this.files.set(fileId, file.bytes);
-      return { id: fileId, filename: file.name, size: file.bytes.length, content_type: file.contentType, url: `${this.origin}/attachments/${fileId}/${file.name}`, proxy_url: `${this.origin}/attachments/${fileId}/${file.name}` };
+      const voice = extra.voiceSeconds !== undefined ? { duration_secs: extra.voiceSeconds, waveform: Buffer.alloc(32, 128).toString('base64') } : {};
+      return { id: fileId, filename: file.name, size: file.bytes.length, content_type: file.contentType, url: `${this.origin}/attachments/${fileId}/${file.name}`, proxy_url: `${this.origin}/attachments/${fileId}/${file.name}`, ...voice };
     });
+    if (extra.voiceSeconds !== undefined) wire.flags = VOICE_MESSAGE_FLAG;
     if (channel.guildId) wire.member = memberObject(person);
     // Without channel_type discord.js 14.28 cannot build a DM channel it has not seen (Partials.Channel).
     else wire.channel_type = 1;

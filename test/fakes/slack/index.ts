@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { Waiters } from '../waiters.js';
 import { FakeSocketMode } from './socket.js';
-import { dmOf, FakeWebApi } from './web-api.js';
+import { dmOf, FakeWebApi, fileObject, type PersonFile } from './web-api.js';
 
-export { dmOf, SCOPES, type ApiCall, type Ephemeral, type FakeMessage } from './web-api.js';
+export { dmOf, SCOPES, type ApiCall, type Ephemeral, type FakeMessage, type PersonFile } from './web-api.js';
 
 export type FakeSlackOptions = {
   /** How often Slack pings each socket (the client replaces a socket that goes quiet). */
@@ -12,7 +12,7 @@ export type FakeSlackOptions = {
 
 export type SlackPerson = { id: string; name: string };
 
-type MessageOptions = { threadTs?: string; files?: { name: string; mimetype: string; bytes: Buffer }[]; channelType?: string };
+type MessageOptions = { threadTs?: string; files?: PersonFile[]; channelType?: string };
 
 export const BOT = { userId: 'UHOB', botId: 'BHOB', teamId: 'T1', name: 'hob' };
 
@@ -67,6 +67,18 @@ export class FakeSlack {
     await this.event({ ...event, type: 'app_mention' });
     await this.event(event);
     return ts;
+  }
+
+  /**
+   * An audio clip recorded in Slack's composer (no text: a clip cannot @mention anyone), as a
+   * DM, or in a channel (or thread) with `channel`. Resolves with the message ts once acked.
+   */
+  async audioClip(from: SlackPerson, bytes: Buffer, durationMs: number, options: { channel?: string; threadTs?: string; mimetype?: string } = {}): Promise<string> {
+    const mimetype = options.mimetype ?? 'audio/webm';
+    const file: PersonFile = { name: `audio_message.${mimetype.endsWith('mp4') ? 'm4a' : 'webm'}`, mimetype, bytes, subtype: 'slack_audio', durationMs };
+    const threadOption = options.threadTs ? { threadTs: options.threadTs } : {};
+    if (options.channel === undefined) return this.dm(from, '', { files: [file], ...threadOption });
+    return this.channelMessage(from, options.channel, '', { files: [file], ...threadOption });
   }
 
   /** A message in a channel without a mention. */
@@ -163,10 +175,16 @@ export class FakeSlack {
   }
 
   /** Bot messages in a channel (threads included), as people read them now. */
-  seen(channel: string): { id: string; text: string; threadTs?: string; buttons: { label: string }[] }[] {
+  seen(channel: string): { id: string; text: string; threadTs?: string; buttons: { label: string }[]; files?: { name: string; bytes: Buffer }[] }[] {
     return this.web.messages
       .filter((message) => message.channel === channel && !message.deleted)
-      .map((message) => ({ id: message.ts, text: message.text, ...(message.threadTs ? { threadTs: message.threadTs } : {}), buttons: message.buttons }));
+      .map((message) => ({
+        id: message.ts,
+        text: message.text,
+        ...(message.threadTs ? { threadTs: message.threadTs } : {}),
+        buttons: message.buttons,
+        ...(message.files?.length ? { files: message.files.map(({ name, bytes }) => ({ name, bytes })) } : {}),
+      }));
   }
 
   ephemeralsFor(person: SlackPerson): string[] {
@@ -203,7 +221,7 @@ export class FakeSlack {
     const files = (options.files ?? []).map((file) => {
       const id = `F${this.web.nextTs().replace('.', '')}`;
       this.web.peopleFiles.set(id, file);
-      return { id, name: file.name, mimetype: file.mimetype, size: file.bytes.length, url_private_download: `${this.web.origin}/files/${id}` };
+      return { ...fileObject(id, file), url_private_download: `${this.web.origin}/files/${id}` };
     });
     return {
       type: 'message',

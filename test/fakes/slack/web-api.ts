@@ -2,6 +2,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseRequestBody } from '../telegram/request-body.js';
 
+/** A file a person attaches; `subtype: 'slack_audio'` with `durationMs` is a clip recorded in Slack (its voice note). */
+export type PersonFile = { name: string; mimetype: string; bytes: Buffer; subtype?: 'slack_audio' | 'slack_video'; durationMs?: number };
+
+/** Slack's file object for a person's file (what events and files.info carry). */
+export function fileObject(id: string, file: PersonFile): Record<string, unknown> {
+  return {
+    id,
+    name: file.name,
+    mimetype: file.mimetype,
+    size: file.bytes.length,
+    ...(file.subtype ? { subtype: file.subtype, media_display_type: file.subtype === 'slack_audio' ? 'audio' : 'video' } : {}),
+    ...(file.durationMs !== undefined ? { duration_ms: file.durationMs } : {}),
+  };
+}
+
 /** One recorded Web API call (form or JSON body, decoded; JSON-valued fields parsed). */
 export type ApiCall = { method: string; token: string | undefined; params: Record<string, unknown> };
 
@@ -64,7 +79,7 @@ export class FakeWebApi {
   readonly statuses: { channel: string; threadTs: string; status: string }[] = [];
   readonly uploads = new Map<string, { name: string; bytes: Buffer }>();
   /** Files people attached, served at /files/<id> to the bot token only. */
-  readonly peopleFiles = new Map<string, { name: string; mimetype: string; bytes: Buffer }>();
+  readonly peopleFiles = new Map<string, PersonFile>();
   readonly people = new Map<string, string>();
   /** The scopes the bot token reports (x-oauth-scopes). */
   scopes: string[] = [...SCOPES];
@@ -380,9 +395,11 @@ export class FakeWebApi {
       const id = String(params.file);
       const file = this.peopleFiles.get(id);
       if (!file) throw new Error('file_not_found');
-      return { file: { id, name: file.name, mimetype: file.mimetype, url_private_download: `${this.origin}/files/${id}` } };
+      return { file: { ...fileObject(id, file), url_private_download: `${this.origin}/files/${id}` } };
     },
     'files.getUploadURLExternal': (params) => {
+      // Both are required: Slack answers invalid_arguments without them.
+      if (typeof params.filename !== 'string' || params.filename === '' || !(Number(params.length) > 0)) throw new Error('invalid_arguments');
       const id = `F${this.nextTs().replace('.', '')}`;
       this.uploads.set(id, { name: String(params.filename), bytes: Buffer.alloc(0) });
       return { upload_url: `${this.origin}/upload/${id}`, file_id: id };

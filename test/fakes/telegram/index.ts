@@ -100,9 +100,22 @@ export class FakeTelegram {
     return this.inboundMedia(from, chat, 'document', this.world.storeFile('document', bytes, fileName, mimeType), caption, extra);
   }
 
-  sendVoice(from: FakeUser, chat: FakeChat, bytes: Buffer, durationSeconds = 1, extra: InboundExtra = {}): number {
+  /** A person records a voice note (Ogg/Opus); `caption` as Telegram allows on one. Returns message_id. */
+  sendVoice(from: FakeUser, chat: FakeChat, bytes: Buffer, durationSeconds = 1, extra: InboundExtra = {}, caption?: string): number {
     const file = this.world.storeFile('voice', bytes, undefined, 'audio/ogg');
-    return this.inbound(from, chat, { voice: describeFile('voice', file, { duration: durationSeconds }) }, extra);
+    return this.inbound(from, chat, { voice: describeFile('voice', file, { duration: durationSeconds }), ...this.captionFields(caption, extra) }, extra);
+  }
+
+  /** A person sends a music or audio file (Telegram's `audio`: shown with a player). Returns message_id. */
+  sendAudio(from: FakeUser, chat: FakeChat, bytes: Buffer, fileName: string, durationSeconds = 1, caption?: string, extra: InboundExtra = {}): number {
+    const file = this.world.storeFile('audio', bytes, fileName, guessMimeType(fileName));
+    return this.inbound(from, chat, { audio: describeFile('audio', file, { duration: durationSeconds }), ...this.captionFields(caption, extra) }, extra);
+  }
+
+  /** A person records a round video message (video note: MPEG-4, no caption). Returns message_id. */
+  sendVideoNote(from: FakeUser, chat: FakeChat, bytes: Buffer, durationSeconds = 1, extra: InboundExtra = {}): number {
+    const file = this.world.storeFile('video_note', bytes, undefined, 'video/mp4');
+    return this.inbound(from, chat, { video_note: describeFile('video_note', file, { duration: durationSeconds }) }, extra);
   }
 
   /**
@@ -309,8 +322,11 @@ export class FakeTelegram {
   }
 
   private inboundMedia(from: FakeUser, chat: FakeChat, kind: MediaKind, file: ReturnType<FakeWorld['storeFile']>, caption: string | undefined, extra: InboundExtra): number {
-    const captionFields = caption ? { caption, ...entitiesField('caption_entities', extra.entities ?? detectEntities(caption)) } : {};
-    return this.inbound(from, chat, { [kind]: describeFile(kind, file), ...captionFields }, extra);
+    return this.inbound(from, chat, { [kind]: describeFile(kind, file), ...this.captionFields(caption, extra) }, extra);
+  }
+
+  private captionFields(caption: string | undefined, extra: InboundExtra): Json {
+    return caption ? { caption, ...entitiesField('caption_entities', extra.entities ?? detectEntities(caption)) } : {};
   }
 
   private replyTarget(chatId: number, messageId: number | undefined): Json | undefined {

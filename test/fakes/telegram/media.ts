@@ -29,6 +29,8 @@ export function describeFile(kind: MediaKind, file: StoredFile, extra: { duratio
       return { ...base, file_name: file.fileName ?? 'document', mime_type: file.mimeType ?? 'application/octet-stream' };
     case 'voice':
       return { ...base, duration: extra.duration ?? 1, mime_type: file.mimeType ?? 'audio/ogg' };
+    case 'video_note':
+      return { ...base, length: 240, duration: extra.duration ?? 1 };
     case 'audio':
     case 'video':
     case 'animation':
@@ -42,11 +44,17 @@ export function describeFile(kind: MediaKind, file: StoredFile, extra: { duratio
   }
 }
 
-/** sendPhoto, sendDocument, sendVoice, ...: one upload (or a known file_id) plus an optional caption. */
-export function sendMedia(world: FakeWorld, kind: MediaKind, params: Params, files: UploadedFile[]): Json {
+/**
+ * sendPhoto, sendDocument, sendVoice, ...: one upload (or a known file_id) plus an optional
+ * caption. As on Telegram, a voice message must be Ogg/Opus, MP3 or M4A: anything else sent
+ * with sendVoice arrives as a document, not as a playable voice message.
+ */
+export function sendMedia(world: FakeWorld, asked: MediaKind, params: Params, files: UploadedFile[]): Json {
   const chatId = params.chatId();
   const replyTo = readReplyTarget(world, chatId, params);
-  const file = resolveInputFile(world, kind, params, files);
+  const file = resolveInputFile(world, asked, params, files);
+  const kind: MediaKind = asked === 'voice' && !voiceCompatible(file.bytes) ? 'document' : asked;
+  const duration = params.integer('duration');
   const captionSource = params.string('caption') ?? '';
   const parseMode = params.string('parse_mode');
   const caption = formatText(captionSource, parseMode, params.json('caption_entities'));
@@ -68,7 +76,7 @@ export function sendMedia(world: FakeWorld, kind: MediaKind, params: Params, fil
     {
       ...(threadId !== undefined ? { message_thread_id: threadId, is_topic_message: true } : {}),
       ...(replyTo ? { reply_to_message: replyTo } : {}),
-      [kind]: describeFile(kind, file),
+      [kind]: describeFile(kind, file, duration !== undefined ? { duration } : {}),
       ...(caption.text ? { caption: caption.text } : {}),
       ...(caption.entities.length > 0 ? { caption_entities: caption.entities } : {}),
       ...(replyMarkup !== undefined ? { reply_markup: replyMarkup } : {}),
@@ -102,6 +110,14 @@ function resolveInputFile(world: FakeWorld, kind: MediaKind, params: Params, fil
   // The fake cannot fetch URLs; Telegram's answer when it cannot either.
   if (/^https?:\/\//i.test(value)) throw badRequest('failed to get HTTP URL content');
   throw badRequest('wrong file identifier/HTTP URL specified');
+}
+
+/** Ogg with an Opus stream, MP3 (an ID3 tag or a frame sync) or M4A (an ISO `ftyp` box). */
+function voiceCompatible(bytes: Buffer): boolean {
+  const ogg = bytes.subarray(0, 4).toString('latin1') === 'OggS' && bytes.subarray(0, 200).includes('OpusHead');
+  const mp3 = bytes.subarray(0, 3).toString('latin1') === 'ID3' || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0);
+  const m4a = bytes.subarray(4, 8).toString('latin1') === 'ftyp';
+  return ogg || mp3 || m4a;
 }
 
 function looksLikeImage(bytes: Buffer): boolean {

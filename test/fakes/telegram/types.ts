@@ -86,7 +86,7 @@ export interface InboundExtra {
   entities?: MessageEntity[];
 }
 
-export type MessageKind = 'text' | 'photo' | 'document' | 'voice' | 'audio' | 'video' | 'animation';
+export type MessageKind = 'text' | 'photo' | 'document' | 'voice' | 'audio' | 'video' | 'animation' | 'video_note';
 
 /** A file the fake holds: injected by a user or uploaded by the bot. */
 export interface StoredFile {

@@ -23,10 +23,10 @@ interface ChatState {
 }
 
 const extensions: Record<string, string> = {
-  sticker: 'webp', photo: 'jpg', voice: 'oga', audio: 'mp3', video: 'mp4', animation: 'mp4', document: 'dat',
+  sticker: 'webp', photo: 'jpg', voice: 'oga', audio: 'mp3', video: 'mp4', animation: 'mp4', document: 'dat', video_note: 'mp4',
 };
 const folders: Record<string, string> = {
-  sticker: 'stickers', photo: 'photos', voice: 'voice', audio: 'music', video: 'videos', animation: 'animations', document: 'documents',
+  sticker: 'stickers', photo: 'photos', voice: 'voice', audio: 'music', video: 'videos', animation: 'animations', document: 'documents', video_note: 'video_notes',
 };
 
 /** Everything Telegram's side knows: the bot, chats and their messages, files, callbacks. */

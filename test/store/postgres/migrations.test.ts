@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
 import { migratePostgres } from '../../../src/store/postgres/migrate.js';
 import { postgresMigrations } from '../../../src/store/postgres/migrations.js';
-import { openDatabase } from '../../../src/store/db.js';
+import { openDatabase } from '../../../src/store/sqlite/db.js';
 import { postgresSkipReason } from '../../support/postgres.js';
 import { postgresDatabase } from '../../support/postgres-fixture.js';
 import { NEXT_MIGRATIONS } from './migrate-runner.js';

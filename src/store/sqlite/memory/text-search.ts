@@ -3,11 +3,11 @@
  * one index for everyone with each row tagged by its owner's token. Ranked as ranking.ts says:
  * the question's rarest words, bm25 with the index's weights, then recency.
  */
-import type { Clock } from '../../core/clock.js';
+import type { Clock } from '../../../core/clock.js';
+import { ownerToken } from '../../memory/entry.js';
+import { buildFtsQuery } from '../../memory/query.js';
+import { rarestTerms, TEXT_CANDIDATES, withRecency } from '../../memory/ranking.js';
 import type { Db } from '../db.js';
-import { ownerToken } from './entry.js';
-import { buildFtsQuery } from './query.js';
-import { rarestTerms, TEXT_CANDIDATES, withRecency } from './ranking.js';
 
 /** bm25 weights of title, content, tags and owner: the index's `rank` setting (its migration). */
 const BM25_WEIGHTS = '2.0, 1.0, 1.5, 0.0';

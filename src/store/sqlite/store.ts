@@ -1,0 +1,90 @@
+/**
+ * The SQLite store: one file in data_dir (WAL), the Store port's default. One process writes
+ * at a time; readers never block the writer.
+ */
+import type { Store, StoreOptions } from '../store.js';
+import type { VectorSupport } from '../vectors.js';
+import { SqliteApprovals } from './approvals.js';
+import { SqliteConversations } from './conversations.js';
+import { openDatabase, type Db } from './db.js';
+import { SqliteInbox } from './inbox.js';
+import { SqliteJobs } from './jobs.js';
+import { SqliteMemoryEntries } from './memory/entries.js';
+import { SqliteOutbox } from './outbox.js';
+import { SqlitePairings } from './pairings.js';
+import { SqlitePeople } from './people.js';
+import { SqlitePermissionRules } from './permission-rules.js';
+import { SqliteProfiles } from './profiles.js';
+import { SqliteSessionArchive } from './session-archive.js';
+import { SqliteTokenCalibration } from './token-calibration.js';
+import { SqliteVectors } from './vectors.js';
+
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly conversations: SqliteConversations;
+  readonly archive: SqliteSessionArchive;
+  readonly inbox: SqliteInbox;
+  readonly outbox: SqliteOutbox;
+  readonly approvals: SqliteApprovals;
+  readonly pairings: SqlitePairings;
+  readonly permissionRules: SqlitePermissionRules;
+  readonly jobs: SqliteJobs;
+  readonly people: SqlitePeople;
+  readonly memory: SqliteMemoryEntries;
+  readonly profiles: SqliteProfiles;
+  readonly tokenCalibration: SqliteTokenCalibration;
+  private vectorIndex: { index: SqliteVectors } | { error: string } | undefined;
+
+  /** `db`: the open file; SQLite-only callers (tests, `hob store migrate`) may read it directly. */
+  constructor(
+    readonly db: Db,
+    readonly location: string,
+    options: StoreOptions,
+  ) {
+    const { clock } = options;
+    this.conversations = new SqliteConversations(db, clock);
+    this.archive = new SqliteSessionArchive(db);
+    this.inbox = new SqliteInbox(db);
+    this.outbox = new SqliteOutbox(db);
+    this.approvals = new SqliteApprovals(db);
+    this.pairings = new SqlitePairings(db);
+    this.permissionRules = new SqlitePermissionRules(db, clock);
+    this.jobs = new SqliteJobs(db);
+    this.memory = new SqliteMemoryEntries(db, clock, options.onBackgroundError);
+    this.people = new SqlitePeople(db, (from, to) => this.memory.reassign(from, to));
+    this.profiles = new SqliteProfiles(db);
+    this.tokenCalibration = new SqliteTokenCalibration(db, clock);
+  }
+
+  /** IMMEDIATE: it takes the write lock at once, so a read inside it never works on a snapshot another process has since overtaken. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  close(): void {
+    if (!this.db.open) return;
+    this.memory.flushUses();
+    this.db.close();
+  }
+
+  vectorSupport(): VectorSupport {
+    this.vectorIndex ??= SqliteVectors.open(this.db);
+    return 'index' in this.vectorIndex
+      ? { mode: 'sqlite-vec', description: 'sqlite-vec in the same file: sign bits for candidates, ranked by exact cosine' }
+      : { mode: 'none', problem: this.vectorIndex.error };
+  }
+
+  vectors(): SqliteVectors | undefined {
+    this.vectorSupport();
+    return this.vectorIndex && 'index' in this.vectorIndex ? this.vectorIndex.index : undefined;
+  }
+
+  hasVectors(): boolean {
+    return SqliteVectors.present(this.db);
+  }
+}
+
+/** Opens (creating if needed) the SQLite store at `path` and brings its schema up to date. */
+export function openSqliteStore(path: string, options: StoreOptions): SqliteStore {
+  return new SqliteStore(openDatabase(path), path, options);
+}

@@ -10,7 +10,8 @@ import { keepHeapSteady } from './core/steady-heap.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
 import type { PermissionGate } from './engine/ports.js';
-import { buildSystemPrompt, formatSentAt } from './engine/system-prompt.js';
+import { buildSystemPrompt, formatDay, formatSentAt } from './engine/system-prompt.js';
+import { createDelegation, type Delegation } from './engine/delegation.js';
 import { createLogger, flushLog, type Logger } from './logger.js';
 import { Memory } from './memory/memory.js';
 import { memoryTools } from './memory/tools.js';
@@ -31,6 +32,9 @@ import type { ProviderClient } from './providers/types.js';
 import { createScheduling, type Scheduling } from './scheduler/index.js';
 import type { ConversationRepository } from './store/conversations.js';
 import { openStore, sqlitePath } from './store/open.js';
+import { openDatabase } from './store/sqlite/db.js';
+import { SqliteStore } from './store/sqlite/store.js';
+import { TaskRepository } from './store/sqlite/tasks.js';
 import type { Store } from './store/store.js';
 import { builtinTools } from './tools/builtins.js';
 import { ToolRegistry, type AnyTool } from './tools/tool.js';
@@ -86,6 +90,8 @@ export type App = {
   /** MCP servers, skills, plugins and their commands (issue 12). */
   extensions: Extensions;
   hooks: ReloadingHookRunner;
+  /** issue 21: agent definitions, workers and background tasks. */
+  delegation: Delegation;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
@@ -149,6 +155,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     evaluate: (query) => permissions.evaluate(query),
     rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
     isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
+    mode: () => permissions.mode(),
   };
   const scheduling = createScheduling({
     store,
@@ -223,6 +230,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         // conversation not keyed to this person (`:u<id>`) is shared: a shared thread, or group_sessions: shared.
         extra: [
           budget.skills === 'names' ? extensions.skillsPromptBrief : extensions.skillsPrompt,
+          budget.skills === 'names' ? delegation.promptBrief : delegation.prompt,
           memory.promptSection({ sessionKey, sessionId, userId, shared: chatType !== undefined && chatType !== 'dm' && !sessionKey.endsWith(`:u${userId}`), budget }),
         ]
           .filter((part) => part)
@@ -238,7 +246,22 @@ export async function createApp(options: AppOptions): Promise<App> {
     windows,
     calibrations,
     people: memory.people,
+    notes: (sessionKey) => delegation.tasks.notes(sessionKey),
   };
+  const delegation = createDelegation({
+    // Tasks live beside the conversations in the SQLite file; under PostgreSQL (issue 23's port does not carry them yet) in a SQLite file of their own.
+    tasks: new TaskRepository(store instanceof SqliteStore ? store.db : openDatabase(join(config.data_dir, 'tasks.db'))),
+    outbox: store.outbox,
+    deps,
+    agents: { maxParallel: config.agents.max_parallel, maxTurns: config.agents.max_turns, timeoutSeconds: config.agents.timeout_seconds, model: config.agents.model, models: config.agents.models },
+    taskSettings: { maxRunning: config.tasks.max_running, timeoutSeconds: config.tasks.timeout_seconds, maxTokens: config.tasks.max_tokens },
+    sources: [...extensions.plugins.agentSources, { origin: 'yours', dir: join(config.data_dir, 'agents') }],
+    people: memory.people,
+    clock,
+    logger,
+    today: ({ sessionKey, userId }) => formatDay(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
+  });
+  for (const tool of delegation.tools) tools.register(tool);
 
   return {
     config,
@@ -253,6 +276,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     deps,
     extensions,
     hooks,
+    delegation,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
       if (options.provider) return 'This hob runs a fixed model.';
@@ -271,6 +295,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (sandbox.status().state === 'active') void sensitive.onDisk.current().catch(() => undefined);
     },
     close: async () => {
+      await delegation.tasks.shutdown();
       calibrations.flush();
       memory.close();
       hooks.close();

@@ -5,6 +5,8 @@
  */
 import { platformOf, unlinkedPeople } from '../core/person.js';
 import type { QueryEngine } from '../engine/query-engine.js';
+import type { TaskManager } from '../engine/tasks/task-manager.js';
+import { describeTask } from '../engine/tasks/task-tools.js';
 import { jobsMessage } from '../gateway/commands/jobs.js';
 import { isMemoryCommand, runMemoryCommand } from '../gateway/commands/memory.js';
 import { sessionsText } from '../gateway/commands/sessions.js';
@@ -28,12 +30,15 @@ export type ChatCommandContext = {
   archive?: SessionArchive;
   /** `/jobs [pause|resume|delete ID]`: reminders and reports (issue 11). */
   jobs?: JobAccess;
+  /** `/bg PROMPT`, `/tasks [stop|show ID]`: background tasks (issue 21), under hob start. */
+  tasks?: TaskManager;
 };
 
 export const HELP = [
   'Commands: /new (fresh conversation), /stop (stop the current run), /status, /usage, /permissions [mode M | forget N], /skill [NAME args], /mcp, /help, /exit.',
   'Memory: /memory [page], /remember TEXT, /forget ID | all, /settings [field value], /link [CODE], /unlink.',
   'Reminders and reports: /jobs, /jobs pause | resume | delete ID.',
+  'Background tasks: /bg PROMPT (the result is printed here when done), /tasks, /tasks stop | show ID.',
   'Long conversations: /compact (summarize the older part now), /sessions (your past conversations), /resume N.',
   'Approvals: y = allow once, a = always allow this exact command or path, n = deny.',
   'Ctrl-C stops a run; Ctrl-D or /exit quits.',
@@ -54,6 +59,8 @@ export async function runChatCommand(line: string, context: ChatCommandContext):
   if (sessionCommand && context.archive) return reply(sessionsCommand(context, context.archive, sessionCommand[1] as string, sessionCommand[2]));
   const jobs = /^\/jobs(?:\s+(\S+))?(?:\s+(\S+))?$/.exec(line);
   if (jobs && context.jobs) return reply(jobsCommand(context, context.jobs, jobs[1], jobs[2]));
+  const task = /^\/(bg|tasks)(?:\s+([\s\S]*))?$/.exec(line);
+  if (task && context.tasks) return reply(tasksCommand(context, context.tasks, task[1] as 'bg' | 'tasks', (task[2] ?? '').trim()));
   const permissions = /^\/permissions(?:\s+(.*))?$/.exec(line);
   if (permissions && context.permissions) return reply(context.permissions.command(permissions[1] ?? '', userId));
   const command = /^\/([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(line);
@@ -80,6 +87,31 @@ function jobsCommand({ engine, userId }: ChatCommandContext, access: JobAccess, 
   if (verb === undefined) return `${jobsMessage(access, platform, userId, undefined, false).text}\nChange one with /jobs pause | resume | delete ID.`;
   if ((verb === 'pause' || verb === 'resume' || verb === 'delete') && id) return changeJob(access, askerOf(access, platform, userId), verb, id);
   return 'Usage: /jobs (list), /jobs pause ID, /jobs resume ID, /jobs delete ID.';
+}
+
+/** `/bg PROMPT` starts a task whose result is printed here; `/tasks` lists them, `/tasks stop ID` and `/tasks show ID` act on one. */
+function tasksCommand({ engine, userId, memory }: ChatCommandContext, tasks: TaskManager, name: 'bg' | 'tasks', args: string): string {
+  const platform = platformOf(engine.sessionKey);
+  const personId = (memory?.people ?? unlinkedPeople).personId(platform, userId);
+  if (name === 'bg') {
+    if (!args) return 'Usage: /bg PROMPT (the result is printed here when it is done).';
+    const created = tasks.create({ prompt: args, userId, sessionKey: engine.sessionKey, chat: { platform, chatId: userId } });
+    return 'error' in created ? created.error : `Started background task ${created.task.id}. Its result is printed here when it is done; /tasks shows it meanwhile.`;
+  }
+  const [verb, id = ''] = args.split(/\s+/);
+  if (!verb) {
+    const list = tasks.list(personId);
+    return list.length ? `${list.map((task) => describeTask(task, Date.now())).join('\n')}\nStop one with /tasks stop ID, read one with /tasks show ID.` : 'No background tasks. Start one with /bg PROMPT.';
+  }
+  if (verb === 'stop') {
+    const outcome = tasks.stop(id, personId);
+    return outcome === 'not_found' ? `No task ${id} of yours.` : outcome === 'finished' ? `Task ${id} had already ended.` : `Stopped task ${id}.`;
+  }
+  if (verb === 'show') {
+    const found = tasks.get(id, personId);
+    return found ? `${describeTask(found, Date.now())}${found.error ? `\nError: ${found.error}` : ''}\n\n${found.result ?? found.soFar ?? '(nothing yet)'}` : `No task ${id} of yours.`;
+  }
+  return 'Usage: /tasks, /tasks stop ID, /tasks show ID.';
 }
 
 /** `/sessions` lists the person's past conversations; `/resume N` continues one here. */

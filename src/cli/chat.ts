@@ -1,5 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import { errorMessage } from '../core/errors.js';
+import { platformOf } from '../core/person.js';
 import type { AgentEvent } from '../core/events.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
@@ -154,7 +155,8 @@ class ConsoleSession {
   }
 
   private submitOptions(signal: AbortSignal) {
-    return { userId: this.options.userId, interaction: this.interaction, signal };
+    // A background task started from here prints its result here (the console outlet, under hob start).
+    return { userId: this.options.userId, interaction: this.interaction, signal, chat: { platform: platformOf(this.engine.sessionKey), chatId: this.options.userId } };
   }
 
   private readonly interaction: Interaction = {
@@ -169,7 +171,7 @@ class ConsoleSession {
 
   private async confirm(request: ApprovalRequest, signal: AbortSignal): Promise<Decision> {
     this.printer.line(
-      `${this.printer.bold(`Allow ${request.toolName}?`)} ${this.printer.dim(`(${request.reason})`)}\n  ${request.summary.split('\n').join('\n  ')}`,
+      `${this.printer.bold(request.worker ? `${request.worker} (a worker) wants to run ${request.toolName}. Allow?` : `Allow ${request.toolName}?`)} ${this.printer.dim(`(${request.reason})`)}\n  ${request.summary.split('\n').join('\n  ')}`,
     );
     const timeout = AbortSignal.timeout(this.options.approvalTimeoutSeconds * 1000);
     let decision: Decision | undefined;

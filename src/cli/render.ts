@@ -18,7 +18,7 @@ export class EventPrinter {
         this.midLine = !event.text.endsWith('\n');
         break;
       case 'tool_started':
-        this.line(this.dim(`→ ${event.name}: ${firstLine(event.summary, 160)}`));
+        this.line(this.dim(`${event.worker ? `  ${event.worker} › ` : ''}→ ${event.name}: ${firstLine(event.summary, 160)}`));
         break;
       case 'tool_finished': {
         const seconds = (event.durationMs / 1000).toFixed(1);

@@ -36,6 +36,8 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
       scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      // issue 21: background tasks a restart cut off resume (or are reported) now, once.
+      app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.store.outbox), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
       process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
@@ -47,6 +49,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       if (!gateway) {
         delivery.start(1000);
         scheduler = app.scheduling.startRunner({ kick: drainer(delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault() });
+        app.delegation.tasks.start({ kick: drainer(delivery, app.store.outbox) });
         stopDelivery = () => delivery.stop();
       }
       await runChat({
@@ -59,6 +62,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
         extensions: app.extensions,
         jobs: app.scheduling.access,
         archive: app.store.archive,
+        tasks: app.delegation.tasks,
       });
     } else if (gateway) {
       await untilSignal();
@@ -111,6 +115,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     permissions: app.permissionAdmin,
     memory: app.memory,
     jobs: app.scheduling.access,
+    tasks: app.delegation.tasks,
     people: app.memory.people,
     extensions: app.extensions,
     channelCommands: channelChatCommands(config),

@@ -3,6 +3,7 @@
  * channel's credentials has a default, and the parsed value has all defaults filled in.
  * Messages are phrased as "expected …"; errors.ts appends what was received.
  */
+import { agentsSchema, tasksSchema } from './agents-schema.js';
 import { z } from 'zod';
 import { canonicalTimezone } from '../core/timezone.js';
 import { channelsSchemaFor, type ChannelSection } from './channels-schema.js';
@@ -207,6 +208,9 @@ function buildConfigSchema(channels: readonly ChannelSection[]) {
       tools: toolsSchema,
       gateway: gatewaySchema,
       scheduler: schedulerSchema,
+      /** issue 21: workers (the agent tool) and background tasks. */
+      agents: agentsSchema,
+      tasks: tasksSchema,
       channels: channelsSchemaFor(channels),
       memory: memorySchema,
       mcp: mcpSchema,

@@ -13,12 +13,13 @@ export type AgentEvent =
   | { type: 'assistant_message'; message: Message }
   /** A user-role message the loop appended: tool results, or text steered in mid-run. */
   | { type: 'user_message'; message: Message }
-  | { type: 'tool_started'; id: string; name: string; input: unknown; summary: string }
+  /** `worker` names the worker (an `agent` call) whose call this is, relayed up to the run that started it. */
+  | { type: 'tool_started'; id: string; name: string; input: unknown; summary: string; worker?: string }
   | { type: 'tool_progress'; id: string; text: string }
-  | { type: 'tool_finished'; id: string; name: string; content: string; isError: boolean; durationMs: number }
-  | { type: 'approval_requested'; id: string; name: string; summary: string }
+  | { type: 'tool_finished'; id: string; name: string; content: string; isError: boolean; durationMs: number; worker?: string }
+  | { type: 'approval_requested'; id: string; name: string; summary: string; worker?: string }
   /** A call that did not run: unknown tool, bad input, denied, not approved, or blocked by a hook. */
-  | { type: 'tool_refused'; id: string; name: string; summary: string; reason: string }
+  | { type: 'tool_refused'; id: string; name: string; summary: string; reason: string; worker?: string }
   | { type: 'compaction'; level: number; tokensBefore: number; tokensAfter: number }
   /** What the request cost; `estimated` is hob's own count of its prompt before it was sent, when it made one. */
   | { type: 'usage'; usage: Usage; model: string; estimated?: number }

@@ -10,7 +10,7 @@ import type { PromptTooLongError } from '../core/errors.js';
 import type { Message, Usage } from '../core/messages.js';
 import type { WindowInfo } from '../providers/context-window.js';
 import type { ProviderClient, ToolSpec } from '../providers/types.js';
-import { MAX_TOOL_OUTPUT_CHARS, type ToolRegistry } from '../tools/tool.js';
+import { MAX_TOOL_OUTPUT_CHARS, type ToolSet } from '../tools/tool.js';
 import { autoCompactThreshold, defaultBuffer, fitsWindow, maxTokensFor, MIN_ANSWER_TOKENS, estimateMargin, type CompactionSettings } from './compaction/budget.js';
 import { TokenCalibrations } from './compaction/calibration.js';
 import { Compactor, type CompactionResult, type CompactionTrigger } from './compaction/compactor.js';
@@ -29,7 +29,7 @@ import { ToolMenu } from './tool-menu.js';
 export type ContextKeeperDeps = {
   provider(): ProviderClient;
   hooks: HookGate;
-  tools: ToolRegistry;
+  tools: ToolSet;
   sessionKey: string;
   maxTokens: number;
   bufferTokens?: number;

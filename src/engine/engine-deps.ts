@@ -8,7 +8,7 @@ import type { PersonResolver } from '../core/person.js';
 import type { Interaction } from '../policy/types.js';
 import type { ProviderClient } from '../providers/types.js';
 import type { ConversationRepository } from '../store/conversations.js';
-import type { ToolContext, ToolRegistry } from '../tools/tool.js';
+import type { ToolContext, ToolSet } from '../tools/tool.js';
 import type { TokenCalibrations } from './compaction/calibration.js';
 import type { ModelWindow } from './model-window.js';
 import type { HookGate, PermissionGate } from './ports.js';
@@ -16,7 +16,7 @@ import type { HookGate, PermissionGate } from './ports.js';
 /** What every engine of one hob process shares. */
 export type EngineDeps = {
   provider: ProviderClient;
-  tools: ToolRegistry;
+  tools: ToolSet;
   permissions: PermissionGate;
   hooks: HookGate;
   conversations: ConversationRepository;
@@ -41,6 +41,12 @@ export type EngineDeps = {
   compactionBufferTokens?: number;
   /** Who a platform identity belongs to: sessions and their search are the person's. */
   people?: PersonResolver;
+  /**
+   * Notes hob itself adds to a conversation (a background task of theirs ended), stored at
+   * the start of the person's next message and marked as hob's, never as their words.
+   * `taken` is called once they are stored. Must not throw.
+   */
+  notes?(sessionKey: string): { texts: string[]; taken(): void } | undefined;
 };
 
 /** What a run is made of besides its session and its message: which model, which tools and gates, which limits. */
@@ -57,4 +63,6 @@ export type SubmitOptions = {
   chatType?: 'dm' | 'group' | 'channel';
   /** The conversation is a group chat (tools then keep the person's private data out). */
   inGroup?: boolean;
+  /** The chat the run answers in (background tasks deliver there). */
+  chat?: ToolContext['chat'];
 };

@@ -1,5 +1,6 @@
 import type { AlwaysRule } from '../core/always-rule.js';
 import type { HookEvent } from '../policy/hook-events.js';
+import type { PermissionMode } from '../policy/permissions.js';
 import type { PermissionDecision, PermissionQuery } from '../policy/types.js';
 
 /** Re-exported: the gate's callers name the rule it stores from here. */
@@ -12,6 +13,8 @@ export interface PermissionGate {
   rememberAlways(userId: string, rule: AlwaysRule): void;
   /** Secrets hob never shows (~/.ssh, credentials, its own config): tools that walk trees skip them. */
   isSensitivePath?(path: string, resolved?: boolean): boolean;
+  /** The mode in force (default when absent): a worker's may be no looser. */
+  mode?(): PermissionMode;
 }
 
 /** What the loop needs from the hooks layer. Must not throw. */

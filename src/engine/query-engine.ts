@@ -74,10 +74,13 @@ export class QueryEngine {
   async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
     const given = typeof content === 'string' ? [text(content)] : content;
     const who = { sessionKey: this.sessionKey, userId: options.userId };
-    const blocks = this.deps.sentAt ? [text(`[${this.deps.sentAt(who)}]`), ...given] : given;
+    const notes = this.deps.notes?.(this.sessionKey);
+    const stamped = this.deps.sentAt ? [text(`[${this.deps.sentAt(who)}]`), ...given] : given;
+    const blocks = notes?.texts.length ? [...notes.texts.map((note) => text(note)), ...stamped] : stamped;
     const firstOfSession = this.state.history.length === 0;
     const said = given.flatMap((block) => (block.type === 'text' ? [block.text] : []));
     this.state.receive(blocks, said.join(' '), this.personOf(options.userId));
+    notes?.taken();
     this.deps.observe?.(who, said.join('\n'));
     // After the message is stored (callers count on that happening synchronously).
     if (firstOfSession) {

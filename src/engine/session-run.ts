@@ -118,6 +118,7 @@ function toolContext(profile: RunProfile, sessionKey: string, options: SubmitOpt
     interaction: options.interaction,
     sendFile: options.sendFile,
     ...(options.inGroup ? { inGroup: true } : {}),
+    ...(options.chat ? { chat: options.chat } : {}),
   };
 }
 

@@ -4,11 +4,11 @@ import { stopReason } from '../core/shutdown.js';
 import type { AgentEvent } from '../core/events.js';
 import type { ToolResultBlock, ToolUseBlock } from '../core/messages.js';
 import type { Decision } from '../policy/types.js';
-import { describeInputError, truncateOutput, type AnyTool, type PermissionTarget, type ToolContext, type ToolRegistry } from '../tools/tool.js';
+import { describeInputError, truncateOutput, type AnyTool, type PermissionTarget, type ToolContext, type ToolSet } from '../tools/tool.js';
 import type { AlwaysRule, HookGate, PermissionGate } from './ports.js';
 
 export type ToolRunEnv = {
-  tools: ToolRegistry;
+  tools: ToolSet;
   permissions: PermissionGate;
   hooks: HookGate;
   /** The run's capabilities, minus the per-call signal and progress sink. */
@@ -38,7 +38,7 @@ export async function* executeToolCalls(calls: ToolUseBlock[], env: ToolRunEnv):
 }
 
 /** Consecutive read-only calls form one concurrent batch; every other call is a batch of one. */
-function batchByReadOnly(calls: ToolUseBlock[], tools: ToolRegistry): ToolUseBlock[][] {
+function batchByReadOnly(calls: ToolUseBlock[], tools: ToolSet): ToolUseBlock[][] {
   const batches: ToolUseBlock[][] = [];
   let readOnlyRun: ToolUseBlock[] = [];
   for (const call of calls) {
@@ -54,7 +54,7 @@ function batchByReadOnly(calls: ToolUseBlock[], tools: ToolRegistry): ToolUseBlo
   return batches;
 }
 
-function isReadOnlyCall(call: ToolUseBlock, tools: ToolRegistry): boolean {
+function isReadOnlyCall(call: ToolUseBlock, tools: ToolSet): boolean {
   const tool = tools.get(call.name);
   if (!tool) return true; // answered at once with an error, safe to batch
   const parsed = tool.input.safeParse(call.input);
@@ -153,18 +153,18 @@ async function* runToolCall(call: ToolUseBlock, env: ToolRunEnv): CallGenerator 
   return outcome;
 }
 
-/** Runs the tool while relaying its progress lines as events. */
+/** Runs the tool while relaying its progress lines (and the events of a worker it drives) as events. */
 async function* runWithProgress(tool: AnyTool, input: unknown, call: ToolUseBlock, env: ToolRunEnv): CallGenerator {
-  const progress = new AsyncQueue<string>();
+  const progress = new AsyncQueue<AgentEvent>();
   const running = tool
-    .run(input, { ...env.context, progress: (line) => progress.push(line) })
+    .run(input, { ...env.context, progress: (line) => progress.push({ type: 'tool_progress', id: call.id, text: line }), relay: (event) => progress.push(event) })
     .then(
       (output) => (typeof output === 'string' ? result(call, output, false) : result(call, output.content, output.isError ?? false)),
       (error: unknown) =>
         env.context.signal.aborted ? cancelledResult(call, env.context.signal) : result(call, `The ${tool.name} tool failed: ${errorMessage(error)}`, true),
     )
     .finally(() => progress.close());
-  for await (const line of progress) yield { type: 'tool_progress', id: call.id, text: line };
+  for await (const event of progress) yield event;
   return await running;
 }
 

@@ -7,13 +7,17 @@
  */
 import type { Message } from '../core/messages.js';
 import type { ToolSpec } from '../providers/types.js';
-import type { ToolRegistry } from '../tools/tool.js';
+import type { ToolSet } from '../tools/tool.js';
 import { loadedByToolSearch, TOOL_SEARCH, toolSearchDescription } from '../tools/tool-search.js';
 import { estimateTools } from './compaction/tokens.js';
 import type { PromptBudget } from './prompt-budget.js';
 
 /** Built-in tools a small window defers: each is rarely needed, or another tool does its work. */
-const RARE_TOOLS = new Set(['glob', 'grep', 'web_fetch', 'ask_user', 'send_file', 'memory_forget', 'profile_update', 'schedule_list', 'schedule_update', 'schedule_delete']);
+const RARE_TOOLS = new Set([
+  'glob', 'grep', 'web_fetch', 'ask_user', 'send_file', 'memory_forget', 'profile_update', 'schedule_list', 'schedule_update', 'schedule_delete',
+  // issue 21: handing work off is worth its schema only in a window with room for it
+  'agent', 'task_create', 'task_list', 'task_output', 'task_stop',
+]);
 
 const isMcp = (name: string): boolean => name.startsWith('mcp__');
 
@@ -22,7 +26,7 @@ const shortForms = new WeakMap<ToolSpec, ToolSpec>();
 const searchSpecs = new Map<string, ToolSpec>();
 
 export class ToolMenu {
-  constructor(private readonly registry: ToolRegistry) {}
+  constructor(private readonly registry: ToolSet) {}
 
   /** The definitions to send with this history, for this window. */
   specs(budget: PromptBudget, messages: readonly Message[]): ToolSpec[] {

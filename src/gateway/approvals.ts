@@ -188,7 +188,7 @@ export class ApprovalBroker {
       : fenced(request.summary);
     return {
       text: [
-        `🔐 Allow **${request.toolName}**?`,
+        request.worker ? `🔐 **${request.worker}** (a worker) wants to run **${request.toolName}**. Allow?` : `🔐 Allow **${request.toolName}**?`,
         shown,
         `${request.reason}. Asked by ${site.requesterName}; ${this.options.isAllowed(site.adapter.platform, request.requesterId) ? 'only they or an owner can decide' : 'only an owner can decide'}. Expires in ${minutes} min. (Text: /approve ${id} or /deny ${id})`,
       ].join('\n'),

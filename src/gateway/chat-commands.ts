@@ -12,10 +12,12 @@ import type { JobAccess } from '../scheduler/tools.js';
 import type { SessionArchive } from '../store/session-archive.js';
 import type { AccessControl } from './access.js';
 import type { ApprovalBroker } from './approvals.js';
-import type { ChannelAdapter, InboundMessage } from './channel.js';
+import type { ChannelAdapter, InboundMessage, OutboundMessage } from './channel.js';
 import type { ChannelChatCommand } from './channel-module.js';
-import { COMMAND_NAMES, runCommand } from './commands.js';
+import { COMMAND_NAMES, runCommand, type CommandServices } from './commands.js';
 import { jobsMessage } from './commands/jobs.js';
+import { runTaskCommand } from './commands/tasks.js';
+import type { TaskManager } from '../engine/tasks/task-manager.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
 import { replyTo, targetOf } from './inbound-reply.js';
@@ -37,6 +39,9 @@ export type ChatCommandDeps = {
   jobs?: JobAccess;
   extensions?: ExtensionCommands;
   people?: PersonResolver;
+  /** Background tasks (issue 21): `/bg`, `/tasks`, and their part of /usage. */
+  tasks?: TaskManager;
+  now(): number;
   /** Commands the chat channels bring (their modules' `chatCommands`), answered on every platform. */
   channelCommands?: readonly ChannelChatCommand[];
 };
@@ -76,11 +81,26 @@ export class ChatCommands {
         jobs: deps.jobs ? () => this.jobs(deps.jobs as JobAccess, message, key) : undefined,
         extensions: deps.extensions,
         sessions: { archive: this.archive, people: deps.people ?? unlinkedPeople },
+        ...(deps.tasks ? this.taskServices(deps.tasks, message, key, reply) : {}),
       });
     } catch (error) {
       deps.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');
       await reply(`/${name} failed: ${errorMessage(error)}`);
     }
+  }
+
+  /** `/bg`, `/tasks` and the tasks' line of /usage, for the message's sender. */
+  private taskServices(tasks: TaskManager, message: InboundMessage, key: string, reply: (text: string) => Promise<void>): Pick<CommandServices, 'tasks' | 'taskUsage'> {
+    const people = this.deps.people ?? unlinkedPeople;
+    const send = async (outbound: OutboundMessage) => void (await this.deps.delivery.send(message.platform, targetOf(message), outbound));
+    return {
+      tasks: (name, args) => runTaskCommand(name, args, message, key, { tasks, people, now: this.deps.now }, { reply, send }),
+      taskUsage: () => {
+        const spent = tasks.spentBy(people.personId(message.platform, message.userId));
+        if (spent.tasks + spent.workers === 0) return undefined;
+        return `Background tasks and workers (${spent.tasks} task${spent.tasks === 1 ? '' : 's'}, ${spent.workers} worker${spent.workers === 1 ? '' : 's'}, all time): ${(spent.inputTokens + spent.outputTokens).toLocaleString('en-US')} tokens, $${spent.costUsd.toFixed(4)}`;
+      },
+    };
   }
 
   private channelCommand(name: string): ChannelChatCommand | undefined {

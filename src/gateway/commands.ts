@@ -9,6 +9,7 @@ import type { Conversation } from './conversation.js';
 import type { PairingService } from './pairing.js';
 import { EXTENSION_COMMANDS, EXTENSION_OWNER_ONLY, extensionCommandReply, type ExtensionCommands } from './commands/skills.js';
 import { runSessionCommand, SESSION_COMMANDS, type SessionCommandServices } from './commands/sessions.js';
+import { TASK_COMMANDS } from './commands/tasks.js';
 
 /** The commands hob registers with each platform's menu. */
 export const COMMANDS = [
@@ -25,6 +26,7 @@ export const COMMANDS = [
   { command: 'pairing', description: 'List or approve pairing codes (owner)' },
   ...MEMORY_COMMANDS,
   { command: 'jobs', description: 'Your reminders and reports: pause, resume, delete' },
+  ...TASK_COMMANDS,
   ...EXTENSION_COMMANDS,
   ...SESSION_COMMANDS,
 ] as const;
@@ -69,6 +71,10 @@ export type CommandServices = {
   jobs?(): Promise<void>;
   /** Skills, plugin commands and MCP servers, when loaded. */
   extensions?: ExtensionCommands;
+  /** `/bg` and `/tasks` (issue 21), absent when this hob runs no background tasks. */
+  tasks?(name: 'bg' | 'tasks', args: string): Promise<void>;
+  /** The /usage line for the person's background tasks and workers. */
+  taskUsage?(): string | undefined;
   /** `/sessions`, `/resume`, `/compact` (issue 13). */
   sessions?: Pick<SessionCommandServices, 'archive' | 'people'>;
 };
@@ -123,8 +129,15 @@ export async function runCommand(name: string, args: string, message: InboundMes
     case 'status':
       await services.reply(statusText(services.conversation().engine.status(), services.conversation().queued));
       return true;
-    case 'usage':
-      await services.reply(usageText(services.conversation().engine.status()));
+    case 'usage': {
+      const tasks = services.taskUsage?.();
+      await services.reply(`${usageText(services.conversation().engine.status())}${tasks ? `\n${tasks}` : ''}`);
+      return true;
+    }
+    case 'bg':
+    case 'tasks':
+      if (services.tasks) await services.tasks(name, args);
+      else await services.reply('Background tasks run only under hob start.');
       return true;
     case 'approve':
     case 'deny': {

@@ -1,3 +1,4 @@
+import type { ChatOrigin } from '../tools/tool.js';
 import type { Clock } from '../core/clock.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import type { AgentEvent } from '../core/events.js';
@@ -166,10 +167,15 @@ export class Conversation {
     await this.pumping;
   }
 
+  /** This chat, as a place a background task delivers to. */
+  private get chat(): ChatOrigin {
+    return { platform: this.adapter.platform, chatId: this.target.chatId, ...(this.target.threadId ? { threadId: this.target.threadId } : {}) };
+  }
+
   /** Resumes a run cut off by a restart. */
   resume(requesterId: string, notStarted: ReadonlySet<string>): void {
     if (!this.engine.hasPendingWork()) return;
-    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal, inGroup: this.chatType !== 'dm' }, notStarted), {
+    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal, inGroup: this.chatType !== 'dm', chat: this.chat }, notStarted), {
       userId: requesterId,
       userName: 'the person',
     });
@@ -224,6 +230,7 @@ export class Conversation {
       sendFile: (path, caption) => this.output.sendFile(path, caption),
       chatType: this.chatType,
       inGroup: this.chatType !== 'dm',
+      chat: this.chat,
     });
     yield* markTaken(events, (start) => this.deps.inbox.markDoneWith(message.inboxIds, start));
   }

@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
-import type { PersonResolver } from '../core/person.js';
+import { unlinkedPeople, type PersonResolver } from '../core/person.js';
+import type { TaskManager } from '../engine/tasks/task-manager.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
 import type { Memory } from '../memory/memory.js';
@@ -15,6 +16,7 @@ import type { ChannelChatCommand } from './channel-module.js';
 import { ChatCommands } from './chat-commands.js';
 import { commandMenus } from './commands.js';
 import { handleJobPress } from './commands/jobs.js';
+import { handleTaskPress } from './commands/tasks.js';
 import { handleMemoryPress } from './commands/memory.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import { Conversation, type BusyMode } from './conversation.js';
@@ -62,6 +64,8 @@ export type GatewayOptions = {
   busyAfterMs?: number;
   /** Who a platform identity belongs to (sessions are the person's); default: every identity its own person. */
   people?: PersonResolver;
+  /** Background tasks (issue 21): `/bg`, `/tasks` and their buttons. */
+  tasks?: TaskManager;
   /**
    * issue 22: voice notes heard (or, without an endpoint, a sentence saying how to set it up)
    * and answers spoken. Without it a voice note is a file like any other.
@@ -110,6 +114,7 @@ export class Gateway implements InboundSink {
     const commands = new ChatCommands({
       archive: store.archive, logger, access, broker, pairing, delivery, conversation,
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
+      tasks: options.tasks, now: () => clock.now(),
       channelCommands: options.channelCommands,
     });
     this.router = new InboundRouter({
@@ -169,12 +174,14 @@ export class Gateway implements InboundSink {
 
   /** Who handles a button press, in order: the first that knows its data. */
   private pressHandlers(): PressHandler[] {
-    const { memory, jobs } = this.options;
+    const { memory, jobs, tasks } = this.options;
+    const taskServices = tasks && { tasks, people: this.options.people ?? unlinkedPeople, now: () => this.options.clock.now() };
     return [
       (press, adapter) => this.broker.handlePress(press, adapter),
       (press, adapter) => this.pairing.handlePress(press, adapter),
       ...(memory ? [(press: ButtonPress, adapter: ChannelAdapter) => handleMemoryPress(memory, press, adapter)] : []),
       ...(jobs ? [(press: ButtonPress, adapter: ChannelAdapter) => handleJobPress(press, adapter, jobs)] : []),
+      ...(taskServices ? [(press: ButtonPress, adapter: ChannelAdapter) => handleTaskPress(press, adapter, taskServices)] : []),
       questionPresses(() => this.pool.all()),
     ];
   }

@@ -79,7 +79,7 @@ export class RunReporter {
     this.options.live?.onEvent(event);
     switch (event.type) {
       case 'tool_started':
-        this.lines.push({ id: event.id, text: `${event.name}: ${oneLine(event.summary, 120)}`, state: 'running' });
+        this.lines.push({ id: event.id, text: `${workerMark(event.worker)}${event.name}: ${oneLine(event.summary, 120)}`, state: 'running' });
         this.scheduleProgress();
         break;
       case 'tool_finished': {
@@ -89,7 +89,7 @@ export class RunReporter {
         break;
       }
       case 'tool_refused':
-        this.lines.push({ id: event.id, text: `${event.name}: ${oneLine(event.summary || event.reason, 120)}${event.summary ? ` — ${oneLine(event.reason, 80)}` : ''}`, state: 'error' });
+        this.lines.push({ id: event.id, text: `${workerMark(event.worker)}${event.name}: ${oneLine(event.summary || event.reason, 120)}${event.summary ? ` — ${oneLine(event.reason, 80)}` : ''}`, state: 'error' });
         this.scheduleProgress();
         break;
       case 'assistant_message':
@@ -203,6 +203,11 @@ export class RunReporter {
     this.progressSending = undefined;
     if (!final && this.progressText() !== this.lastShown) this.scheduleProgress();
   }
+}
+
+/** A worker's calls show under its name, indented below the agent call that started it. */
+function workerMark(worker: string | undefined): string {
+  return worker ? `  ${worker} › ` : '';
 }
 
 /** What the person reads when the conversation was compacted. */

@@ -6,6 +6,7 @@
  * parts of one paste or album together.
  */
 import { oneLine } from '../core/text.js';
+import { isTaskSession } from '../engine/tasks/notification.js';
 import type { ConversationRepository } from '../store/conversations.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { ApprovalBroker } from './approvals.js';
@@ -32,6 +33,8 @@ export async function recoverAfterRestart(deps: RestartDeps): Promise<void> {
   await deps.delivery.settleLeftLive();
   const notStarted = await deps.broker.recoverAfterRestart(deps.adapters);
   for (const key of deps.conversations.pendingWork()) {
+    // A background task's run is the task manager's to resume, not a chat's.
+    if (isTaskSession(key)) continue;
     const found = conversationForKey(deps, key);
     found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
   }

@@ -1,6 +1,6 @@
 /**
  * Plugins: folders in `data_dir/plugins/<name>/` with a `plugin.json` manifest. A plugin
- * may bring skills (`skills/<name>/SKILL.md`), commands (`commands/<name>.md`, Markdown
+ * may bring skills (`skills/<name>/SKILL.md`), agent definitions (`agents/<name>.md`), commands (`commands/<name>.md`, Markdown
  * prompt templates run with `/<name> args`), hooks and MCP servers (in the manifest, in the
  * same shape as config.yaml). Whether one is on: its manifest's `enabled` (default true),
  * overridden by `plugins.enabled` / `plugins.disabled` in the config. A broken plugin is
@@ -46,6 +46,8 @@ export type PluginStatus = {
 export type LoadedPlugins = {
   plugins: PluginStatus[];
   skillSources: SkillSource[];
+  /** Folders of agent definitions (`<plugin>/agents/*.md`), in plugin order. */
+  agentSources: SkillSource[];
   commands: Map<string, PluginCommand>;
   hooks: HooksConfig | undefined;
   mcpServers: Record<string, McpServerConfig>;
@@ -54,7 +56,7 @@ export type LoadedPlugins = {
 const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
 
 export function loadPlugins(dir: string, config: PluginsConfig, reserved: { commands: ReadonlySet<string>; mcpServers: ReadonlySet<string> }): LoadedPlugins {
-  const loaded: LoadedPlugins = { plugins: [], skillSources: [], commands: new Map(), hooks: undefined, mcpServers: {} };
+  const loaded: LoadedPlugins = { plugins: [], skillSources: [], agentSources: [], commands: new Map(), hooks: undefined, mcpServers: {} };
   if (!existsSync(dir)) return loaded;
   const folders = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
@@ -87,6 +89,7 @@ export function loadPlugins(dir: string, config: PluginsConfig, reserved: { comm
       const skillsDir = join(pluginDir, 'skills');
       const skills = existsSync(skillsDir) ? readdirSync(skillsDir).filter((entry) => existsSync(join(skillsDir, entry, 'SKILL.md'))).length : 0;
       if (skills) loaded.skillSources.push({ origin: `plugin ${name}`, dir: skillsDir });
+      if (existsSync(join(pluginDir, 'agents'))) loaded.agentSources.push({ origin: `plugin ${name}`, dir: join(pluginDir, 'agents') });
       for (const command of commands) loaded.commands.set(command.name, command);
       Object.assign(loaded.mcpServers, manifest.mcp_servers ?? {});
       const hookCount = Object.values(manifest.hooks ?? {}).reduce((count, hooks) => count + hooks.length, 0);

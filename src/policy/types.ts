@@ -14,6 +14,8 @@ export type ApprovalRequest = {
   summary: string;
   /** Why hob asks (the permission checker's reason). */
   reason: string;
+  /** The worker (an `agent` call) that wants to run it; the prompt names it. Bound to the same requester. */
+  worker?: string;
 };
 
 export type Decision = 'allow_once' | 'allow_always' | 'deny' | 'timeout';

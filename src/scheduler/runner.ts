@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
+import { newRunnerId, runnerIsGone as isGone } from '../core/runner-id.js';
 import type { Logger } from '../logger.js';
 import type { ClaimPlan, Job, JobRun } from '../store/job.js';
 import type { JobRepository } from '../store/jobs.js';
@@ -58,7 +57,7 @@ export class Scheduler {
   private readonly controller = new AbortController();
 
   constructor(private readonly deps: SchedulerDeps) {
-    this.runnerId = deps.runnerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.runnerId = deps.runnerId ?? newRunnerId();
   }
 
   /**
@@ -268,17 +267,5 @@ export class Scheduler {
       message: encodeOutboxMessage({ text, plain: true }),
       now,
     });
-  }
-}
-
-/** A runner id is host:pid:random; on this host a runner whose process is gone left its claims behind. */
-function isGone(runner: string): boolean {
-  const [host, pid] = runner.split(':');
-  if (host !== hostname() || !pid || Number(pid) === process.pid) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }

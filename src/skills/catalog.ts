@@ -5,8 +5,8 @@
  * skipped; it never stops the others.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { bundledFolder } from '../core/bundled.js';
 import { readSkillFile, SkillFileError, type Skill } from './skill-file.js';
 
 export type SkillSource = { origin: string; dir: string };
@@ -54,18 +54,9 @@ export function loadSkills(sources: SkillSource[]): SkillCatalog {
   return { list: () => sorted, get: (name) => skills.get(name), problems, overrides };
 }
 
-/**
- * The repository's top-level `skills/` folder, from source (src/skills/) or from the bundle
- * (dist/, whose chunks sit one level below the top).
- */
+/** The repository's top-level `skills/` folder (see bundledFolder). */
 export function bundledSkillsDir(from = import.meta.url): string | undefined {
-  let dir = dirname(fileURLToPath(from));
-  for (let depth = 0; depth < 4; depth++) {
-    const candidate = join(dir, 'skills');
-    if (existsSync(join(dir, 'package.json')) && existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  return undefined;
+  return bundledFolder('skills', from);
 }
 
 /** The system prompt's part: names and descriptions (or, for a small window, names only); the text comes from the skill tool. */

@@ -2,10 +2,8 @@
  * One skill file: `<dir>/<name>/SKILL.md`, YAML front matter between `---` lines, then the
  * body (instructions for the model). Errors name the file and the field.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { errorMessage } from '../core/errors.js';
+import { FRONT_MATTER, FrontMatterError, readFrontMatterFile } from '../core/front-matter.js';
 
 const KEBAB = 'expected a kebab-case name like "daily-briefing" (lowercase letters, digits and "-")';
 
@@ -30,33 +28,11 @@ export type Skill = {
   path: string;
 };
 
-export class SkillFileError extends Error {}
-
-/** YAML front matter between two `---` lines at the start of a Markdown file (skills, plugin commands). */
-export const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+/** A skill file that cannot be used; the message names the file and the field. */
+export { FrontMatterError as SkillFileError, FRONT_MATTER };
 
 export function readSkillFile(path: string, origin: string): Skill {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new SkillFileError(`${path}: cannot be read (${errorMessage(error)})`);
-  }
-  const match = FRONT_MATTER.exec(text.replace(/^\uFEFF/, ''));
-  if (!match) throw new SkillFileError(`${path}: no front matter. Start the file with a "---" line, then name:, description: and another "---" line.`);
-  let data: unknown;
-  try {
-    data = parseYaml(match[1] as string);
-  } catch (error) {
-    throw new SkillFileError(`${path}: the front matter is not valid YAML (${errorMessage(error).split('\n')[0]})`);
-  }
-  const parsed = skillFrontMatterSchema.safeParse(data ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join('.') || '(front matter)';
-    throw new SkillFileError(`${path}: front matter field "${field}": ${issue?.message ?? 'invalid'}`);
-  }
-  const body = text.slice((match.index ?? 0) + match[0].length).trim();
-  if (!body) throw new SkillFileError(`${path}: the skill has no instructions after the front matter.`);
-  return { name: parsed.data.name, description: parsed.data.description, userInvocable: parsed.data.user_invocable, body, origin, path };
+  const { data, body } = readFrontMatterFile(path, skillFrontMatterSchema, 'name:, description:');
+  if (!body) throw new FrontMatterError(`${path}: the skill has no instructions after the front matter.`);
+  return { name: data.name, description: data.description, userInvocable: data.user_invocable, body, origin, path };
 }

@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import type { AgentEvent } from '../core/events.js';
 import type { Interaction } from '../policy/types.js';
 import type { ToolSpec } from '../providers/types.js';
+
+/** A chat, as a place to deliver to: platform, chat and thread ids. */
+export type ChatOrigin = { platform: string; chatId: string; threadId?: string };
 
 /** Per-call capabilities of one conversation. Tools never reach for module globals. */
 export type ToolContext = {
@@ -21,6 +25,15 @@ export type ToolContext = {
   isSensitivePath?(path: string, resolved?: boolean): boolean;
   /** The run answers in a group chat: what a tool returns may be read by everyone there. */
   inGroup?: boolean;
+  /**
+   * Passes an event of a run this tool drives (a worker's tool calls) up to the run that
+   * called it, which shows it in its progress message. Set by the executor for each call.
+   */
+  relay?(event: AgentEvent): void;
+  /** The chat the run answers in: where a background task it starts delivers its result. */
+  chat?: ChatOrigin;
+  /** Set inside a worker: its name. A worker may not start workers or background tasks. */
+  worker?: string;
 };
 
 export type ToolOutput = string | { content: string; isError?: boolean };
@@ -95,6 +108,12 @@ export function describeInputError(toolName: string, error: z.ZodError): string 
     `Rewrite the input so it matches the tool's schema and call it again.`
   );
 }
+
+/**
+ * The tools a run may use, as the loop reads them: a whole registry, or a view of one (a
+ * worker's subset). `get` looks names up by own entry only.
+ */
+export type ToolSet = Pick<ToolRegistry, 'get' | 'list' | 'names' | 'specs'>;
 
 /**
  * The tools one hob process offers. Built-ins are fixed at start; extensions (MCP servers)

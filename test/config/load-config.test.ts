@@ -65,6 +65,8 @@ describe('defaults', () => {
         pairing_code_ttl_seconds: 3600,
       },
       scheduler: { grace_minutes: 10, max_failures: 3, report_timeout_seconds: 300, max_jobs_per_person: 50 },
+      agents: { max_parallel: 4, max_turns: 20, timeout_seconds: 300, models: [] },
+      tasks: { max_running: 3, timeout_seconds: 1800, max_tokens: 500_000 },
       channels: { console: { enabled: true } },
       memory: { snapshot_chars: 2000, extract: 'rules' },
       mcp: { servers: {}, call_timeout_seconds: 60 },

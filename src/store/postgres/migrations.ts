@@ -301,4 +301,38 @@ export const postgresMigrations: PostgresMigration[] = [
     UPDATE outbox SET unconfirmed = (status = 'pending' AND attempts > 0), attempted_at = CASE WHEN attempts > 0 THEN created_at END;
     `,
   },
+  {
+    name: 'issue 21: background tasks and workers',
+    sql: `
+    CREATE TABLE tasks (
+      id TEXT PRIMARY KEY,
+      kind TEXT NOT NULL CHECK (kind IN ('task', 'worker')),
+      person_id TEXT NOT NULL,
+      user_id TEXT NOT NULL,
+      origin_session TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      chat_id TEXT NOT NULL,
+      thread_id TEXT,
+      agent TEXT,
+      description TEXT NOT NULL,
+      prompt TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'stopped', 'interrupted')),
+      runner TEXT,
+      result TEXT,
+      error TEXT,
+      tool_uses INTEGER NOT NULL DEFAULT 0,
+      input_tokens BIGINT NOT NULL DEFAULT 0,
+      output_tokens BIGINT NOT NULL DEFAULT 0,
+      cost_usd DOUBLE PRECISION NOT NULL DEFAULT 0,
+      outbox_id BIGINT,
+      created_at BIGINT NOT NULL,
+      started_at BIGINT,
+      finished_at BIGINT,
+      noted_at BIGINT
+    );
+    CREATE INDEX tasks_person ON tasks (person_id, created_at);
+    CREATE INDEX tasks_open ON tasks (status) WHERE status IN ('queued', 'running');
+    CREATE INDEX tasks_unnoted ON tasks (origin_session) WHERE kind = 'task' AND noted_at IS NULL;
+    `,
+  },
 ];

@@ -270,4 +270,35 @@ export const migrations: string[] = [
   CREATE INDEX outbox_pending ON outbox(status, next_attempt_at);
   CREATE INDEX outbox_chat_pending ON outbox(platform, chat_id, status, id);
   `,
+  /* issue 21: background tasks and workers (agent calls): whose they are, where their result goes, what they cost */ `
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('task', 'worker')),
+    person_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    origin_session TEXT NOT NULL,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    agent TEXT,
+    description TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'completed', 'failed', 'stopped', 'interrupted')),
+    runner TEXT,
+    result TEXT,
+    error TEXT,
+    tool_uses INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    outbox_id INTEGER,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    noted_at INTEGER
+  ) STRICT;
+  CREATE INDEX tasks_person ON tasks(person_id, created_at);
+  CREATE INDEX tasks_open ON tasks(status) WHERE status IN ('queued', 'running');
+  CREATE INDEX tasks_unnoted ON tasks(origin_session) WHERE kind = 'task' AND noted_at IS NULL;
+  `,
 ];

@@ -1,0 +1,44 @@
+/**
+ * Markdown files with YAML front matter between two `---` lines (skills, agent definitions,
+ * plugin commands): read, checked against a schema, and split from their body. Every error
+ * names the file, and the field when one is wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { errorMessage } from './errors.js';
+
+/** YAML front matter between two `---` lines at the start of a Markdown file. */
+export const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/** A front-matter file that cannot be used; the message names the file (and the field). */
+export class FrontMatterError extends Error {}
+
+/**
+ * The file's front matter, parsed by `schema`, and its body (trimmed). `fields` names what the
+ * front matter should hold, for the error when there is none ("name:, description:").
+ */
+export function readFrontMatterFile<Schema extends z.ZodType>(path: string, schema: Schema, fields: string): { data: z.output<Schema>; body: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new FrontMatterError(`${path}: cannot be read (${errorMessage(error)})`);
+  }
+  const match = FRONT_MATTER.exec(text.replace(/^\uFEFF/, ''));
+  if (!match) throw new FrontMatterError(`${path}: no front matter. Start the file with a "---" line, then ${fields} and another "---" line.`);
+  let data: unknown;
+  try {
+    data = parseYaml(match[1] as string);
+  } catch (error) {
+    throw new FrontMatterError(`${path}: the front matter is not valid YAML (${errorMessage(error).split('\n')[0]})`);
+  }
+  const parsed = schema.safeParse(data ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || '(front matter)';
+    const message = issue?.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
+    throw new FrontMatterError(`${path}: front matter field "${field}": ${message}`);
+  }
+  return { data: parsed.data, body: text.replace(/^\uFEFF/, '').slice((match.index ?? 0) + match[0].length).trim() };
+}

@@ -43,19 +43,24 @@ export type EntryRow = {
   use_count: number;
 };
 
-export function toEntry(row: EntryRow): MemoryEntry {
+/** A stored row as an entry; each store reads `tags` its own way (JSON text, or an array). */
+export function entryOf(row: Omit<EntryRow, 'tags'>, tags: string[]): MemoryEntry {
   return {
     id: row.id,
     personId: row.person_id,
     ...(row.title !== null ? { title: row.title } : {}),
     content: row.content,
-    tags: JSON.parse(row.tags) as string[],
+    tags,
     source: row.source,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at } : {}),
     useCount: row.use_count,
   };
+}
+
+export function toEntry(row: EntryRow): MemoryEntry {
+  return entryOf(row, JSON.parse(row.tags) as string[]);
 }
 
 /** The person's token in the full-text index: a hash, so no id can be mistaken for words. */

@@ -11,7 +11,7 @@
  * The outputs are those of MemoryStore.searchText and VectorIndex.nearest, so this can sit
  * behind the Store port's memory repository.
  */
-import type { MemoryEntry, MemorySource } from '../memory/entry.js';
+import { entryOf, type MemoryEntry, type MemorySource } from '../memory/entry.js';
 import { MAX_TERMS, meaningfulWords, MIN_PREFIX_LENGTH } from '../memory/query.js';
 import { rarestTerms, TEXT_CANDIDATES, withRecency } from '../memory/ranking.js';
 import type { PostgresBridge } from './bridge.js';
@@ -164,16 +164,5 @@ export type EntryRow = {
 };
 
 export function toEntry(row: EntryRow): MemoryEntry {
-  return {
-    id: row.id,
-    personId: row.person_id,
-    ...(row.title !== null ? { title: row.title } : {}),
-    content: row.content,
-    tags: row.tags,
-    source: row.source,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    ...(row.last_used_at !== null ? { lastUsedAt: row.last_used_at } : {}),
-    useCount: row.use_count,
-  };
+  return entryOf(row, row.tags);
 }

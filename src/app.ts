@@ -19,6 +19,8 @@ import { createHookRunner } from './policy/hooks.js';
 import { createHookJudge } from './engine/hook-judge.js';
 import { loadExtensions, type Extensions } from './extensions.js';
 import { COMMAND_NAMES } from './gateway/commands.js';
+import type { Cluster } from './gateway/cluster/cluster.js';
+import { openCluster } from './gateway/cluster/open.js';
 import { createReloadingHookRunner, mergeHooks, type ReloadingHookRunner } from './policy/hook-reload.js';
 import { webSearchTool } from './tools/web-search.js';
 import { createPermissionAdmin, type PermissionAdmin } from './policy/permission-admin.js';
@@ -92,6 +94,8 @@ export type App = {
   hooks: ReloadingHookRunner;
   /** issue 21: agent definitions, workers and background tasks. */
   delegation: Delegation;
+  /** issue 23: this process among others on one PostgreSQL store (on SQLite: the only one). */
+  cluster: Cluster;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
@@ -120,6 +124,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const dbPath = sqlitePath(config.data_dir);
   const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
   const conversations = store.conversations;
+  const cluster = openCluster({ store, settings: { dataDir: config.data_dir, store: config.store }, leaseMs: config.cluster.lease_ms, logger });
   const rules = store.permissionRules;
   const memory = new Memory({
     store,
@@ -211,7 +216,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     tools,
     permissions: gate,
     hooks,
-    conversations,
+    // issue 23: a conversation taken over by another process is no longer written from this one.
+    conversations: cluster.fence(conversations),
     sentAt: ({ sessionKey, userId }) => formatSentAt(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
     observe: ({ sessionKey, userId }, said) => memory.observe(sessionKey, userId, said),
     systemPrompt: ({ sessionKey, userId, interactive, sessionId, chatType, contextWindow }) => {
@@ -277,6 +283,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     extensions,
     hooks,
     delegation,
+    cluster,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
       if (options.provider) return 'This hob runs a fixed model.';

@@ -35,7 +35,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), runner: app.cluster, isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       // issue 21: background tasks a restart cut off resume (or are reported) now, once.
       app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.store.outbox), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
@@ -120,6 +120,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     extensions: app.extensions,
     channelCommands: channelChatCommands(config),
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
+    cluster: app.cluster,
     // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
     voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
   });

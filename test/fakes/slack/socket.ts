@@ -46,7 +46,8 @@ export class FakeSocketMode {
       });
       socket.on('close', () => {
         connection.closed = true;
-        for (const pending of this.pending.values()) if (pending.connection === connection && pending.type === 'events_api') void this.deliver(pending, pending.retryAttempt + 1);
+        // Undelivered stays pending: close() then names it.
+        for (const pending of this.pending.values()) if (pending.connection === connection && pending.type === 'events_api') this.deliver(pending, pending.retryAttempt + 1).catch(() => undefined);
       });
       socket.send(JSON.stringify({ type: 'hello', num_connections: this.open().length, debug_info: { host: 'fake-slack' }, connection_info: { app_id: 'A1' } }));
     });

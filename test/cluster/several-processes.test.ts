@@ -17,6 +17,8 @@ const CONVERSATIONS = 45;
 const everyone = people(CONVERSATIONS + 10);
 /** The conversation whose run is cut off by the kill: its first answer takes a while. */
 const SLOW = 'c900-m1';
+/** The conversation whose run a stop (SIGTERM) cuts off. */
+const STOPPED = 'c901-m1';
 
 let model: FakeAnthropic;
 let slack: FakeSlack;
@@ -34,7 +36,7 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     answerTokens(model, (token) => {
       const times = (asked.get(token) ?? 0) + 1;
       asked.set(token, times);
-      return token === SLOW && times === 1 ? 60_000 : 0;
+      return (token === SLOW || token === STOPPED) && times === 1 ? 60_000 : 0;
     });
     db = new pg.Client({ connectionString: url });
     await db.connect();
@@ -88,6 +90,20 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     expect(after).not.toBe(owner);
     expect(slack.socket.open()).toHaveLength(2);
   }, 90_000);
+
+  it('a process that stops hands its conversations over: the run it cut off is answered once by another', async () => {
+    const person = everyone[CONVERSATIONS + 1] ?? everyone[0]!;
+    await slack.dm(person, `please answer ${STOPPED}`);
+    await slack.waitFor(() => model.requests.some((request) => lastToken(request.body) === STOPPED), 20_000, 'the run to start');
+    const owner = await ownerOf(dmOf(person.id));
+    const stopping = nodes.find((node) => owner.startsWith(`${hostPart(owner)}:${node.child.pid}:`));
+    if (!stopping) throw new Error(`no running process is ${owner}`);
+    stopping.child.kill('SIGTERM');
+    expect(await stopping.exited).toBe(0);
+    await slack.waitFor(() => answersIn(slack, person).includes(STOPPED), 30_000, 'the cut-off run to be answered by the other process');
+    expect(answersIn(slack, person)).toEqual([STOPPED]);
+    expect(await ownerOf(dmOf(person.id))).not.toBe(owner);
+  }, 60_000);
 });
 
 async function ownerOf(chat: string): Promise<string> {

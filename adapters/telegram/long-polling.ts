@@ -5,7 +5,7 @@
  * redeliver them.
  */
 import { run, type RunnerHandle } from '@grammyjs/runner';
-import type { Bot, Middleware, Transformer } from 'grammy';
+import { GrammyError, type Bot, type Middleware, type Transformer } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { TelegramLogger } from './logger.js';
 import { describeError } from './outbound.js';
@@ -17,6 +17,7 @@ export class LongPolling {
   private runner: RunnerHandle | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private lastUpdateId: number | undefined;
+  private conflictTold = false;
 
   constructor(
     private readonly bot: Bot,
@@ -24,6 +25,8 @@ export class LongPolling {
     private readonly allowedUpdates: UpdateKinds,
     /** Pause before polling again after polling stopped on an unrecoverable error (401, 409). */
     private readonly restartDelayMs: number,
+    /** Told once, in words naming the fix, when Telegram says another process polls this bot. */
+    private readonly notice: (sentence: string) => void = () => {},
   ) {}
 
   /** Middleware, first in line: notes the newest update handed to the handlers. */
@@ -40,7 +43,12 @@ export class LongPolling {
     this.runner = runner;
     runner.task()?.catch((error: unknown) => {
       if (this.runner !== runner) return;
-      this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, 'telegram polling stopped; restarting');
+      const conflict = conflictSentence(error);
+      if (conflict) {
+        this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, conflict);
+        if (!this.conflictTold) this.notice(conflict);
+        this.conflictTold = true;
+      } else this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, 'telegram polling stopped; restarting');
       this.restartTimer = setTimeout(() => {
         this.restartTimer = undefined;
         if (this.runner === runner) this.start();
@@ -67,6 +75,19 @@ export class LongPolling {
       this.logger.warn({ method: 'getUpdates', ...describeError(error) }, 'telegram could not confirm handled updates');
     }
   }
+}
+
+/**
+ * What to tell the person running hob when getUpdates answered 409: Telegram serves one
+ * poller per bot and cuts off the older one, or refuses polling while a webhook is set.
+ * Undefined for any other failure.
+ */
+export function conflictSentence(error: unknown): string | undefined {
+  if (!(error instanceof GrammyError) || error.error_code !== 409) return undefined;
+  if (/webhook is active/i.test(error.description)) {
+    return 'Telegram refuses long polling while a webhook is set for this bot (409 Conflict): another hob process runs it in webhook mode. Give every process the same channels.telegram.webhook section.';
+  }
+  return 'Telegram cut off this long poll (409 Conflict): another process polls the same bot, and Telegram serves one poller per bot. Stop the other process, or run every process in webhook mode (channels.telegram.webhook) behind your load balancer.';
 }
 
 /** An API transformer that logs a failed long poll (never one aborted on purpose). */

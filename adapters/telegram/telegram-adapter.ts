@@ -32,6 +32,8 @@ export type TelegramAdapterOptions = {
   pollRestartDelayMs?: number;
   /** Minimum milliseconds between updates of an answer's draft in a DM (default 500). */
   draftIntervalMs?: number;
+  /** Tells the person running hob something to act on now (another process polls this bot). */
+  notice?(sentence: string): void;
 };
 
 export interface TelegramAdapter extends ChannelAdapter {
@@ -86,7 +88,7 @@ class TelegramChannel implements TelegramAdapter {
       options.callbackAnswerTimeoutMs ?? 3000,
       this.logger,
     );
-    this.polling = new LongPolling(this.bot, this.logger, ALLOWED_UPDATES, options.pollRestartDelayMs ?? 5000);
+    this.polling = new LongPolling(this.bot, this.logger, ALLOWED_UPDATES, options.pollRestartDelayMs ?? 5000, (sentence) => options.notice?.(sentence));
     this.installHandlers();
   }
 

@@ -15,6 +15,8 @@ import { VoiceNotes } from '../voice/voice-notes.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
+import { claimSingleConsumers } from './single-consumers.js';
+import { UserFacingError } from '../core/errors.js';
 
 /**
  * `hob start`: every configured chat channel through the gateway, plus the terminal when
@@ -22,9 +24,17 @@ import { channelChatCommands, configuredChannels, loadHobConfig, type Configured
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadHobConfig({ path: configPath });
-  const channels = configuredChannels(config);
+  const configured = configuredChannels(config);
+  // Before anything starts: a channel another process already receives is left out here.
+  const claim = await claimSingleConsumers(configured, { dataDir: config.data_dir, store: config.store }, (sentence) => process.stderr.write(`${sentence}\n`));
+  if (configured.length > 0 && claim.kept.length === 0) throw new UserFacingError(claim.refused.join('\n'));
+  for (const sentence of claim.refused) process.stderr.write(`${sentence}\n`);
+  const channels = claim.kept;
   // With chat channels, their first poll comes before loading the model SDK (warmUp below).
-  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: channels.length > 0 });
+  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: channels.length > 0 }).catch(async (error: unknown) => {
+    await claim.release();
+    throw error;
+  });
   keepRunningThroughStrayErrors(app);
   reportExtensionProblems(app);
   const adapters = chatAdapters(channels, app);
@@ -71,6 +81,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     await scheduler?.stop();
     await stopDelivery?.();
     await gateway?.stop();
+    await claim.release();
     await app.close();
   }
 }

@@ -113,6 +113,11 @@ class DiscordChannel implements DiscordAdapter {
     return this.client.user?.id;
   }
 
+  /** Stopped for good: the sentence naming the fix. A dropped connection discord.js resumes is not down. */
+  get down(): string | undefined {
+    return this.failure;
+  }
+
   async start(sink: InboundSink): Promise<void> {
     if (this.state !== 'idle') throw new Error('this Discord adapter was already started');
     this.state = 'running';

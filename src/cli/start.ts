@@ -16,6 +16,8 @@ import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
 import { claimSingleConsumers } from './single-consumers.js';
+import { startHealth } from './health.js';
+import type { HealthServer } from '../gateway/health.js';
 import { UserFacingError } from '../core/errors.js';
 
 /**
@@ -41,6 +43,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
   let stopDelivery: (() => Promise<void>) | undefined;
+  let health: HealthServer | undefined;
   try {
     if (gateway) {
       await gateway.start();
@@ -49,8 +52,10 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       // issue 21: background tasks a restart cut off resume (or are reported) now, once.
       app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.store.outbox), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
+      health = await startHealth(config, adapters, app.logger);
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
-      process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
+      const healthAt = health ? ` Health: http://${config.health?.host}:${health.address.port}/healthz.` : '';
+      process.stderr.write(`hob is running on ${names}.${healthAt} Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
       // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
@@ -78,6 +83,8 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       await untilSignal();
     }
   } finally {
+    // A balancer stops sending here first.
+    await health?.close();
     await scheduler?.stop();
     await stopDelivery?.();
     await gateway?.stop();

@@ -10,7 +10,7 @@ useTelegramTestbed();
 const webhook = { url: 'https://hob.example.com/telegram', secretToken: 'team-secret_1', port: 0, host: '127.0.0.1' };
 const people = [1, 2, 3, 4, 5].map((id) => ({ id: 100 + id, first_name: `Person${id}` }));
 
-function process_() {
+function hobProcess() {
   const messages: InboundMessage[] = [];
   const notices: string[] = [];
   const sink: InboundSink = { message: (message) => void messages.push(message), button: () => {} };
@@ -19,7 +19,7 @@ function process_() {
 
 describe('Telegram from several processes', () => {
   it('webhook mode behind a load balancer: updates spread over the processes, each handled once, and one stopping leaves the webhook to the others', async () => {
-    const [one, two] = [process_(), process_()];
+    const [one, two] = [hobProcess(), hobProcess()];
     const first = adapter({ webhook });
     const second = adapter({ webhook });
     await first.start(one.sink);
@@ -47,7 +47,7 @@ describe('Telegram from several processes', () => {
   });
 
   it('a second long poller of the same bot cuts off the first, which tells the person running hob to use webhook mode', async () => {
-    const [one, two] = [process_(), process_()];
+    const [one, two] = [hobProcess(), hobProcess()];
     // No restart within the test: the first poller stays cut off once.
     const first = adapter({ pollRestartDelayMs: 60_000, notice: (sentence) => void one.notices.push(sentence) });
     await first.start(one.sink);

@@ -18,6 +18,8 @@ export class LongPolling {
   private restartTimer: NodeJS.Timeout | undefined;
   private lastUpdateId: number | undefined;
   private conflictTold = false;
+  /** The 409 sentence while another poller holds the bot; cleared by the next poll Telegram answers. */
+  conflict: string | undefined;
 
   constructor(
     private readonly bot: Bot,
@@ -44,6 +46,7 @@ export class LongPolling {
     runner.task()?.catch((error: unknown) => {
       if (this.runner !== runner) return;
       const conflict = conflictSentence(error);
+      this.conflict = conflict;
       if (conflict) {
         this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, conflict);
         if (!this.conflictTold) this.notice(conflict);
@@ -90,8 +93,8 @@ export function conflictSentence(error: unknown): string | undefined {
   return 'Telegram cut off this long poll (409 Conflict): another process polls the same bot, and Telegram serves one poller per bot. Stop the other process, or run every process in webhook mode (channels.telegram.webhook) behind your load balancer.';
 }
 
-/** An API transformer that logs a failed long poll (never one aborted on purpose). */
-export function pollFailureLogger(logger: TelegramLogger): Transformer {
+/** An API transformer that logs a failed long poll (never one aborted on purpose); `onPolled` hears of each answered one. */
+export function pollFailureLogger(logger: TelegramLogger, onPolled: () => void = () => {}): Transformer {
   return async (prev, method, payload, signal) => {
     const report = (fields: Record<string, unknown>): void => {
       if (method === 'getUpdates' && !signal?.aborted) logger.warn({ method, ...fields }, 'telegram long poll failed');
@@ -99,6 +102,7 @@ export function pollFailureLogger(logger: TelegramLogger): Transformer {
     try {
       const result = await prev(method, payload, signal);
       if (!result.ok) report({ errorCode: result.error_code, description: result.description });
+      else if (method === 'getUpdates') onPolled();
       return result;
     } catch (error) {
       report(describeError(error));

@@ -79,7 +79,7 @@ class TelegramChannel implements TelegramAdapter {
     this.bot.api.config.use(
       autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: options.autoRetryMaxDelaySeconds ?? 10, rethrowHttpErrors: true }),
     );
-    this.bot.api.config.use(pollFailureLogger(this.logger));
+    this.bot.api.config.use(pollFailureLogger(this.logger, () => (this.polling.conflict = undefined)));
     this.outbound = new TelegramOutbound(this.bot.api, this.logger);
     // Drafts get a client of their own without auto-retry: a 429 skips a preview, never delays the answer.
     this.drafts = new TelegramDrafts(new Api(options.token, { apiRoot: this.apiRoot }), this.logger, options.draftIntervalMs ?? 500);
@@ -94,6 +94,11 @@ class TelegramChannel implements TelegramAdapter {
 
   get botName(): string | undefined {
     return this.bot.isInited() ? this.bot.botInfo.username : undefined;
+  }
+
+  /** Cut off by another poller of this bot (409), until Telegram answers a poll of ours again. */
+  get down(): string | undefined {
+    return this.polling.conflict;
   }
 
   get webhookAddress(): AddressInfo | undefined {

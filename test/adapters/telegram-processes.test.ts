@@ -57,6 +57,9 @@ describe('Telegram from several processes', () => {
 
     await fake.waitFor(() => one.notices.length === 1);
     expect(one.notices[0]).toMatch(/^Telegram cut off this long poll \(409 Conflict\): another process polls the same bot.*webhook mode \(channels\.telegram\.webhook\)/);
+    // /healthz shows the cut-off process as down, the one polling as up.
+    expect(first.down).toBe(one.notices[0]);
+    expect(second.down).toBeUndefined();
     const person = people[0] as (typeof people)[number];
     fake.sendText(person, { id: person.id, type: 'private' }, 'who gets this?');
     await fake.waitFor(() => two.messages.length === 1);

@@ -4,6 +4,7 @@
  * The model answers each message with "answer <token>", the token (`c7-m2`) taken from the
  * person's last message, so a test reads which message each answer is for.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import type { AnthropicRequestBody, AnthropicScript, FakeAnthropic } from '../fakes/anthropic.js';
 import { dmOf, type FakeSlack, type SlackPerson } from '../fakes/slack/index.js';
 import { tempDir } from './engine.js';
@@ -18,6 +19,8 @@ export type HobClusterOptions = {
   /** A PostgreSQL URL; without it each process has its own SQLite file (use one process then). */
   url?: string;
   leaseMs?: number;
+  /** Telegram in webhook mode too: this process's webhook listens on `port` (the fake's balancer posts to it). */
+  telegram?: { token: string; apiRoot: string; port: number; allow: string[] };
 };
 
 /**
@@ -40,11 +43,29 @@ ${store}model: { provider: anthropic, name: claude-test, api_key: test-key, base
 channels:
   console: { enabled: false }
   slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${options.people.map((person) => `"${person.id}"`).join(', ')}] }
-`,
+${telegramSection(options.telegram)}`,
   );
   const hob = spawnHob(['--config', config, 'start'], cleanEnv());
-  await hob.waitFor('hob is running on slack', 30_000);
+  await hob.waitFor(/hob is running on .*slack/, 30_000);
   return Object.assign(hob, { dir });
+}
+
+function telegramSection(telegram: HobClusterOptions['telegram']): string {
+  if (!telegram) return '';
+  const allow = telegram.allow.map((id) => `"${id}"`).join(', ');
+  return `  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: [${allow}], webhook: { url: "https://hob.example.com/telegram", secret_token: team-secret, port: ${telegram.port} } }\n`;
+}
+
+/** A port free on 127.0.0.1 now (for a process's webhook). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** The message token an answer is for, from the last thing the person said. */

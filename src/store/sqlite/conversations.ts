@@ -35,7 +35,6 @@ export class SqliteConversations implements ConversationRepository {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       indexText: db.prepare('INSERT INTO messages_fts (rowid, text, person_id, session_id, role) VALUES (?, ?, ?, ?, ?)'),
-      claim: db.prepare('UPDATE sessions SET person_id = COALESCE(person_id, ?), title = COALESCE(title, ?) WHERE id = ?'),
       workingMemory: db.prepare<[string], { working_memory: string | null }>('SELECT working_memory FROM sessions WHERE id = ?'),
       sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null; active: number }>(
         'SELECT id, session_key, created_at, updated_at, person_id, active FROM sessions WHERE id = ?',
@@ -53,13 +52,16 @@ export class SqliteConversations implements ConversationRepository {
     this.appendTx = db.transaction((sessionId: string, message: Message, options: AppendOptions) => {
       const now = this.clock.now();
       const { lastInsertRowid } = this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
-      if (options.personId !== undefined) this.index(Number(lastInsertRowid), sessionId, message, options.personId);
-      // The session's row changes once per message: its time, and the working memory and running mark that go with it.
-      const { workingMemory, run } = options;
-      const running = run === undefined ? [] : [run === 'starts' ? 1 : 0];
-      this.db
-        .prepare(`UPDATE sessions SET updated_at = ?${workingMemory === undefined ? '' : ', working_memory = ?'}${run === undefined ? '' : ', running = ?'} WHERE id = ?`)
-        .run(now, ...(workingMemory === undefined ? [] : [workingMemory]), ...running, sessionId);
+      // The session's row changes once per message: its time, and what goes with the message.
+      const set: [string, unknown][] = [['updated_at = ?', now]];
+      if (options.workingMemory !== undefined) set.push(['working_memory = ?', options.workingMemory]);
+      if (options.run !== undefined) set.push(['running = ?', options.run === 'starts' ? 1 : 0]);
+      // With a person: the message becomes findable by them (session search); their message
+      // makes the session theirs (its first person's) and titles it by their first words.
+      const words = options.personId === undefined ? '' : searchableWords(message);
+      if (options.personId !== undefined && message.role === 'user') set.push(['person_id = COALESCE(person_id, ?)', options.personId], ['title = COALESCE(title, ?)', words ? titleOf(words) : null]);
+      this.db.prepare(`UPDATE sessions SET ${set.map(([column]) => column).join(', ')} WHERE id = ?`).run(...set.map(([, value]) => value), sessionId);
+      if (words) this.statements.indexText.run(Number(lastInsertRowid), words, options.personId, sessionId, message.role);
       if (options.usage) this.recordUsage(sessionId, options.usage.model, options.usage.usage, options.usage.costUsd);
     });
   }
@@ -82,16 +84,6 @@ export class SqliteConversations implements ConversationRepository {
 
   appendMessage(sessionId: string, message: Message, options: AppendOptions = {}): void {
     this.appendTx(sessionId, message, options);
-  }
-
-  /**
-   * Makes a message findable by its person (session_search); the session becomes theirs
-   * (its first person's) and takes its title from their first message.
-   */
-  private index(messageId: number, sessionId: string, message: Message, personId: string): void {
-    const words = searchableWords(message);
-    if (message.role === 'user') this.statements.claim.run(personId, words ? titleOf(words) : null, sessionId);
-    if (words) this.statements.indexText.run(messageId, words, personId, sessionId, message.role);
   }
 
   saveBoundary(sessionId: string, messages: Message[], meta: BoundaryMeta): void {

@@ -5,7 +5,7 @@
  * process that took the conversation over writes now: its write is refused and rolled back.
  */
 import type { Message, Usage } from '../../core/messages.js';
-import type { BoundaryMeta, ConversationRepository, SessionRow, UsageTotals } from '../../store/conversations.js';
+import type { AppendOptions, BoundaryMeta, ConversationRepository, SessionRow, UsageTotals } from '../../store/conversations.js';
 
 export class LeaseLostError extends Error {
   constructor(readonly sessionKey: string) {
@@ -34,7 +34,7 @@ export class FencedConversations implements ConversationRepository {
     return this.fenced(sessionKey, () => this.learn(this.inner.startSession(sessionKey)));
   }
 
-  appendMessage(sessionId: string, message: Message, options?: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string }): void {
+  appendMessage(sessionId: string, message: Message, options?: AppendOptions): void {
     this.fencedSession(sessionId, () => this.inner.appendMessage(sessionId, message, options));
   }
 

@@ -8,6 +8,7 @@ import type { Memory } from '../memory/memory.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { JobAccess } from '../scheduler/tools.js';
 import type { InboxRepository } from '../store/inbox.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
 import type { Store } from '../store/store.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
@@ -24,7 +25,7 @@ import { Delivery, type DeliveryOptions } from './delivery.js';
 import { targetOf } from './inbound-reply.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool, type OpenConversation } from './pool.js';
-import { PressRouter, questionPresses, type PressHandler } from './presses.js';
+import { listenForDecisions, PressRouter, questionPresses, type PressHandler } from './presses.js';
 import { ChatEditClock } from './reply.js';
 import { recoverAfterRestart } from './restart-recovery.js';
 import type { GatewayVoice } from './hearing.js';
@@ -71,6 +72,12 @@ export type GatewayOptions = {
    * and answers spoken. Without it a voice note is a file like any other.
    */
   voice?: GatewayVoice;
+  /**
+   * issue 23: several processes on one database (PostgreSQL): approvals and questions pressed
+   * here for a run waiting in another process, and the notices that wake the runs waiting here.
+   * Absent with SQLite. The gateway listens at start and closes it at stop.
+   */
+  sharedDecisions?: SharedDecisions;
 };
 
 /**
@@ -105,6 +112,7 @@ export class Gateway implements InboundSink {
       timeoutSeconds: options.approvalTimeoutSeconds,
       isOwner: (platform, userId) => this.access.isOwner(platform, userId),
       isAllowed: (platform, userId) => this.access.isAllowedUser(platform, userId),
+      shared: options.sharedDecisions,
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
     this.inbox = store.inbox;
@@ -129,6 +137,7 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
+    await listenForDecisions(this.options.sharedDecisions, this.broker, () => this.pool.all());
     await recoverAfterRestart({
       conversations: this.options.store.conversations, inbox: this.inbox, delivery: this.delivery, broker: this.broker, adapters: this.adapters,
       conversation: (...args) => this.conversation(...args),
@@ -162,6 +171,7 @@ export class Gateway implements InboundSink {
       clearTimeout(timer);
     }
     await this.delivery.stop();
+    await this.options.sharedDecisions?.close();
   }
 
   message(message: InboundMessage): void {
@@ -182,7 +192,7 @@ export class Gateway implements InboundSink {
       ...(memory ? [(press: ButtonPress, adapter: ChannelAdapter) => handleMemoryPress(memory, press, adapter)] : []),
       ...(jobs ? [(press: ButtonPress, adapter: ChannelAdapter) => handleJobPress(press, adapter, jobs)] : []),
       ...(taskServices ? [(press: ButtonPress, adapter: ChannelAdapter) => handleTaskPress(press, adapter, taskServices)] : []),
-      questionPresses(() => this.pool.all()),
+      questionPresses(() => this.pool.all(), this.options.sharedDecisions && { decisions: this.options.sharedDecisions, now: () => this.options.clock.now() }),
     ];
   }
 
@@ -204,6 +214,7 @@ export class Gateway implements InboundSink {
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),
         voice: this.options.voice,
+        sharedDecisions: this.options.sharedDecisions,
       }),
     );
   }

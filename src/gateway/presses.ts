@@ -6,6 +6,8 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
+import type { ApprovalBroker } from './approvals.js';
 import type { ButtonPress, ChannelAdapter } from './channel.js';
 import type { Conversation } from './conversation.js';
 
@@ -38,16 +40,46 @@ export class PressRouter {
 /**
  * `q:<id>:<index>`: an option of a question a run asked. Question ids are random: the
  * conversation asking it is found whoever presses (in a per-person group that is the
- * asker's, so someone else is told it is not theirs).
+ * asker's, so someone else is told it is not theirs). With several processes (`shared`), a
+ * question no conversation here asks may be waiting in another process: it is answered in
+ * the database, by the same rules, and that process is woken.
  */
-export function questionPresses(conversations: () => Conversation[]): PressHandler {
+export function questionPresses(conversations: () => Conversation[], shared?: { decisions: SharedDecisions; now(): number }): PressHandler {
   return async (press) => {
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (!question) return false;
     const id = question[1] as string;
+    const index = Number(question[2]);
     const conversation = conversations().find((candidate) => candidate.questions.asks(id));
-    if (conversation) await conversation.questions.handlePress(press, id, Number(question[2]));
-    else await press.answer('This question is no longer open.');
+    if (conversation) await conversation.questions.handlePress(press, id, index);
+    else await press.answer(shared ? answerElsewhere(shared.decisions, press, id, index, shared.now()) : 'This question is no longer open.');
     return true;
   };
+}
+
+/** A question asked by a run in another process: answered in the database; the words are those the asking process would use. */
+function answerElsewhere(shared: SharedDecisions, press: ButtonPress, id: string, index: number, now: number): string {
+  const row = shared.question(id);
+  if (!row || row.closedAt !== null || row.platform !== press.platform) return 'This question is no longer open.';
+  if (press.userId !== row.askerId) return 'This question is for someone else.';
+  const answer = row.options[index];
+  if (answer === undefined) return 'Unknown option.';
+  return shared.answerQuestion(id, answer, press.userId, now) ? `You chose: ${answer}` : 'This question is no longer open.';
+}
+
+/**
+ * Several processes on one database: a decision taken in any process wakes the run waiting
+ * for it here; after a lost connection every waiting approval and question is read again.
+ */
+export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[]): Promise<void> {
+  await shared?.listen(
+    ({ kind, id }) => {
+      if (kind === 'approval') broker.woken(id);
+      else conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
+    },
+    () => {
+      broker.recheck();
+      for (const conversation of conversations()) conversation.questions.recheck();
+    },
+  );
 }

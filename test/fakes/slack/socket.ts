@@ -17,6 +17,13 @@ export class FakeSocketMode {
   readonly acks: { envelope_id: string; payload?: unknown }[] = [];
   /** Called when a client connects (before hello), for benchmarks. */
   onConnection: (() => void) | undefined;
+  /**
+   * Which connection gets the next envelopes: its index in `connections` (the order they
+   * connected; with several hob processes, one connection each, the order they started).
+   * Undefined: the newest live one. A test of several processes uses it to send a message
+   * to one process and a press to another.
+   */
+  deliverOn: number | undefined;
   private readonly pending = new Map<string, Pending>();
   private readonly wss: WebSocketServer;
   private readonly pinger: NodeJS.Timeout;
@@ -106,8 +113,10 @@ export class FakeSocketMode {
   private async live(): Promise<Connection> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const connection = this.open().filter((candidate) => !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN).at(-1);
-      if (connection) return connection;
+      const live = (candidate: Connection | undefined) => candidate && !candidate.closed && !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN;
+      const connection = this.deliverOn === undefined ? this.open().filter(live).at(-1) : this.connections[this.deliverOn];
+      if (this.deliverOn !== undefined && connection && connection.closed) throw new Error(`fake Slack: connection ${this.deliverOn} is closed`);
+      if (live(connection)) return connection as Connection;
       if (Date.now() > deadline) throw new Error('fake Slack: no live Socket Mode connection to deliver to');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

@@ -12,7 +12,8 @@ import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf, type SlackButtonSeen } from '../fakes/slack/web-api.js';
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
-import { postgresSkipReason, testDatabase } from '../support/postgres.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { postgresDatabase } from '../support/postgres-fixture.js';
 
 const A = 0;
 const B = 1;
@@ -25,12 +26,13 @@ describe.skipIf(postgresSkipReason)('presses across two hob processes on one dat
   const ann = { id: 'UANN', name: 'Ann' };
   const bob = { id: 'UBOB', name: 'Bob' };
   const dm = dmOf(ann.id);
+  const db = postgresDatabase();
 
   beforeAll(async () => {
     [model, slack] = await Promise.all([startFakeAnthropic(), startFakeSlack()]);
     slack.person(ann);
     slack.person(bob);
-    const { url } = await testDatabase();
+    const { url } = db;
     // One after the other, so connection 0 is A's and 1 is B's; B starts before any run waits.
     for (const index of [A, B]) {
       const dir = tempDir(`hob-presses-${index}-`);
@@ -117,5 +119,15 @@ channels:
     expect(JSON.stringify(model.requests[seen + 1]?.body.messages)).toContain('blue');
     // A closed its question with what was answered.
     expect(slack.seen(dm).find((message) => message.id === question.ts)).toMatchObject({ text: expect.stringContaining('→ blue'), buttons: [] });
+  }, 60_000);
+
+  it('a decision whose notice was lost (the notices connection was down) still reaches the run once it reconnects', async () => {
+    model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> lost-notice-marker.txt' } }] }, { text: 'Written after all.' });
+    await askThroughA('write the third marker', 'Allow once', 'lost-notice-marker');
+    // Decided as another process would, but its notice never arrives; then the listening connections drop.
+    expect(db.bridge.query("UPDATE approvals SET decision = 'allow_once', decided_by = 'Ann' WHERE decision IS NULL").rowCount).toBe(1);
+    db.bridge.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'hob-listen' AND datname = current_database()");
+    await slack.waitFor(() => answers('Written after all.').length === 1, 15_000, 'the answer');
+    expect(readFileSync(join(workspaceOfA(), 'lost-notice-marker.txt'), 'utf8')).toBe('ran\n');
   }, 60_000);
 });

@@ -68,16 +68,16 @@ export type GatewayOptions = {
   /** Background tasks (issue 21): `/bg`, `/tasks` and their buttons. */
   tasks?: TaskManager;
   /**
-   * issue 22: voice notes heard (or, without an endpoint, a sentence saying how to set it up)
-   * and answers spoken. Without it a voice note is a file like any other.
-   */
-  voice?: GatewayVoice;
-  /**
    * issue 23: several processes on one database (PostgreSQL): approvals and questions pressed
    * here for a run waiting in another process, and the notices that wake the runs waiting here.
    * Absent with SQLite. The gateway listens at start and closes it at stop.
    */
   sharedDecisions?: SharedDecisions;
+  /**
+   * issue 22: voice notes heard (or, without an endpoint, a sentence saying how to set it up)
+   * and answers spoken. Without it a voice note is a file like any other.
+   */
+  voice?: GatewayVoice;
 };
 
 /**
@@ -137,7 +137,6 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
-    await listenForDecisions(this.options.sharedDecisions, this.broker, () => this.pool.all());
     await recoverAfterRestart({
       conversations: this.options.store.conversations, inbox: this.inbox, delivery: this.delivery, broker: this.broker, adapters: this.adapters,
       conversation: (...args) => this.conversation(...args),
@@ -149,6 +148,8 @@ export class Gateway implements InboundSink {
       await adapter.setCommands?.(menus.everyone, menus.owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
     }));
     this.delivery.start(1000);
+    // Runs resumed above may already wait: listening reads what they wait for once, so nothing decided meanwhile is missed.
+    await listenForDecisions(this.options.sharedDecisions, this.broker, () => this.pool.all());
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
   }
@@ -164,6 +165,7 @@ export class Gateway implements InboundSink {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
     this.router.flush();
+    await this.options.sharedDecisions?.close();
     if (options.stopRuns ?? true) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.graceMs ?? 5000)));
@@ -171,7 +173,6 @@ export class Gateway implements InboundSink {
       clearTimeout(timer);
     }
     await this.delivery.stop();
-    await this.options.sharedDecisions?.close();
   }
 
   message(message: InboundMessage): void {

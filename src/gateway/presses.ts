@@ -69,17 +69,18 @@ function answerElsewhere(shared: SharedDecisions, press: ButtonPress, id: string
 
 /**
  * Several processes on one database: a decision taken in any process wakes the run waiting
- * for it here; after a lost connection every waiting approval and question is read again.
+ * for it here; after a lost connection, and once when listening starts, every waiting
+ * approval and question is read again.
  */
 export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[]): Promise<void> {
-  await shared?.listen(
-    ({ kind, id }) => {
-      if (kind === 'approval') broker.woken(id);
-      else conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
-    },
-    () => {
-      broker.recheck();
-      for (const conversation of conversations()) conversation.questions.recheck();
-    },
-  );
+  if (!shared) return;
+  const recheck = () => {
+    broker.recheck();
+    for (const conversation of conversations()) conversation.questions.recheck();
+  };
+  await shared.listen(({ kind, id }) => {
+    if (kind === 'approval') broker.woken(id);
+    else conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
+  }, recheck);
+  recheck();
 }

@@ -18,10 +18,9 @@ export class FakeSocketMode {
   /** Called when a client connects (before hello), for benchmarks. */
   onConnection: (() => void) | undefined;
   /**
-   * Which connection gets the next envelopes: its index in `connections` (the order they
-   * connected; with several hob processes, one connection each, the order they started).
-   * Undefined: the newest live one. A test of several processes uses it to send a message
-   * to one process and a press to another.
+   * Which connection gets the envelopes while set: its index in `connections` (the order they
+   * connected; with several hob processes, one connection each, the order they started). A
+   * test of several processes sends a message to one process and a press to another with it.
    */
   deliverOn: number | undefined;
   private readonly pending = new Map<string, Pending>();
@@ -99,6 +98,17 @@ export class FakeSocketMode {
     this.open().at(-1)?.socket.terminate();
   }
 
+  /** The connection `deliverOn` names, once it is live (as Slack holds envelopes while an app reconnects). */
+  private async chosen(index: number, deadline: number): Promise<Connection> {
+    for (;;) {
+      const connection = this.connections[index];
+      if (connection?.closed) throw new Error(`fake Slack: connection ${index} is closed`);
+      if (connection && !connection.silent && connection.socket.readyState === connection.socket.OPEN) return connection;
+      if (Date.now() > deadline) throw new Error(`fake Slack: no connection ${index} to deliver to`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   /** Envelopes sent and never acked. */
   unacked(): { id: string; type: EnvelopeType }[] {
     return [...this.pending.values()].map(({ id, type }) => ({ id, type }));
@@ -112,11 +122,10 @@ export class FakeSocketMode {
 
   private async live(): Promise<Connection> {
     const deadline = Date.now() + 10_000;
+    if (this.deliverOn !== undefined) return this.chosen(this.deliverOn, deadline);
     for (;;) {
-      const live = (candidate: Connection | undefined) => candidate && !candidate.closed && !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN;
-      const connection = this.deliverOn === undefined ? this.open().filter(live).at(-1) : this.connections[this.deliverOn];
-      if (this.deliverOn !== undefined && connection && connection.closed) throw new Error(`fake Slack: connection ${this.deliverOn} is closed`);
-      if (live(connection)) return connection as Connection;
+      const connection = this.open().filter((candidate) => !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN).at(-1);
+      if (connection) return connection;
       if (Date.now() > deadline) throw new Error('fake Slack: no live Socket Mode connection to deliver to');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

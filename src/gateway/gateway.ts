@@ -25,7 +25,7 @@ import { Delivery, type DeliveryOptions } from './delivery.js';
 import { targetOf } from './inbound-reply.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool, type OpenConversation } from './pool.js';
-import { listenForDecisions, PressRouter, questionPresses, type PressHandler } from './presses.js';
+import { listenForDecisions, PressRouter, questionPresses, stopElsewhere, type PressHandler } from './presses.js';
 import { ChatEditClock } from './reply.js';
 import { recoverAfterRestart } from './restart-recovery.js';
 import type { GatewayVoice } from './hearing.js';
@@ -124,6 +124,7 @@ export class Gateway implements InboundSink {
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
       tasks: options.tasks, now: () => clock.now(),
       channelCommands: options.channelCommands,
+      stopElsewhere: options.sharedDecisions && ((key) => stopElsewhere(store.conversations, options.sharedDecisions as SharedDecisions, key)),
     });
     this.router = new InboundRouter({
       store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,

@@ -6,6 +6,7 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
+import type { ConversationRepository } from '../store/conversations.js';
 import type { SharedDecisions } from '../store/shared-decisions.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ButtonPress, ChannelAdapter } from './channel.js';
@@ -69,7 +70,7 @@ function answerElsewhere(shared: SharedDecisions, press: ButtonPress, id: string
 
 /**
  * Several processes on one database: a decision taken in any process wakes the run waiting
- * for it here; after a lost connection, and once when listening starts, every waiting
+ * for it here, a `/stop` given in any process stops the run here; after a lost connection, and once when listening starts, every waiting
  * approval and question is read again.
  */
 export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[]): Promise<void> {
@@ -80,7 +81,19 @@ export async function listenForDecisions(shared: SharedDecisions | undefined, br
   };
   await shared.listen(({ kind, id }) => {
     if (kind === 'approval') broker.woken(id);
-    else conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
+    else if (kind === 'question') conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
+    // `/stop` given in another process: the run here stops (and says so in the chat, as after a local /stop).
+    else conversations().find((conversation) => conversation.key === id)?.stop();
   }, recheck);
   recheck();
+}
+
+/**
+ * `/stop` in a process that is not running the conversation: when its session is marked as
+ * running (by whichever process runs it), that process is asked to stop it. False when no run is marked.
+ */
+export function stopElsewhere(conversations: Pick<ConversationRepository, 'activeSession' | 'isRunning'>, shared: SharedDecisions, key: string): boolean {
+  if (!conversations.isRunning(conversations.activeSession(key).id)) return false;
+  shared.requestStop(key);
+  return true;
 }

@@ -27,8 +27,11 @@ export type SharedQuestionRow = SharedQuestion & {
   answeredBy: string | null;
 };
 
-/** What a notice woke: the approval or question with this id was decided in some process. */
-export type Woken = { kind: 'approval' | 'question'; id: string };
+/**
+ * What a notice woke: the approval or question with this id was decided in some process, or
+ * (`stop`, the id a session key) someone asked to stop that conversation's run wherever it runs.
+ */
+export type Woken = { kind: 'approval' | 'question' | 'stop'; id: string };
 
 export interface SharedDecisions {
   /**
@@ -43,6 +46,8 @@ export interface SharedDecisions {
   answerQuestion(id: string, answer: string, answeredBy: string, now: number): boolean;
   /** The asking run stopped waiting (answered here, timed out, stopped): later answers are refused. */
   closeQuestion(id: string, now: number): void;
+  /** `/stop` given in a process that is not running the conversation: the process that is stops its run. */
+  requestStop(sessionKey: string): void;
   /**
    * Starts listening: `woken` for each decision taken anywhere (this process's own included),
    * `reconnected` after a lost connection came back — notices sent meanwhile are lost, so the

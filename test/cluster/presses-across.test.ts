@@ -130,4 +130,23 @@ channels:
     await slack.waitFor(() => answers('Written after all.').length === 1, 15_000, 'the answer');
     expect(readFileSync(join(workspaceOfA(), 'lost-notice-marker.txt'), 'utf8')).toBe('ran\n');
   }, 60_000);
+
+  it('/stop given through B stops the run in A', async () => {
+    const seen = model.requests.length;
+    model.push({ text: 'Too late.', delayMs: 5_000 });
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, 'think it over slowly');
+    await slack.waitFor(() => model.requests.length > seen, 10_000, 'the model call');
+    const before = slack.seen(dm).length;
+    slack.socket.deliverOn = B;
+    await slack.dm(ann, '/stop');
+    const said = () => slack.seen(dm).slice(before).map((message) => message.text);
+    await slack.waitFor(() => said().includes('Stopping.') && said().includes('⏹ Stopped.'), 10_000, 'B saying it stops and A saying it stopped');
+    // The stopped run answers nothing more: the next message is answered, and nothing else came.
+    model.push({ text: 'Fresh start.' });
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, 'hello again');
+    await slack.waitFor(() => answers('Fresh start.').length === 1, 15_000, 'the next answer');
+    expect(answers('Too late.')).toHaveLength(0);
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { PostgresListener } from './notifications.js';
 import { Sql } from './sql.js';
 import { PostgresStore } from './store.js';
 
-/** The one channel every process listens on; the payload is `approval:<id>` or `question:<id>`. */
+/** The one channel every process listens on; the payload is `approval:<id>`, `question:<id>` or `stop:<session key>`. */
 const CHANNEL = 'hob_decisions';
 
 const QUESTION = `id, session_key "sessionKey", asker_id "askerId", platform, options, created_at "createdAt", closed_at "closedAt", answer, answered_by "answeredBy"`;
@@ -64,10 +64,14 @@ export class PostgresSharedDecisions implements SharedDecisions {
     this.sql.run('UPDATE questions SET closed_at = ? WHERE id = ? AND closed_at IS NULL', now, id);
   }
 
+  requestStop(sessionKey: string): void {
+    this.notify('stop', sessionKey);
+  }
+
   async listen(woken: (what: Woken) => void, reconnected: () => void): Promise<void> {
     this.reconnected = reconnected;
     await this.listener.listen(CHANNEL, (payload) => {
-      const match = /^(approval|question):(\S+)$/.exec(payload);
+      const match = /^(approval|question|stop):(.+)$/.exec(payload);
       if (match) woken({ kind: match[1] as Woken['kind'], id: match[2] as string });
     });
   }

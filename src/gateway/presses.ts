@@ -70,21 +70,29 @@ function answerElsewhere(shared: SharedDecisions, press: ButtonPress, id: string
 
 /**
  * Several processes on one database: a decision taken in any process wakes the run waiting
- * for it here, a `/stop` given in any process stops the run here; after a lost connection, and once when listening starts, every waiting
- * approval and question is read again.
+ * for it here, and a `/stop` given in any process stops the run here. Once listening starts,
+ * and after a lost connection, every waiting approval and question is read again. Never throws
+ * from a notice: a failed read is logged (the run then waits for its timeout).
  */
-export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[]): Promise<void> {
+export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[], logger: Logger): Promise<void> {
   if (!shared) return;
-  const recheck = () => {
+  const guarded = (what: string, fn: () => void) => () => {
+    try {
+      fn();
+    } catch (error) {
+      logger.warn({ notice: what, err: errorMessage(error) }, 'could not act on a decision from another process');
+    }
+  };
+  const recheck = guarded('recheck', () => {
     broker.recheck();
     for (const conversation of conversations()) conversation.questions.recheck();
-  };
-  await shared.listen(({ kind, id }) => {
+  });
+  await shared.listen(({ kind, id }) => guarded(`${kind}:${id}`, () => {
     if (kind === 'approval') broker.woken(id);
     else if (kind === 'question') conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
     // `/stop` given in another process: the run here stops (and says so in the chat, as after a local /stop).
     else conversations().find((conversation) => conversation.key === id)?.stop();
-  }, recheck);
+  })(), recheck);
   recheck();
 }
 

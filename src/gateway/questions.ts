@@ -49,11 +49,10 @@ export class QuestionDesk {
     return asked;
   }
 
-  /** A text from the person asked answers the open question; false when there is none for them. */
+  /** A text from the person asked answers the open question; false when there is none for them (or it just closed). */
   answerWithText(userId: string, text: string): boolean {
     if (!this.open || userId !== this.open.askerId) return false;
-    this.settle(this.open, text, userId);
-    return true;
+    return this.settle(this.open, text, userId) !== undefined;
   }
 
   /** The question with this id was answered in some process: the run waiting here goes on with that answer. */
@@ -111,7 +110,11 @@ export class QuestionDesk {
     clearTimeout(timer);
     this.open = undefined;
     // Answered, timed out or stopped: a later press, in any process, is told it is no longer open.
-    this.options.shared?.closeQuestion(id, this.options.now());
+    try {
+      this.options.shared?.closeQuestion(id, this.options.now());
+    } catch (error) {
+      this.options.logger.warn({ session: this.options.sessionKey, err: errorMessage(error) }, 'could not mark the question closed in the database');
+    }
     // The buttons go; the question shows what was answered.
     if (sent && options.length && !this.options.closing()) {
       await adapter.edit(sent, { text: `❓ ${question}\n→ ${result}` }).catch((error: unknown) =>

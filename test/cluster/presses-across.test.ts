@@ -15,8 +15,8 @@ import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob
 import { postgresSkipReason } from '../support/postgres.js';
 import { postgresDatabase } from '../support/postgres-fixture.js';
 
-const A = 0;
-const B = 1;
+const A = 'a';
+const B = 'b';
 
 describe.skipIf(postgresSkipReason)('presses across two hob processes on one database', () => {
   let model: FakeAnthropic;
@@ -33,10 +33,10 @@ describe.skipIf(postgresSkipReason)('presses across two hob processes on one dat
     slack.person(ann);
     slack.person(bob);
     const { url } = db;
-    // One after the other, so connection 0 is A's and 1 is B's; B starts before any run waits.
-    for (const index of [A, B]) {
-      const dir = tempDir(`hob-presses-${index}-`);
-      dirs.push(dir);
+    // Each with its own app token, so the fake knows which process a connection is; both are up before any run waits.
+    await Promise.all([A, B].map(async (label, index) => {
+      const dir = tempDir(`hob-presses-${label}-`);
+      dirs[index] = dir;
       const config = writeConfig(
         dir,
         `data_dir: ${dir}/data
@@ -44,14 +44,14 @@ store: { kind: postgres, url: "${url}" }
 model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
 channels:
   console: { enabled: false }
-  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}", "${bob.id}"] }
+  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appTokenFor(label)}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}", "${bob.id}"] }
 `,
       );
       const hob = spawnHob(['--config', config, 'start'], cleanEnv());
-      hobs.push(hob);
+      hobs[index] = hob;
       await hob.waitFor('hob is running on slack', 30_000);
-      await slack.waitFor(() => slack.socket.open().length === index + 1, 10_000, `process ${index}'s socket`);
-    }
+      await slack.waitFor(() => slack.socket.open().some((connection) => slack.socket.labels.get(connection) === label), 10_000, `process ${label}'s socket`);
+    }));
   }, 90_000);
 
   afterAll(async () => {
@@ -79,7 +79,7 @@ channels:
   }
 
   const answers = (text: string) => slack.seen(dm).filter((message) => message.text === text);
-  const workspaceOfA = () => join(dirs[A] as string, 'data', 'workspace');
+  const workspaceOfA = () => join(dirs[0] as string, 'data', 'workspace');
 
   it('approve on B: another person is refused, then the tool runs once in A and the answer arrives once', async () => {
     model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> approve-marker.txt' } }] }, { text: 'The marker is written.' });
@@ -93,7 +93,7 @@ channels:
     expect(await pressOnB(ann, prompt.ts, prompt.button)).toBe('This request was already closed: allowed once by Ann.');
     expect(readFileSync(join(workspaceOfA(), 'approve-marker.txt'), 'utf8')).toBe('ran\n');
     expect(answers('The marker is written.')).toHaveLength(1);
-    expect(readFileSync(join(dirs[B] as string, 'data', 'logs', 'hob.log'), 'utf8')).toContain('"waitsElsewhere":true');
+    expect(readFileSync(join(dirs[1] as string, 'data', 'logs', 'hob.log'), 'utf8')).toContain('"waitsElsewhere":true');
   }, 60_000);
 
   it('deny on B: the tool does not run, and the run in A is told so', async () => {

@@ -3,7 +3,7 @@
  * adapters/, type-only imports included). The README's "Architecture" section says the same
  * in words; change both together.
  *
- *   cli       src/cli/, src/cli.ts, src/app.ts         the composition root: builds everything
+ *   cli       src/cli/, src/cli.ts, src/app.ts, src/app/  the composition root: builds everything
  *   gateway   src/gateway/                            chats in, conversations, delivery out
  *   services  src/memory/ scheduler/ mcp/ skills/ plugins/ voice/, src/extensions.ts
  *   engine    src/engine/                             the loop and a session's state
@@ -26,7 +26,7 @@ const TIERS = [
     paths: ['^src/(memory|scheduler|mcp|skills|plugins|voice)/', '^src/extensions\\.ts$'],
   },
   { name: 'gateway', where: 'src/gateway', paths: ['^src/gateway/'] },
-  { name: 'cli', where: 'src/cli, src/cli.ts, src/app.ts', paths: ['^src/cli/', '^src/cli\\.ts$', '^src/app\\.ts$'] },
+  { name: 'cli', where: 'src/cli, src/cli.ts, src/app.ts, src/app/', paths: ['^src/cli/', '^src/cli\\.ts$', '^src/app\\.ts$', '^src/app/'] },
 ];
 
 /**
@@ -60,7 +60,7 @@ const SCHEMA_PARTS = ['^src/config/schema-parts\\.ts$'];
  * that reads the channel registry itself has to be named here, and the registry must then
  * stay as light as the port (the channels' SDKs loaded only when a channel is created).
  */
-const ADAPTER_USERS = ['^src/cli/', '^src/cli\\.ts$', '^src/app\\.ts$'];
+const ADAPTER_USERS = ['^src/cli/', '^src/cli\\.ts$', '^src/app\\.ts$', '^src/app/'];
 
 /** What of adapters/ src/ may import: each channel's module (index.ts), or the one list of them. */
 const ADAPTER_ENTRIES = ['^adapters/[^/]+/index\\.ts$', '^adapters/(registry|index)\\.ts$'];

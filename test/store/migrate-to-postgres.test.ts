@@ -14,6 +14,7 @@ import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
 import { tempDir } from '../support/engine.js';
+import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
 
 const NOW = Date.parse('2026-12-01T10:00:00Z');
@@ -149,9 +150,14 @@ describe.skipIf(postgresSkipReason)('hob store migrate --to postgres', () => {
 
     // A target that already holds hob data is refused, and left as it was; --force replaces it.
     expect(() => migrate(dataDir, url)).toThrow(/already holds hob data \(.*memory entries.*\)\. Nothing was copied\..*--force/);
-    const replaced = migrate(dataDir, url, true);
-    expect(replaced).toMatch(/memory entries\s+5 rows \(5 in SQLite\)/);
-    expect(replaced).toMatch(/outbox\s+1 row  \(1 in SQLite\)/);
+    // The command itself, as a person runs it: the URL from the environment.
+    const config = writeConfig(dataDir, `data_dir: ${dataDir}\n`);
+    const cli = spawnHob(['--config', config, 'store', 'migrate', '--to', 'postgres', '--force'], cleanEnv({ HOB_DATABASE_URL: url }));
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toMatch(/memory entries\s+5 rows \(5 in SQLite\)/);
+    expect(cli.output()).toMatch(/outbox\s+1 row  \(1 in SQLite\)/);
+    expect(cli.output()).toContain(`In ${config}:`);
+    expect(cli.output()).not.toContain(cluster.rolePassword);
   });
 
   it('says what is missing, naming the fix, without touching anything', () => {

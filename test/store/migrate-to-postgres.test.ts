@@ -158,7 +158,8 @@ describe.skipIf(postgresSkipReason)('hob store migrate --to postgres', () => {
     expect(cli.output()).toMatch(/outbox\s+1 row  \(1 in SQLite\)/);
     expect(cli.output()).toContain(`In ${config}:`);
     expect(cli.output()).not.toContain(cluster.rolePassword);
-  });
+    // A fresh database, two copies and a spawned CLI: longer than the default under a loaded machine.
+  }, 60_000);
 
   it('says what is missing, naming the fix, without touching anything', () => {
     const empty = tempDir('hob-migrate-none-');

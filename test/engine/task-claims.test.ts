@@ -51,7 +51,7 @@ async function hobProcess(model: ScriptedModel) {
 }
 
 /** Waits for `probe` to return something, checking the database every few milliseconds. */
-async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
@@ -68,7 +68,8 @@ function queued(id: string, createdAt: number): NewTask {
   return { id, kind: 'task', personId: 'memory:ann', userId: 'ann', originSession: 'memory:ann', platform: 'memory', chatId: `chat-${id}`, threadId: undefined, agent: undefined, description: `job ${id}`, prompt: `do ${id}`, createdAt };
 }
 
-describe.skipIf(postgresSkipReason)('background tasks across processes on one PostgreSQL database', () => {
+// Each test opens two stores (a connection and a worker thread each): slow on a loaded machine.
+describe.skipIf(postgresSkipReason)('background tasks across processes on one PostgreSQL database', { timeout: 60_000 }, () => {
   it('a task whose process died is resumed by the other once its lease runs out, and its result is delivered once', async () => {
     const a = await hobProcess(new ScriptedModel([{ hang: true }]));
     const b = await hobProcess(new ScriptedModel([{ text: 'Plan B is cheapest.' }]));

@@ -10,6 +10,7 @@ import { runStoreMigrate } from '../../src/cli/store-migrate.js';
 import type { HobConfig } from '../../src/config/schema.js';
 import type { Message } from '../../src/core/messages.js';
 import { encodeOutboxMessage } from '../../src/store/outbox-message.js';
+import { PostgresBridge } from '../../src/store/postgres/bridge.js';
 import { openPostgresStore } from '../../src/store/postgres/store.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
@@ -150,6 +151,13 @@ describe.skipIf(postgresSkipReason)('hob store migrate --to postgres', () => {
 
     // A target that already holds hob data is refused, and left as it was; --force replaces it.
     expect(() => migrate(dataDir, url)).toThrow(/already holds hob data \(.*memory entries.*\)\. Nothing was copied\..*--force/);
+    const check = new PostgresBridge({ url });
+    try {
+      // Still what the target held: the five copied entries and the one written after the move.
+      expect(check.query<{ n: number }>('SELECT count(*)::int AS n FROM memory_entries').rows[0]?.n).toBe(6);
+    } finally {
+      check.close();
+    }
     // The command itself, as a person runs it: the URL from the environment.
     const config = writeConfig(dataDir, `data_dir: ${dataDir}\n`);
     const cli = spawnHob(['--config', config, 'store', 'migrate', '--to', 'postgres', '--force'], cleanEnv({ HOB_DATABASE_URL: url }));

@@ -335,4 +335,10 @@ export const postgresMigrations: PostgresMigration[] = [
     CREATE INDEX tasks_unnoted ON tasks (origin_session) WHERE kind = 'task' AND noted_at IS NULL;
     `,
   },
+  {
+    name: "issue 23: a background task's claim expires with its lease (another process takes over a task whose process died)",
+    sql: `
+    ALTER TABLE tasks ADD COLUMN lease_until BIGINT;
+    `,
+  },
 ];

@@ -9,9 +9,9 @@ import type { Attachment, ChannelAdapter, ChatType, Target } from './channel.js'
 import type { Delivery } from './delivery.js';
 import { ConversationDelivery } from './conversation-delivery.js';
 import { ConversationRun, type Requester, type RunDeps, type RunSite, type StartRun } from './conversation-run.js';
-import { ConversationVoice } from './conversation-voice.js';
+import { ConversationVoice, NOTHING_TO_HEAR } from './conversation-voice.js';
 import type { GatewayVoice } from './hearing.js';
-import { lineFor, modelInput } from './model-input.js';
+import { lineFor, modelInput, textInput } from './model-input.js';
 import { QuestionDesk } from './questions.js';
 import type { SharedDecisions } from '../store/shared-decisions.js';
 
@@ -199,7 +199,9 @@ export class Conversation {
       }
       for (let next = this.queue.shift(); next && !this.output.closing; next = this.queue.shift()) {
         const message = next;
-        const voice = await this.voice.hear(message);
+        // Not awaited without a voice note: a free conversation's run then starts (and stores
+        // the message) inside the router's commit of the inbox row (router.ts).
+        const voice = this.voice.hears(message) ? await this.voice.hear(message) : NOTHING_TO_HEAR;
         if (!voice.run) {
           // Nothing for the model (an overheard note not for hob, a note not heard): done, unless hob is closing.
           if (!this.output.closing) this.markDone(message.inboxIds);
@@ -227,7 +229,7 @@ export class Conversation {
 
   /** The run for one queued message: what the model reads (attachments fetched now), then the engine. */
   private async *submit(message: QueuedMessage, signal: AbortSignal, interaction: Interaction): AsyncGenerator<AgentEvent> {
-    const content = await modelInput(message, this.chatType, this.deps.workspace);
+    const content = textInput(message, this.chatType) ?? (await modelInput(message, this.chatType, this.deps.workspace));
     const events = this.engine.submit(content, {
       userId: message.userId,
       interaction,

@@ -336,6 +336,12 @@ export const postgresMigrations: PostgresMigration[] = [
     `,
   },
   {
+    name: "issue 23: a background task's claim expires with its lease (another process takes over a task whose process died)",
+    sql: `
+    ALTER TABLE tasks ADD COLUMN lease_until BIGINT;
+    `,
+  },
+  {
     name: 'issue 23: questions any process can answer',
     sql: `
     CREATE TABLE questions (

@@ -341,4 +341,20 @@ export const postgresMigrations: PostgresMigration[] = [
     ALTER TABLE tasks ADD COLUMN lease_until BIGINT;
     `,
   },
+  {
+    name: 'issue 23: questions any process can answer',
+    sql: `
+    CREATE TABLE questions (
+      id TEXT PRIMARY KEY,
+      session_key TEXT NOT NULL,
+      asker_id TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      options TEXT NOT NULL,
+      answer TEXT,
+      answered_by TEXT,
+      created_at BIGINT NOT NULL,
+      closed_at BIGINT
+    );
+    `,
+  },
 ];

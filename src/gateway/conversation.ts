@@ -13,6 +13,7 @@ import { ConversationVoice, NOTHING_TO_HEAR } from './conversation-voice.js';
 import type { GatewayVoice } from './hearing.js';
 import { lineFor, modelInput, textInput } from './model-input.js';
 import { QuestionDesk } from './questions.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
@@ -40,6 +41,8 @@ export type ConversationDeps = RunDeps & {
   questionTimeoutSeconds: number;
   /** issue 22: voice notes heard, answers spoken. Without it a voice note is a file like any other. */
   voice?: GatewayVoice;
+  /** issue 23: several processes on one database; a question's answer may be given in another. */
+  sharedDecisions?: SharedDecisions;
 };
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
@@ -81,6 +84,8 @@ export class Conversation {
       timeoutSeconds: deps.questionTimeoutSeconds,
       send: (message) => this.output.send(message),
       closing: () => this.output.closing,
+      shared: deps.sharedDecisions,
+      now: () => deps.clock.now(),
     });
     this.site = { key, adapter, target, chatType, output: this.output, questions: this.questions, deps };
     this.voice = new ConversationVoice({ key, adapter, target, chatType, output: this.output, logger: deps.logger, workspace: deps.workspace, voice: deps.voice });

@@ -336,6 +336,28 @@ export const postgresMigrations: PostgresMigration[] = [
     `,
   },
   {
+    name: "issue 23: a background task's claim expires with its lease (another process takes over a task whose process died)",
+    sql: `
+    ALTER TABLE tasks ADD COLUMN lease_until BIGINT;
+    `,
+  },
+  {
+    name: 'issue 23: questions any process can answer',
+    sql: `
+    CREATE TABLE questions (
+      id TEXT PRIMARY KEY,
+      session_key TEXT NOT NULL,
+      asker_id TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      options TEXT NOT NULL,
+      answer TEXT,
+      answered_by TEXT,
+      created_at BIGINT NOT NULL,
+      closed_at BIGINT
+    );
+    `,
+  },
+  {
     name: 'issue 23: several processes: nodes with a heartbeat, conversation leases with an epoch, outbox claims by node',
     sql: `
     -- The database's clock, in hob's epoch milliseconds: every process judges liveness by one clock.

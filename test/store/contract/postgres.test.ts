@@ -7,6 +7,7 @@ import { deliveryContract } from './delivery.js';
 import type { StoreFactory } from './harness.js';
 import { peopleContract } from './people.js';
 import { schedulesContract } from './schedules.js';
+import { tasksContract } from './tasks.js';
 
 let database: Promise<string> | undefined;
 
@@ -29,4 +30,5 @@ if (postgresSkipReason) {
   deliveryContract(postgres);
   schedulesContract(postgres);
   peopleContract(postgres);
+  tasksContract(postgres);
 }

@@ -111,6 +111,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     idleTimeoutSeconds: config.gateway.idle_timeout_seconds,
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
     pairingTtlSeconds: config.gateway.pairing_code_ttl_seconds,
+    busyAfterMs: config.gateway.busy_after_ms,
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
     permissions: app.permissionAdmin,
     memory: app.memory,

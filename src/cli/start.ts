@@ -14,7 +14,7 @@ import { SpokenAnswers } from '../voice/spoken-answers.js';
 import { VoiceNotes } from '../voice/voice-notes.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
-import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
+import { channelChatCommands, configuredChannels, loadHobConfig, shadowedChatCommands, type ConfiguredChannel } from './channels.js';
 
 /**
  * `hob start`: every configured chat channel through the gateway, plus the terminal when
@@ -27,6 +27,10 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: channels.length > 0 });
   keepRunningThroughStrayErrors(app);
   reportExtensionProblems(app);
+  for (const sentence of shadowedChatCommands(config)) {
+    app.logger.warn(sentence);
+    process.stderr.write(`${sentence}\n`);
+  }
   const adapters = chatAdapters(channels, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;

@@ -5,8 +5,7 @@ import { removeTempDirs } from './temp-dirs.js';
  * Runs in every test file (vitest.config.ts `setupFiles`). Workers run file after file in one
  * process (`isolate: false`), so whatever a file changed globally and left would be seen by
  * the next one: after each file, timers are real again, stubbed globals are restored, and the
- * temp folders the file made (tempDir) are removed. This hook runs after the file's own
- * afterAll hooks, once its processes and servers are stopped.
+ * temp folders made by tempDir are removed, a file later (test/support/temp-dirs.ts).
  */
 afterAll(() => {
   vi.useRealTimers();

@@ -21,6 +21,8 @@ export type DiscordAdapterOptions = {
   apiUrl?: string;
   /** Guilds whose members may all talk to hob; their application commands are registered there (instantly). */
   allowedGuilds?: string[];
+  /** The gateway shards this process runs (`ids`) of all processes' `count`; absent: the one shard. */
+  shards?: { ids: number[]; count: number };
   logger?: DiscordLogger;
   /** Minimum milliseconds between edits of a live answer (tests shorten it). */
   liveEditIntervalMs?: number;
@@ -85,6 +87,8 @@ class DiscordChannel implements DiscordAdapter {
       // without partial messages it drops edits of messages it did not keep (it keeps none).
       partials: [Partials.Channel, Partials.Message],
       rest: { api: options.apiUrl ?? 'https://discord.com/api' },
+      // Several processes split the shards; ClientReady then waits for every shard of this one.
+      ...(options.shards ? { shards: options.shards.ids, shardCount: options.shards.count } : {}),
       allowedMentions: { parse: [], repliedUser: false },
       // hob reads each message once; keeping them (and presences, reactions) only costs memory.
       makeCache: Options.cacheWithLimits({
@@ -109,6 +113,11 @@ class DiscordChannel implements DiscordAdapter {
     return this.client.user?.id;
   }
 
+  /** Stopped for good: the sentence naming the fix. A dropped connection discord.js resumes is not down. */
+  get down(): string | undefined {
+    return this.failure;
+  }
+
   async start(sink: InboundSink): Promise<void> {
     if (this.state !== 'idle') throw new Error('this Discord adapter was already started');
     this.state = 'running';
@@ -131,7 +140,7 @@ class DiscordChannel implements DiscordAdapter {
       this.stopForGood(outcome.fatal);
       return;
     }
-    this.logger.info({ bot: this.botName }, 'discord adapter started');
+    this.logger.info({ bot: this.botName, ...(this.options.shards ? { shards: this.options.shards.ids, shardCount: this.options.shards.count } : {}) }, 'discord adapter started');
   }
 
   async stop(): Promise<void> {

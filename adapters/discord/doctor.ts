@@ -17,7 +17,7 @@ function inviteUrl(applicationId: string): string {
  * has the Message Content intent switched on (`GET /applications/@me` flags); without it
  * Discord closes hob's connection with 4014.
  */
-export async function checkDiscord(apiUrl: string, token: string, context: ChannelDoctorContext): Promise<Check[]> {
+export async function checkDiscord(apiUrl: string, token: string, context: ChannelDoctorContext, shards?: { ids: number[]; count: number }): Promise<Check[]> {
   const call = async (path: string): Promise<{ status: number; body: Record<string, unknown> }> => {
     const response = await context.fetch(`${apiUrl}/${API_VERSION}${path}`, { headers: { authorization: `Bot ${token}` }, signal: AbortSignal.timeout(10_000) });
     return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
@@ -44,5 +44,22 @@ export async function checkDiscord(apiUrl: string, token: string, context: Chann
   } catch (error) {
     checks.push({ name: 'discord intents', ok: false, detail: `could not read the application: ${errorMessage(error)}` });
   }
+  if (shards) checks.push(await shardCheck(shards, () => call('/gateway/bot')));
   return checks;
+}
+
+/** Discord refuses a shard that carries more than 2,500 servers (close 4011); it recommends one per 1,000. */
+async function shardCheck(shards: { ids: number[]; count: number }, gatewayBot: () => Promise<{ status: number; body: Record<string, unknown> }>): Promise<Check> {
+  const runs = `this process runs shard${shards.ids.length > 1 ? 's' : ''} ${shards.ids.join(', ')} of ${shards.count}; the other processes must run the rest, each once`;
+  try {
+    const answer = await gatewayBot();
+    const recommended = Number(answer.body.shards);
+    if (answer.status !== 200 || !Number.isInteger(recommended)) return { name: 'discord shards', ok: true, detail: `${runs} (GET /gateway/bot answered ${answer.status})` };
+    if (recommended > shards.count) {
+      return { name: 'discord shards', ok: false, detail: `${runs}, but Discord recommends ${recommended} shards for this bot: set channels.discord.shards.count to ${recommended} in every process and split the ids 0-${recommended - 1} among them` };
+    }
+    return { name: 'discord shards', ok: true, detail: `${runs} (Discord recommends ${recommended})` };
+  } catch (error) {
+    return { name: 'discord shards', ok: true, detail: `${runs} (could not ask Discord for its recommendation: ${errorMessage(error)})` };
+  }
 }

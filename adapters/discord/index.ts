@@ -23,12 +23,13 @@ export const discordChannel: ChannelModule<DiscordConfig> = {
       token: config.token,
       apiUrl: config.api_url,
       allowedGuilds: config.allowed_guilds,
+      ...(config.shards ? { shards: config.shards } : {}),
       logger: context.logger,
       onFatal: (sentence) => context.notice(sentence),
     });
   },
   async doctor(config, context) {
     const { checkDiscord } = await import('./doctor.js');
-    return checkDiscord(config.api_url, config.token, context);
+    return checkDiscord(config.api_url, config.token, context, config.shards);
   },
 };

@@ -4,7 +4,7 @@ import type { SlackLogger } from './logger.js';
 import { describeError } from './outbound.js';
 
 /** Threads and messages remembered per process: bounded. */
-const MEMORY_LIMIT = 10_000;
+export const MEMORY_LIMIT = 10_000;
 const BUSY_REACTION = 'eyes';
 
 /**

@@ -42,6 +42,8 @@ export type SlackAdapterOptions = {
   streamFlushChars?: number;
   /** Live answers shown by editing (no stream): at most one edit this often (default 1.2 s in DMs, 2 s elsewhere; tests shorten it). */
   liveEditIntervalMs?: number;
+  /** The clock for how long remembered answers stand (tests move it). */
+  now?: () => number;
 };
 
 export interface SlackAdapter extends ChannelAdapter {
@@ -93,7 +95,7 @@ class SlackChannel implements SlackAdapter {
       flushMs: options.streamFlushMs ?? 500, flushChars: options.streamFlushChars ?? 400,
       editIntervalMs: options.liveEditIntervalMs !== undefined ? { dm: options.liveEditIntervalMs, group: options.liveEditIntervalMs } : edits,
     });
-    this.threads = new ThreadMembership(this.client, this.logger);
+    this.threads = new ThreadMembership(this.client, this.logger, options.now);
     this.files = new SlackFiles(this.client, options.botToken);
     const { client, logger, busy, threads, files } = this;
     this.events = new SlackEvents({

@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { remember } from './busy-indicator.js';
+import { MEMORY_LIMIT, remember } from './busy-indicator.js';
 import type { SlackLogger } from './logger.js';
 import type { SlackIdentity } from './normalize.js';
 import { describeError, slackErrorCode } from './outbound.js';
@@ -9,19 +9,28 @@ const REPLIES_PAGE_SIZE = 200;
 const REPLIES_PAGES = 5;
 
 /**
+ * How long Slack's "hob has not posted in this thread" stands. Another hob process (several
+ * processes share the workspace's events) may post there at any time without this one
+ * hearing of it, so a "no" is asked again after this; a "yes" stands (hob never leaves).
+ */
+export const NOT_IN_THREAD_MS = 10_000;
+
+/**
  * The channel threads hob is part of, where follow-ups need no mention. Known here when hob
- * was addressed or posted there since start; otherwise Slack is asked once whether hob has
- * posted in the thread, so a restart forgets nothing. Both answers are kept, bounded.
+ * was addressed or posted there since start; otherwise Slack is asked whether hob has
+ * posted in the thread, so a restart forgets nothing. Both answers are kept, bounded; a "no"
+ * for NOT_IN_THREAD_MS only.
  */
 export class ThreadMembership {
   /** `channel:thread_ts` of channel threads hob is part of. */
   private readonly threads = new Set<string>();
-  /** `channel:thread_ts` of channel threads Slack said hob has not posted in (asked once each). */
-  private readonly notInThreads = new Set<string>();
+  /** `channel:thread_ts` of channel threads Slack said hob has not posted in → when it said so. */
+  private readonly notInThreads = new Map<string, number>();
 
   constructor(
     private readonly client: WebClient,
     private readonly logger: SlackLogger,
+    private readonly now: () => number = Date.now,
   ) {}
 
   join(channel: string, threadTs: string): void {
@@ -33,12 +42,17 @@ export class ThreadMembership {
   async isMember(channel: string, threadTs: string, identity: SlackIdentity): Promise<boolean> {
     const key = `${channel}:${threadTs}`;
     if (this.threads.has(key)) return true;
-    if (this.notInThreads.has(key)) return false;
+    const saidNo = this.notInThreads.get(key);
+    if (saidNo !== undefined && this.now() - saidNo < NOT_IN_THREAD_MS) return false;
     const posted = await this.hasPostedIn(channel, threadTs, identity);
     // hob may have posted there while Slack was being asked.
     if (this.threads.has(key)) return true;
     if (posted === 'yes') this.join(channel, threadTs);
-    else if (posted === 'no') remember(this.notInThreads, key);
+    else if (posted === 'no') {
+      this.notInThreads.delete(key);
+      this.notInThreads.set(key, this.now());
+      if (this.notInThreads.size > MEMORY_LIMIT) this.notInThreads.delete(this.notInThreads.keys().next().value as string);
+    }
     return posted === 'yes';
   }
 

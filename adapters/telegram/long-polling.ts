@@ -5,7 +5,7 @@
  * redeliver them.
  */
 import { run, type RunnerHandle } from '@grammyjs/runner';
-import type { Bot, Middleware, Transformer } from 'grammy';
+import { GrammyError, type Bot, type Middleware, type Transformer } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { TelegramLogger } from './logger.js';
 import { describeError } from './outbound.js';
@@ -17,6 +17,9 @@ export class LongPolling {
   private runner: RunnerHandle | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
   private lastUpdateId: number | undefined;
+  private conflictTold = false;
+  /** The 409 sentence while another poller holds the bot; cleared by the next poll Telegram answers. */
+  conflict: string | undefined;
 
   constructor(
     private readonly bot: Bot,
@@ -24,6 +27,8 @@ export class LongPolling {
     private readonly allowedUpdates: UpdateKinds,
     /** Pause before polling again after polling stopped on an unrecoverable error (401, 409). */
     private readonly restartDelayMs: number,
+    /** Told once, in words naming the fix, when Telegram says another process polls this bot. */
+    private readonly notice: (sentence: string) => void = () => {},
   ) {}
 
   /** Middleware, first in line: notes the newest update handed to the handlers. */
@@ -40,7 +45,13 @@ export class LongPolling {
     this.runner = runner;
     runner.task()?.catch((error: unknown) => {
       if (this.runner !== runner) return;
-      this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, 'telegram polling stopped; restarting');
+      const conflict = conflictSentence(error);
+      this.conflict = conflict;
+      if (conflict) {
+        this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, conflict);
+        if (!this.conflictTold) this.notice(conflict);
+        this.conflictTold = true;
+      } else this.logger.error({ method: 'getUpdates', ...describeError(error), restartInMs: this.restartDelayMs }, 'telegram polling stopped; restarting');
       this.restartTimer = setTimeout(() => {
         this.restartTimer = undefined;
         if (this.runner === runner) this.start();
@@ -69,8 +80,21 @@ export class LongPolling {
   }
 }
 
-/** An API transformer that logs a failed long poll (never one aborted on purpose). */
-export function pollFailureLogger(logger: TelegramLogger): Transformer {
+/**
+ * What to tell the person running hob when getUpdates answered 409: Telegram serves one
+ * poller per bot and cuts off the older one, or refuses polling while a webhook is set.
+ * Undefined for any other failure.
+ */
+export function conflictSentence(error: unknown): string | undefined {
+  if (!(error instanceof GrammyError) || error.error_code !== 409) return undefined;
+  if (/webhook is active/i.test(error.description)) {
+    return 'Telegram refuses long polling while a webhook is set for this bot (409 Conflict): another hob process runs it in webhook mode. Give every process the same channels.telegram.webhook section.';
+  }
+  return 'Telegram cut off this long poll (409 Conflict): another process polls the same bot, and Telegram serves one poller per bot. Stop the other process, or run every process in webhook mode (channels.telegram.webhook) behind your load balancer.';
+}
+
+/** An API transformer that logs a failed long poll (never one aborted on purpose); `onPolled` hears of each answered one. */
+export function pollFailureLogger(logger: TelegramLogger, onPolled: () => void = () => {}): Transformer {
   return async (prev, method, payload, signal) => {
     const report = (fields: Record<string, unknown>): void => {
       if (method === 'getUpdates' && !signal?.aborted) logger.warn({ method, ...fields }, 'telegram long poll failed');
@@ -78,6 +102,7 @@ export function pollFailureLogger(logger: TelegramLogger): Transformer {
     try {
       const result = await prev(method, payload, signal);
       if (!result.ok) report({ errorCode: result.error_code, description: result.description });
+      else if (method === 'getUpdates') onPolled();
       return result;
     } catch (error) {
       report(describeError(error));

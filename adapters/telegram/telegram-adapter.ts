@@ -32,6 +32,8 @@ export type TelegramAdapterOptions = {
   pollRestartDelayMs?: number;
   /** Minimum milliseconds between updates of an answer's draft in a DM (default 500). */
   draftIntervalMs?: number;
+  /** Tells the person running hob something to act on now (another process polls this bot). */
+  notice?(sentence: string): void;
 };
 
 export interface TelegramAdapter extends ChannelAdapter {
@@ -77,7 +79,7 @@ class TelegramChannel implements TelegramAdapter {
     this.bot.api.config.use(
       autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: options.autoRetryMaxDelaySeconds ?? 10, rethrowHttpErrors: true }),
     );
-    this.bot.api.config.use(pollFailureLogger(this.logger));
+    this.bot.api.config.use(pollFailureLogger(this.logger, () => (this.polling.conflict = undefined)));
     this.outbound = new TelegramOutbound(this.bot.api, this.logger);
     // Drafts get a client of their own without auto-retry: a 429 skips a preview, never delays the answer.
     this.drafts = new TelegramDrafts(new Api(options.token, { apiRoot: this.apiRoot }), this.logger, options.draftIntervalMs ?? 500);
@@ -86,12 +88,17 @@ class TelegramChannel implements TelegramAdapter {
       options.callbackAnswerTimeoutMs ?? 3000,
       this.logger,
     );
-    this.polling = new LongPolling(this.bot, this.logger, ALLOWED_UPDATES, options.pollRestartDelayMs ?? 5000);
+    this.polling = new LongPolling(this.bot, this.logger, ALLOWED_UPDATES, options.pollRestartDelayMs ?? 5000, (sentence) => options.notice?.(sentence));
     this.installHandlers();
   }
 
   get botName(): string | undefined {
     return this.bot.isInited() ? this.bot.botInfo.username : undefined;
+  }
+
+  /** Cut off by another poller of this bot (409), until Telegram answers a poll of ours again. */
+  get down(): string | undefined {
+    return this.polling.conflict;
   }
 
   get webhookAddress(): AddressInfo | undefined {

@@ -15,6 +15,10 @@ import { VoiceNotes } from '../voice/voice-notes.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { channelChatCommands, configuredChannels, loadHobConfig, shadowedChatCommands, type ConfiguredChannel } from './channels.js';
+import { claimSingleConsumers } from './single-consumers.js';
+import { startHealth } from './health.js';
+import type { HealthServer } from '../gateway/health.js';
+import { UserFacingError } from '../core/errors.js';
 
 /**
  * `hob start`: every configured chat channel through the gateway, plus the terminal when
@@ -22,9 +26,17 @@ import { channelChatCommands, configuredChannels, loadHobConfig, shadowedChatCom
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadHobConfig({ path: configPath });
-  const channels = configuredChannels(config);
+  const configured = configuredChannels(config);
+  // Before anything starts: a channel another process already receives is left out here.
+  const claim = await claimSingleConsumers(configured, { dataDir: config.data_dir, store: config.store }, (sentence) => process.stderr.write(`${sentence}\n`));
+  if (configured.length > 0 && claim.kept.length === 0) throw new UserFacingError(claim.refused.join('\n'));
+  for (const sentence of claim.refused) process.stderr.write(`${sentence}\n`);
+  const channels = claim.kept;
   // With chat channels, their first poll comes before loading the model SDK (warmUp below).
-  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: channels.length > 0 });
+  const app = await createApp({ config, configPath: path, channel: 'a terminal', deferModelLoad: channels.length > 0 }).catch(async (error: unknown) => {
+    await claim.release();
+    throw error;
+  });
   keepRunningThroughStrayErrors(app);
   reportExtensionProblems(app);
   for (const sentence of shadowedChatCommands(config)) {
@@ -35,6 +47,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
   let stopDelivery: (() => Promise<void>) | undefined;
+  let health: HealthServer | undefined;
   try {
     if (gateway) {
       await gateway.start();
@@ -43,8 +56,10 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       // issue 21: background tasks a restart cut off resume (or are reported) now, once.
       app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.store.outbox), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
+      health = await startHealth(config, adapters, app.logger);
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
-      process.stderr.write(`hob is running on ${names}. Press Ctrl-C to stop.\n`);
+      const healthAt = health ? ` Health: http://${config.health?.host}:${health.address.port}/healthz.` : '';
+      process.stderr.write(`hob is running on ${names}.${healthAt} Press Ctrl-C to stop.\n`);
     }
     if (config.channels.console.enabled && (process.stdin.isTTY || !gateway)) {
       // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
@@ -72,9 +87,12 @@ export async function runStart(configPath: string | undefined): Promise<void> {
       await untilSignal();
     }
   } finally {
+    // A balancer stops sending here first.
+    await health?.close();
     await scheduler?.stop();
     await stopDelivery?.();
     await gateway?.stop();
+    await claim.release();
     await app.close();
   }
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { canonicalTimezone } from '../core/timezone.js';
 import { channelsSchemaFor, type ChannelSection } from './channels-schema.js';
 import { mcpSchema, pluginsSchema, webSearchSchema } from './extensions-schema.js';
-import { httpUrl, nonEmptyString, nonNegativeInt, positiveInt, stringList } from './schema-parts.js';
+import { httpUrl, nonEmptyString, nonNegativeInt, port, positiveInt, stringList } from './schema-parts.js';
 import { voiceSchema } from './voice-schema.js';
 
 export const MODEL_PROVIDERS = ['anthropic', 'openai'] as const;
@@ -155,6 +155,17 @@ const gatewaySchema = z
   })
   .prefault({});
 
+/**
+ * issue 23: `GET /healthz` on this address, for a load balancer or a supervisor (README:
+ * Running hob for a team). Absent: no health endpoint.
+ */
+const healthSchema = z
+  .strictObject({
+    port,
+    host: nonEmptyString.default('127.0.0.1'),
+  })
+  .optional();
+
 /** issue 8: long-term memory; semantic search only when an embeddings endpoint is set. */
 const memorySchema = z
   .strictObject({
@@ -209,6 +220,7 @@ function buildConfigSchema(channels: readonly ChannelSection[]) {
       hooks: hooksSchema,
       tools: toolsSchema,
       gateway: gatewaySchema,
+      health: healthSchema,
       scheduler: schedulerSchema,
       /** issue 21: workers (the agent tool) and background tasks. */
       agents: agentsSchema,

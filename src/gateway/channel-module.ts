@@ -32,6 +32,14 @@ export type ChannelContext = {
   notice(sentence: string): void;
 };
 
+/**
+ * A channel whose updates only one process may receive at a time with this config (one long
+ * poll per bot: a second poller cuts off the first). `key` names what they would share (the
+ * bot, never its secret); `refusal` is the sentence a second process prints instead of starting
+ * the channel, naming the mode that works from several processes.
+ */
+export type SingleConsumer = { key: string; refusal: string };
+
 /** What `hob doctor` hands a channel's checks. */
 export type ChannelDoctorContext = {
   /** The fetch to reach the platform with (tests pass one; `hob doctor` the global one). */
@@ -109,6 +117,12 @@ export interface ChannelModule<Config = unknown> {
   create(config: Config, context: ChannelContext): Promise<ChannelAdapter>;
   /** `hob doctor`'s lines for this channel: its tokens work, the platform answers, what to fix. Must not throw. */
   doctor(config: Config, context: ChannelDoctorContext): Promise<Check[]>;
+  /**
+   * Set when only one process may receive this channel's updates with `config`: with a shared
+   * database, `hob start` holds a lock on `key` while the channel runs and refuses the channel
+   * in a second process with `refusal`. Undefined (or absent): any number of processes may.
+   */
+  singleConsumer?(config: Config): SingleConsumer | undefined;
   /** Terminal commands the channel adds (`hob <command> …`). */
   readonly cli?: ChannelCli<Config>;
   /** Chat commands the channel adds, answered on every platform. */

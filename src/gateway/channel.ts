@@ -262,6 +262,8 @@ export interface ChannelAdapter {
   readonly botName?: string;
   /** Where people open this channel when hob serves it itself (a page's address), known after start: printed when hob starts. */
   readonly url?: string;
+  /** Why the channel does not serve now although it started (stopped for good, say), in words; undefined while it does. `/healthz` reads it. */
+  readonly down?: string | undefined;
   start(sink: InboundSink): Promise<void>;
   stop(): Promise<void>;
   /** Sends (split into parts when too long); the ref is the last part's. */

@@ -33,6 +33,10 @@ export class DeferredAdapter implements ChannelAdapter {
     return this.loaded?.url;
   }
 
+  get down(): string | undefined {
+    return this.loaded ? this.loaded.down : 'still loading';
+  }
+
   async start(sink: InboundSink): Promise<void> {
     await (await this.loading).start(sink);
   }

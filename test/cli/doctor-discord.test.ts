@@ -39,4 +39,17 @@ describe('hob doctor: Discord', () => {
     const checks = await runDoctor(configFor(fake, 'not.the.token'), undefined);
     expect(checks.find((check) => check.name === 'discord')).toMatchObject({ ok: false, detail: expect.stringContaining('channels.discord.token') });
   });
+
+  it('says which shards this process runs, and how many to run when Discord recommends more', async () => {
+    fake = await startFakeDiscord({ recommendedShards: 3 });
+    const config = (shards: string) =>
+      parseHobConfig(`channels:\n  discord: { token: "${fake?.token}", api_url: ${fake?.apiRoot}, allow_from: ["1"], shards: ${shards} }\n`, { env: {} });
+    expect((await runDoctor(config('{ ids: [0, 2], count: 4 }'), undefined)).find((check) => check.name === 'discord shards')).toEqual({
+      name: 'discord shards', ok: true, detail: 'this process runs shards 0, 2 of 4; the other processes must run the rest, each once (Discord recommends 3)',
+    });
+    expect((await runDoctor(config('{ ids: [1], count: 2 }'), undefined)).find((check) => check.name === 'discord shards')).toMatchObject({
+      ok: false, detail: expect.stringContaining('Discord recommends 3 shards for this bot: set channels.discord.shards.count to 3 in every process'),
+    });
+    expect(() => config('{ ids: [2], count: 2 }')).toThrow(/channels\.discord\.shards\.ids.*expected shard ids below count \(2\); 2 is not/);
+  });
 });

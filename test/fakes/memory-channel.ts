@@ -56,6 +56,8 @@ export class MemoryChannel implements ChannelAdapter {
   readonly drafts = new Map<string, string>();
   /** Everything live answers did, in order. */
   readonly liveLog: { chatId: string; event: 'update' | 'finish' | 'cancel'; text: string }[] = [];
+  /** Why the channel does not serve now (as a platform that refused it for good); /healthz reports it. */
+  down: string | undefined;
   /** Live answers end without becoming the answer (as when a platform refuses to finish a stream). */
   refuseLiveFinish = false;
   /** Awaited by a streamed message's finish after its last edit (tests stop "the process" there). */

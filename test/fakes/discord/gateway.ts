@@ -9,17 +9,28 @@ export type GatewayFrame = { op: number; d: unknown };
 export type GatewayOptions = {
   token: string;
   heartbeatIntervalMs: number;
-  /** READY's payload and the dispatches that follow it (GUILD_CREATE). */
-  ready(sessionId: string, resumeUrl: string): { ready: Json; after: { t: string; d: Json }[] };
+  /** READY's payload and the dispatches that follow it (GUILD_CREATE), for one shard `[id, count]`. */
+  ready(sessionId: string, resumeUrl: string, shard: [number, number]): { ready: Json; after: { t: string; d: Json }[] };
   changed(): void;
 };
 
 type Dispatch = { s: number; t: string; d: unknown };
 
+/** One identified shard: its session, its sequence, what it was sent (for RESUME), its socket while connected. */
+type ShardSession = { shard: [number, number]; sessionId: string; seq: number; log: Dispatch[]; socket: WebSocket | undefined };
+
+/** The shard Discord sends a server's events to; DMs (no server) go to shard 0. */
+export function shardOf(guildId: string | undefined, count: number): number {
+  return guildId === undefined ? 0 : Number((BigInt(guildId) >> 22n) % BigInt(count));
+}
+
 /**
  * The fake gateway websocket (JSON text frames, no compression, as discord.js sends without
  * zlib-sync): HELLO, IDENTIFY → READY, heartbeats and ACKs, dispatches with sequence numbers,
  * RESUME → the missed dispatches then RESUMED, INVALID_SESSION, and chosen close codes.
+ * Shards as Discord runs them: IDENTIFY's `shard: [id, count]` (default [0, 1]) opens a
+ * session per shard, each with its own sequence, and a dispatch goes to the one shard its
+ * server maps to (shardOf), DMs to shard 0; an id not below the count is closed with 4010.
  */
 export class FakeGateway {
   readonly frames: GatewayFrame[] = [];
@@ -29,11 +40,11 @@ export class FakeGateway {
   /** Answer the next RESUME with INVALID_SESSION (d: false): the bot must identify again. */
   invalidateNextResume = false;
   private readonly server: WebSocketServer;
-  private socket: WebSocket | undefined;
-  private sessionId: string | undefined;
+  /** By shard id. */
+  private readonly shards = new Map<number, ShardSession>();
   private sessions = 0;
-  private seq = 0;
-  private log: Dispatch[] = [];
+  /** The count the bot last identified with: where dispatches are routed. */
+  private shardCount = 1;
 
   constructor(private readonly options: GatewayOptions) {
     this.server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
@@ -45,9 +56,14 @@ export class FakeGateway {
     this.url = `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** True while a bot is connected and identified (or resumed). */
+  /** True while a bot is connected and identified (or resumed) on some shard. */
   get live(): boolean {
-    return this.socket !== undefined;
+    return [...this.shards.values()].some((session) => session.socket !== undefined);
+  }
+
+  /** The shards connected now, by id. */
+  liveShards(): number[] {
+    return [...this.shards.values()].filter((session) => session.socket !== undefined).map((session) => session.shard[0]).sort((a, b) => a - b);
   }
 
   identifies(): GatewayFrame[] {
@@ -58,28 +74,42 @@ export class FakeGateway {
     return this.frames.filter((frame) => frame.op === 6);
   }
 
-  /** Sends a dispatch now, or keeps it for the RESUME when no bot is connected (as Discord does). */
+  /**
+   * Sends a dispatch to the shard its server maps to (DMs: shard 0) now, or keeps it for that
+   * shard's RESUME when it is not connected (as Discord does); nothing when no bot ever
+   * identified that shard.
+   */
   dispatch(t: string, d: unknown): void {
-    const event = { s: ++this.seq, t, d };
-    this.log.push(event);
-    if (this.log.length > 1000) this.log.shift();
-    this.socket?.send(JSON.stringify({ op: 0, ...event }));
+    const guildId = (d as Json | null)?.guild_id;
+    const session = this.shards.get(shardOf(typeof guildId === 'string' ? guildId : undefined, this.shardCount));
+    if (session) this.send(session, t, d);
   }
 
-  /** The connection breaks without a close frame (the client sees 1006 and resumes). */
+  /** The connection breaks without a close frame (the client sees 1006 and resumes): every shard's. */
   drop(): void {
-    const socket = this.socket;
-    this.socket = undefined;
-    socket?.terminate();
+    for (const session of this.shards.values()) {
+      const socket = session.socket;
+      session.socket = undefined;
+      socket?.terminate();
+    }
     this.options.changed();
   }
 
-  /** Discord closes the connection with a close code. */
+  /** Discord closes every shard's connection with a close code. */
   closeWith(code: number): void {
-    const socket = this.socket;
-    this.socket = undefined;
-    socket?.close(code, 'closed by the fake');
+    for (const session of this.shards.values()) {
+      const socket = session.socket;
+      session.socket = undefined;
+      socket?.close(code, 'closed by the fake');
+    }
     this.options.changed();
+  }
+
+  private send(session: ShardSession, t: string, d: unknown): void {
+    const event = { s: ++session.seq, t, d };
+    session.log.push(event);
+    if (session.log.length > 1000) session.log.shift();
+    session.socket?.send(JSON.stringify({ op: 0, ...event }));
   }
 
   async close(): Promise<void> {
@@ -97,7 +127,7 @@ export class FakeGateway {
       this.options.changed();
     });
     socket.on('close', () => {
-      if (this.socket === socket) this.socket = undefined;
+      for (const session of this.shards.values()) if (session.socket === socket) session.socket = undefined;
       this.options.changed();
     });
   }
@@ -111,24 +141,27 @@ export class FakeGateway {
       case 2: {
         if (d.token !== this.options.token && d.token !== `Bot ${this.options.token}`) return void socket.close(4004, 'Authentication failed.');
         if (this.closeIdentifyWith !== undefined) return void socket.close(this.closeIdentifyWith, 'Disallowed intent(s).');
-        this.sessionId = `session${++this.sessions}`;
-        this.log = [];
-        this.socket = socket;
-        const { ready, after } = this.options.ready(this.sessionId, this.url);
-        this.dispatch('READY', ready);
-        for (const event of after) this.dispatch(event.t, event.d);
+        const [id, count] = Array.isArray(d.shard) ? (d.shard as [number, number]) : [0, 1];
+        if (!Number.isInteger(id) || !Number.isInteger(count) || id < 0 || count < 1 || id >= count) return void socket.close(4010, 'Invalid shard.');
+        this.shardCount = count;
+        const session: ShardSession = { shard: [id, count], sessionId: `session${++this.sessions}`, seq: 0, log: [], socket };
+        this.shards.set(id, session);
+        const { ready, after } = this.options.ready(session.sessionId, this.url, session.shard);
+        this.send(session, 'READY', ready);
+        for (const event of after) this.send(session, event.t, event.d);
         return;
       }
       case 6: {
-        if (this.invalidateNextResume || d.session_id !== this.sessionId) {
+        const session = [...this.shards.values()].find((entry) => entry.sessionId === d.session_id);
+        if (this.invalidateNextResume || !session) {
           this.invalidateNextResume = false;
-          this.sessionId = undefined;
+          for (const [id, entry] of this.shards) if (entry === session) this.shards.delete(id);
           return send(9, false);
         }
-        this.socket = socket;
+        session.socket = socket;
         const from = Number(d.seq ?? 0);
-        for (const event of this.log.filter((entry) => entry.s > from)) socket.send(JSON.stringify({ op: 0, ...event }));
-        this.dispatch('RESUMED', null);
+        for (const event of session.log.filter((entry) => entry.s > from)) socket.send(JSON.stringify({ op: 0, ...event }));
+        this.send(session, 'RESUMED', null);
         return;
       }
       default:

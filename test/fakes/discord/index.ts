@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Waiters } from '../waiters.js';
-import { FakeGateway } from './gateway.js';
+import { FakeGateway, shardOf } from './gateway.js';
+import { guildCreate, guildIdOnShard, type FakeGuild } from './guilds.js';
 import { handleRest, type RestHost } from './rest.js';
 import { MessageBuckets, newHold, NonceMemory, type Hold } from './limits.js';
 import {
@@ -10,6 +11,7 @@ import {
 } from './world.js';
 
 export { APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID } from './world.js';
+export { shardOf } from './gateway.js';
 export type { FakePerson, Notice, RestCall, StoredMessage } from './world.js';
 
 export type FakeDiscordOptions = {
@@ -17,6 +19,8 @@ export type FakeDiscordOptions = {
   heartbeatIntervalMs?: number;
   /** The application's flags as GET /applications/@me reports them (default: Message Content, limited). */
   applicationFlags?: number;
+  /** The shard count GET /gateway/bot recommends (Discord: one per 1,000 servers). */
+  recommendedShards?: number;
 };
 
 
@@ -51,7 +55,10 @@ export class FakeDiscord implements RestHost {
   readonly gateway: FakeGateway;
   readonly messages: StoredMessage[] = [];
   applicationFlags: number;
+  readonly recommendedShards: number;
   readonly hob = HOB;
+  /** The servers hob is in, by id (one to begin with: GUILD_ID with its #general, GENERAL_ID). */
+  readonly guilds = new Map<string, FakeGuild>([[GUILD_ID, { id: GUILD_ID, name: 'Fake Guild' }]]);
   /** @internal the state the REST routes (rest.ts) work on */
   readonly channels = new Map<string, Channel>();
   /** @internal */
@@ -76,11 +83,12 @@ export class FakeDiscord implements RestHost {
   constructor(options: FakeDiscordOptions) {
     this.token = options.token ?? 'MTEwMDAwMDAwMDAwMDAwMDAwMg.fake.discord-token-for-tests';
     this.applicationFlags = options.applicationFlags ?? MESSAGE_CONTENT_LIMITED;
+    this.recommendedShards = options.recommendedShards ?? 1;
     this.channels.set(GENERAL_ID, { id: GENERAL_ID, type: 0, guildId: GUILD_ID, name: 'general' });
     this.gateway = new FakeGateway({
       token: this.token,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
-      ready: (sessionId, resumeUrl) => this.readyPayload(sessionId, resumeUrl),
+      ready: (sessionId, resumeUrl, shard) => this.readyPayload(sessionId, resumeUrl, shard),
       changed: () => this.changed(),
     });
   }
@@ -101,6 +109,18 @@ export class FakeDiscord implements RestHost {
   }
 
   // --- what people do ---------------------------------------------------------------------
+
+  /**
+   * hob joins another server with a #general channel; `onShard` picks an id Discord routes to
+   * that shard (`[id, count]`). Bots connected before see it only after they identify again.
+   */
+  addGuild(name: string, onShard: [number, number] = [0, 1]): { guildId: string; channelId: string } {
+    const guildId = guildIdOnShard(onShard);
+    const channelId = snowflake();
+    this.guilds.set(guildId, { id: guildId, name });
+    this.channels.set(channelId, { id: channelId, type: 0, guildId, name: 'general' });
+    return { guildId, channelId };
+  }
 
   /** The DM channel between hob and this person (the same id every time, as on Discord). */
   dmChannelOf(person: FakePerson): string {
@@ -271,7 +291,7 @@ export class FakeDiscord implements RestHost {
     const event: Json = {
       id, application_id: APP_ID, token, version: 1, channel_id: channel.id, channel: this.channelObject(channel.id),
       ...(channel.guildId ? { guild_id: channel.guildId, member: memberObject(person), context: 0 } : { user: userObject(person), context: 1 }),
-      locale: 'en-US', app_permissions: '1071698660929', entitlements: [], authorizing_integration_owners: { 0: GUILD_ID }, attachment_size_limit: 8_388_608,
+      locale: 'en-US', app_permissions: '1071698660929', entitlements: [], authorizing_integration_owners: { 0: channel.guildId ?? '0' }, attachment_size_limit: 8_388_608,
       ...fields,
     };
     this.dispatched.set(id, event);
@@ -302,22 +322,13 @@ export class FakeDiscord implements RestHost {
     }
   }
 
-  private readyPayload(sessionId: string, resumeUrl: string): { ready: Json; after: { t: string; d: Json }[] } {
+  private readyPayload(sessionId: string, resumeUrl: string, shard: [number, number]): { ready: Json; after: { t: string; d: Json }[] } {
+    const guilds = [...this.guilds.values()].filter((guild) => shardOf(guild.id, shard[1]) === shard[0]);
+    const inGuild = (guild: FakeGuild, type: (type: number) => boolean) =>
+      [...this.channels.values()].filter((channel) => channel.guildId === guild.id && type(channel.type)).map((channel) => this.channelObject(channel.id));
     return {
-      ready: { v: 10, user: userObject(HOB), guilds: [{ id: GUILD_ID, unavailable: true }], session_id: sessionId, resume_gateway_url: resumeUrl, shard: [0, 1], application: { id: APP_ID, flags: this.applicationFlags }, private_channels: [] },
-      after: [{
-        t: 'GUILD_CREATE',
-        d: {
-          id: GUILD_ID, name: 'Fake Guild', icon: null, owner_id: '1', roles: [
-            { id: GUILD_ID, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 },
-            { id: BOT_ROLE_ID, name: 'hob', permissions: '274878008320', position: 1, color: 0, hoist: false, managed: true, mentionable: false, flags: 0, tags: { bot_id: BOT_ID } },
-          ],
-          emojis: [], features: [], member_count: 3, members: [], channels: [this.channelObject(GENERAL_ID)],
-          threads: [...this.channels.values()].filter((channel) => channel.type === 11).map((channel) => this.channelObject(channel.id)),
-          presences: [], voice_states: [], stage_instances: [], guild_scheduled_events: [], soundboard_sounds: [], unavailable: false, large: false, joined_at: new Date(0).toISOString(),
-          afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0, nsfw_level: 0, premium_tier: 0, preferred_locale: 'en-US', system_channel_flags: 0, stickers: [],
-        },
-      }],
+      ready: { v: 10, user: userObject(HOB), guilds: guilds.map((guild) => ({ id: guild.id, unavailable: true })), session_id: sessionId, resume_gateway_url: resumeUrl, shard, application: { id: APP_ID, flags: this.applicationFlags }, private_channels: [] },
+      after: guilds.map((guild) => ({ t: 'GUILD_CREATE', d: guildCreate(guild, inGuild(guild, (type) => type !== 11), inGuild(guild, (type) => type === 11)) })),
     };
   }
 

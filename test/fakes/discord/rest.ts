@@ -17,6 +17,7 @@ export interface RestHost {
   readonly messages: StoredMessage[];
   readonly applicationFlags: number;
   readonly gatewayUrl: string;
+  readonly recommendedShards: number;
   readonly origin: string;
   readonly hob: FakePerson;
   readonly channels: Map<string, Channel>;
@@ -83,7 +84,7 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
   if (!isInteraction && req.headers.authorization !== `Bot ${fake.token}`) return answer(401, { message: '401: Unauthorized', code: 0 });
   const route = (pattern: RegExp): string[] | undefined => pattern.exec(`${method} ${call.path}`)?.slice(1);
   let m: string[] | undefined;
-  if (route(/^GET \/gateway\/bot$/)) return answer(200, { url: fake.gatewayUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 60_000, max_concurrency: 1 } });
+  if (route(/^GET \/gateway\/bot$/)) return answer(200, { url: fake.gatewayUrl, shards: fake.recommendedShards, session_start_limit: { total: 1000, remaining: 999, reset_after: 60_000, max_concurrency: 1 } });
   if (route(/^GET \/users\/@me$/)) return answer(200, userObject(fake.hob));
   if (route(/^GET \/applications\/@me$/)) return answer(200, { id: APP_ID, name: 'hob', flags: fake.applicationFlags, bot_public: false, bot: userObject(fake.hob) });
   if (route(/^POST \/users\/@me\/channels$/)) {

@@ -37,12 +37,15 @@ export const botApiMethods: Record<string, Method> = {
     const url = params.string('url') ?? '';
     if (url !== '' && !/^https:\/\//i.test(url)) throw badRequest('bad webhook: An HTTPS URL must be provided for webhook');
     if (params.boolean('drop_pending_updates')) feed.dropPending();
+    feed.allow(params.json('allowed_updates'));
     world.webhookUrl = url;
+    world.webhookSecret = url === '' ? '' : (params.string('secret_token') ?? '');
     return true;
   },
   deletewebhook: ({ world, feed, params }) => {
     if (params.boolean('drop_pending_updates')) feed.dropPending();
     world.webhookUrl = '';
+    world.webhookSecret = '';
     return true;
   },
   getwebhookinfo: ({ world }) => ({ url: world.webhookUrl, has_custom_certificate: false, pending_update_count: 0 }),

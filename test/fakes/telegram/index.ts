@@ -7,9 +7,11 @@ import type {
   VisibleDraft, VisibleMessage,
 } from './types.js';
 import { UpdateFeed } from './update-feed.js';
+import { WebhookPush, type WebhookDelivery } from './webhook-push.js';
 import { commandsKey, FakeWorld } from './world.js';
 
 export type * from './types.js';
+export type { WebhookDelivery } from './webhook-push.js';
 export { TINY_PNG } from './media.js';
 export { parseTelegramHtml } from './html.js';
 
@@ -35,6 +37,7 @@ export class FakeTelegram {
   onCall: ((call: RecordedCall) => void) | undefined;
   private readonly world: FakeWorld;
   private readonly feed = new UpdateFeed();
+  private readonly webhook: WebhookPush;
   private readonly faults = new Map<string, Fault[]>();
   private readonly waiters = new Waiters();
   private server: http.Server | undefined;
@@ -45,6 +48,8 @@ export class FakeTelegram {
     const botId = options.botId ?? (Number.isInteger(tokenId) ? tokenId : 7_000_000_001);
     this.token = options.token ?? `${botId}:AAFakeTokenForTests_0123456789abcdefg`;
     this.world = new FakeWorld(botId, options.botUsername ?? 'hob_test_bot', options.botFirstName ?? 'hob', options.clock ?? Date.now);
+    this.webhook = new WebhookPush(this.world, this.feed, () => this.changed());
+    this.feed.onPush = () => this.webhook.kick();
   }
 
   /** @internal started by startFakeTelegram */
@@ -56,7 +61,11 @@ export class FakeTelegram {
       calls: this.calls,
       answeredCallbacks: this.answeredCallbacks,
       faults: this.faults,
-      changed: () => this.changed(),
+      // A setWebhook (or any call) may be what pending updates waited for.
+      changed: () => {
+        this.changed();
+        this.webhook.kick();
+      },
       called: (call) => this.onCall?.(call),
     };
     const { server, apiRoot } = await listen(state);
@@ -75,6 +84,19 @@ export class FakeTelegram {
   /** Every update injected so far, with its update_id, confirmed or not. */
   get updates(): readonly Json[] {
     return this.feed.history;
+  }
+
+  /**
+   * A load balancer in front of the webhook's public URL: once the bot set a webhook, updates
+   * are POSTed to these local URLs in turn (webhook-push.ts). Updates wait until both exist.
+   */
+  balanceWebhook(targets: string[]): void {
+    this.webhook.balance(targets);
+  }
+
+  /** Every webhook POST so far, in order (an update refused by one target shows twice). */
+  get webhookDeliveries(): readonly WebhookDelivery[] {
+    return this.webhook.deliveries;
   }
 
   /** True while a getUpdates request is held open waiting for updates. */

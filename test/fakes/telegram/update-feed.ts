@@ -1,4 +1,4 @@
-import { BotApiError, type Params } from './params.js';
+import { BotApiError, Params } from './params.js';
 import type { Json } from './types.js';
 
 /** Telegram's default when allowed_updates is empty or never set. */
@@ -24,6 +24,8 @@ export class UpdateFeed {
   private parked: ParkedPoll | undefined;
   private wakeScheduled = false;
   private closed = false;
+  /** Told after each push (the webhook side delivers it). */
+  onPush: (() => void) | undefined;
 
   push(update: Json): number {
     const updateId = this.nextUpdateId++;
@@ -38,7 +40,23 @@ export class UpdateFeed {
         this.wake();
       });
     }
+    this.onPush?.();
     return updateId;
+  }
+
+  /** The oldest pending update the bot asked for, left pending (webhook delivery). */
+  peek(): Json | undefined {
+    return this.take(new Params({})).at(0);
+  }
+
+  /** Confirms every update up to `updateId` (a webhook answered 2xx for it). */
+  confirm(updateId: number): void {
+    this.queue = this.queue.filter((update) => (update.update_id as number) > updateId);
+  }
+
+  /** allowed_updates as setWebhook or getUpdates last set it; an empty list means the default. */
+  allow(allowed: unknown): void {
+    if (Array.isArray(allowed)) this.allowed = allowed.length > 0 ? new Set(allowed.map(String)) : undefined;
   }
 
   dropPending(): void {
@@ -70,11 +88,8 @@ export class UpdateFeed {
       this.release(older);
       older.answer(new BotApiError(409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'));
     }
-    const allowed = params.json('allowed_updates');
-    if (Array.isArray(allowed)) {
-      // The setting persists until a later call changes it; an empty list means the default.
-      this.allowed = allowed.length > 0 ? new Set(allowed.map(String)) : undefined;
-    }
+    // The setting persists until a later call changes it.
+    this.allow(params.json('allowed_updates'));
     const ready = this.take(params);
     const timeout = params.integer('timeout') ?? 0;
     if (ready.length > 0 || timeout <= 0) {

@@ -38,6 +38,8 @@ export class FakeWorld {
   /** Command lists by `commandsKey(scope, language_code)`. */
   readonly commands = new Map<string, Json[]>();
   webhookUrl = '';
+  /** The secret_token setWebhook chose: sent back on every webhook POST. */
+  webhookSecret = '';
   /** The draft each private chat shows now; it goes when the bot sends a message there. */
   readonly drafts = new Map<number, VisibleDraft>();
   /** `chat:draft` ids whose stop button was pressed: later updates of them show nothing. */

@@ -1,5 +1,5 @@
 import '../support/env.js';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
@@ -20,8 +20,12 @@ import { cleanEnv, spawnHob, unsettled, writeConfig, type HobProcess } from '../
  * at an edit, a few tenths of a second elsewhere.
  */
 
-/** A chain's fakes and the hobs it starts, stopped when its test ends. */
-async function fakesFor<Platform extends { close(): Promise<void> }>(platform: Promise<Platform>): Promise<{ model: FakeAnthropic; fake: Platform; processes: HobProcess[] }> {
+/**
+ * A chain's fakes and the hobs it starts, stopped when its test ends. The two platforms' chains
+ * share nothing (each its own fakes, folder and hobs), so they run at the same time: most of a
+ * chain is waiting on a starting process or a written answer.
+ */
+async function fakesFor<Platform extends { close(): Promise<void> }>(platform: Promise<Platform>, { onTestFinished }: TestContext): Promise<{ model: FakeAnthropic; fake: Platform; processes: HobProcess[] }> {
   const processes: HobProcess[] = [];
   const [model, fake] = await Promise.all([startFakeAnthropic(), platform]);
   onTestFinished(async () => {
@@ -157,9 +161,9 @@ channels:
   };
 }
 
-describe('hob start killed while it delivers', () => {
-  it('Slack: each answer is in the chat once and whole after every kill (a 429 then a kill, a split answer, each step of an edited live answer and of a stream)', async () => {
-    const { model, fake, processes } = await fakesFor<FakeSlack>(startFakeSlack());
+describe.concurrent('hob start killed while it delivers', () => {
+  it('Slack: each answer is in the chat once and whole after every kill (a 429 then a kill, a split answer, each step of an edited live answer and of a stream)', async (context) => {
+    const { model, fake, processes } = await fakesFor<FakeSlack>(startFakeSlack(), context);
     const chain = await liveAnswerChain(
       {
         // Gus and Hal ask in assistant-pane threads after the chain (streams).
@@ -204,8 +208,8 @@ describe('hob start killed while it delivers', () => {
     await hob.exited;
   }, 180_000);
 
-  it('Discord: each answer is in the channel once and whole after every kill (a 429 then a kill minutes before the restart, a split answer, each step of a live answer)', async () => {
-    const { model, fake, processes } = await fakesFor<FakeDiscord>(startFakeDiscord());
+  it('Discord: each answer is in the channel once and whole after every kill (a 429 then a kill minutes before the restart, a split answer, each step of a live answer)', async (context) => {
+    const { model, fake, processes } = await fakesFor<FakeDiscord>(startFakeDiscord(), context);
     const created = (person: Person) => new RegExp(`^POST /channels/${fake.dmChannelOf(person)}/messages$`);
     const chain = await liveAnswerChain(
       {

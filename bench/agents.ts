@@ -21,7 +21,7 @@ import { denyingInteraction } from '../src/policy/types.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest } from '../src/providers/types.js';
 import { openDatabase, type Db } from '../src/store/sqlite/db.js';
 import { SqliteOutbox } from '../src/store/sqlite/outbox.js';
-import { TaskRepository } from '../src/store/sqlite/tasks.js';
+import { SqliteTasks } from '../src/store/sqlite/tasks.js';
 import { defineTool, ToolRegistry, type AnyTool } from '../src/tools/tool.js';
 import { engineDeps } from '../test/support/deps.js';
 import { tempDir } from '../test/support/engine.js';
@@ -70,7 +70,7 @@ async function timeTurns(db: Db, dir: string, model: BenchModel, runs: number, w
     agentTool({
       profile: () => profile,
       catalog: loadAgentDefinitions([]),
-      tasks: new TaskRepository(db),
+      tasks: new SqliteTasks(db),
       people: unlinkedPeople,
       clock: systemClock,
       costUsd: () => 0,
@@ -94,7 +94,7 @@ async function timeTurns(db: Db, dir: string, model: BenchModel, runs: number, w
 async function memoryPerTask(dir: string): Promise<number> {
   const deps = engineDeps(new BenchModel({ tool: 'echo', calls: 0, hang: true }), [], join(dir, 'tasks'));
   const manager = new TaskManager({
-    tasks: new TaskRepository(deps.db),
+    tasks: new SqliteTasks(deps.db),
     outbox: new SqliteOutbox(deps.db),
     engine: (key) => new QueryEngine(key, deps),
     people: unlinkedPeople,

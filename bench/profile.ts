@@ -9,16 +9,18 @@
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
  * - `promoted`: as `alloc`, without what a minor GC collected: what outlived the young
  *   generation (held, or collected later by a major GC), the garbage that grows the old one;
- * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held.
+ * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held;
+ * - `sql`: the SQLite statements, writes and commits per answer, and which (bench/sql-count.cjs).
  * `start`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts start|cpu|alloc|promoted|heap [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|cpu|alloc|promoted|heap|sql [messages=600] [floor]
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -31,7 +33,7 @@ import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 
 const WARMUP = 90;
 const PEOPLE = 10;
-const TOP = 25;
+const TOP = Number(process.env.TOP ?? 25);
 
 type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
 /** A profile as a flat list: each frame's own cost and its caller. */
@@ -158,7 +160,8 @@ async function sendMany(fakes: ThreeChannels, from: number, count: number): Prom
 async function main(): Promise<void> {
   const mode = process.argv[2];
   if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
-  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|promoted|heap [messages] [floor]');
+  if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
+  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|promoted|heap|sql [messages] [floor]');
   const messages = Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
@@ -197,6 +200,40 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   for (const line of lines) console.log(line);
+}
+
+type SqlCounts = { statements: number; writes: number; commits: number; bySql: Record<string, number> };
+
+/** SQLite statements, writes and commits per answer after the warm-up (bench/sql-count.cjs counts them inside hob). */
+async function countStatements(messages: number): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const hob = spawnSubject('hob', fakes, { dir, floorBundle: '', people: PEOPLE, nodeFlags: ['--require', join(import.meta.dirname, 'sql-count.cjs')] });
+  const pid = hob.child.pid as number;
+  const file = join(tmpdir(), `hob-sql-count-${pid}.json`);
+  const counts = async (): Promise<SqlCounts> => {
+    rmSync(file, { force: true });
+    process.kill(pid, 'SIGUSR1');
+    while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // written in one call: let it finish
+    return JSON.parse(readFileSync(file, 'utf8')) as SqlCounts;
+  };
+  try {
+    await fakes.allReady(hob.failed);
+    await sendMany(fakes, 0, WARMUP);
+    const before = await counts();
+    await sendMany(fakes, WARMUP, messages);
+    const after = await counts();
+    const per = (key: 'statements' | 'writes' | 'commits') => fmt((after[key] - before[key]) / messages);
+    console.log(`hob, per answer over ${messages} messages: ${per('statements')} SQLite statements, ${per('writes')} of them writes, ${per('commits')} commits`);
+    const rows = Object.entries(after.bySql).map(([sql, n]) => [sql, (n - (before.bySql[sql] ?? 0)) / messages] as const);
+    for (const [sql, n] of rows.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])) console.log(`  ${fmt(n).padStart(5)}  ${sql.slice(0, 110)}`);
+  } finally {
+    await hob.stop();
+    await fakes.close();
+    rmSync(file, { force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** From the spawn until all three channels are up: where the start-up's CPU goes. */

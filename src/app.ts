@@ -7,7 +7,7 @@ import { keepHeapSteady } from './core/steady-heap.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
 import { formatDay, formatSentAt } from './engine/system-prompt.js';
-import { createDelegation, type Delegation } from './engine/delegation.js';
+import { createDelegation, TASK_LEASE_MS, type Delegation } from './engine/delegation.js';
 import { createLogger, flushLog, type Logger } from './logger.js';
 import { Memory } from './memory/memory.js';
 import type { Extensions } from './extensions.js';
@@ -21,9 +21,6 @@ import type { ProviderClient } from './providers/types.js';
 import { createScheduling, type Scheduling } from './scheduler/index.js';
 import type { ConversationRepository } from './store/conversations.js';
 import { openStore } from './store/open.js';
-import { openDatabase } from './store/sqlite/db.js';
-import { SqliteStore } from './store/sqlite/store.js';
-import { TaskRepository } from './store/sqlite/tasks.js';
 import type { Store } from './store/store.js';
 import type { AnyTool } from './tools/tool.js';
 import { isCalibrationState, TokenCalibrations } from './engine/compaction/calibration.js';
@@ -169,8 +166,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     notes: (sessionKey) => delegation.tasks.notes(sessionKey),
   };
   const delegation = createDelegation({
-    // Tasks live beside the conversations in the SQLite file; under PostgreSQL (issue 23's port does not carry them yet) in a SQLite file of their own.
-    tasks: new TaskRepository(store instanceof SqliteStore ? store.db : openDatabase(join(config.data_dir, 'tasks.db'))),
+    tasks: store.tasks,
+    // On PostgreSQL other processes may share the tasks: claims expire with a lease, so a dead process's tasks are taken over.
+    ...(store.kind === 'postgres' ? { taskLease: { ms: TASK_LEASE_MS } } : {}),
     outbox: store.outbox,
     deps,
     agents: { maxParallel: config.agents.max_parallel, maxTurns: config.agents.max_turns, timeoutSeconds: config.agents.timeout_seconds, model: config.agents.model, models: config.agents.models },

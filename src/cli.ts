@@ -154,6 +154,19 @@ program
     runSessions(config, consoleUserId(), verb, which, flags);
   });
 
+const storeCommand = program.command('store').description('where hob keeps its data');
+storeCommand
+  .command('migrate')
+  .description("copy this data dir's SQLite database into PostgreSQL, table by table, and check the counts")
+  .requiredOption('--to <kind>', 'the store to copy to: postgres')
+  .argument('[url]', `postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: $HOB_DATABASE_URL)`)
+  .option('--force', 'replace the hob data the target database already holds')
+  .action(async (url: string | undefined, flags: { to?: string; force?: boolean }) => {
+    const { runStoreMigrate } = await import('./cli/store-migrate.js');
+    const { config, path } = await readConfig();
+    runStoreMigrate(config, url, flags, path);
+  });
+
 // What the chat channels add (a channel's own terminal commands): the registry is light, and
 // every command but --help loads it with the config anyway.
 const { CHANNELS } = await import('./cli/channels.js');

@@ -12,6 +12,9 @@ import { drainer, faultFromEnv as schedulerFault } from '../scheduler/index.js';
 import type { Scheduler } from '../scheduler/runner.js';
 import { SpokenAnswers } from '../voice/spoken-answers.js';
 import { VoiceNotes } from '../voice/voice-notes.js';
+import { errorMessage } from '../core/errors.js';
+import { postgresUrl } from '../store/open.js';
+import { sharedDecisionsOf } from '../store/postgres/shared-decisions.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { channelChatCommands, configuredChannels, loadHobConfig, shadowedChatCommands, type ConfiguredChannel } from './channels.js';
@@ -145,6 +148,10 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
     // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
     voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
+    // issue 23: on PostgreSQL a press may reach this process for a run waiting in another.
+    sharedDecisions: sharedDecisionsOf(app.store, () => postgresUrl({ dataDir: config.data_dir, store: config.store }), (error) =>
+      app.logger.warn({ err: errorMessage(error) }, 'approvals and questions from other processes: the notices connection failed; it reconnects'),
+    ),
   });
 }
 

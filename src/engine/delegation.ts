@@ -8,7 +8,7 @@ import type { PersonResolver } from '../core/person.js';
 import { newRunnerId } from '../core/runner-id.js';
 import type { Logger } from '../logger.js';
 import type { OutboxRepository } from '../store/outbox.js';
-import type { TaskRepository } from '../store/sqlite/tasks.js';
+import type { TaskRepository } from '../store/tasks.js';
 import type { AnyTool } from '../tools/tool.js';
 import { agentTool, type AgentSettings } from './agents/agent-tool.js';
 import { agentsPromptSection, bundledAgentsDir, loadAgentDefinitions, type AgentCatalog, type AgentSource } from './agents/definitions.js';
@@ -26,6 +26,8 @@ export type DelegationOptions = {
   deps: EngineDeps;
   agents: AgentSettings;
   taskSettings: TaskSettings;
+  /** Set when several processes share the database: how long a task's claim lasts unless renewed (TaskManagerDeps.lease). */
+  taskLease?: { ms: number };
   /** Where definitions come from besides the bundled folder: plugins', then the person's own (data_dir/agents). */
   sources: AgentSource[];
   people: PersonResolver;
@@ -45,6 +47,9 @@ export type Delegation = {
   prompt: string | undefined;
   promptBrief: string | undefined;
 };
+
+/** How long a task's claim lasts unless renewed when processes share a database (the cluster's default lease). */
+export const TASK_LEASE_MS = 15_000;
 
 const TASK_TOOLS: ReadonlySet<string> = new Set(['task_create', 'task_list', 'task_output', 'task_stop']);
 
@@ -73,6 +78,7 @@ export function createDelegation(options: DelegationOptions): Delegation {
     logger: options.logger,
     settings: options.taskSettings,
     runnerId,
+    ...(options.taskLease ? { lease: options.taskLease } : {}),
   });
   const agent = agentTool({
     profile: () => deps,

@@ -98,6 +98,7 @@ export async function* runSession(deps: EngineDeps, run: SessionRun): AsyncGener
     if (!settled && options.signal.aborted && !shutdown) settled = closeStopped(state, partial, personId);
     // Stopped for a shutdown: left marked, so the next start picks it up.
     if (!settled && !shutdown) state.settle();
+    writeUsage(state);
   }
 }
 
@@ -120,6 +121,15 @@ function toolContext(profile: RunProfile, sessionKey: string, options: SubmitOpt
     ...(options.inGroup ? { inGroup: true } : {}),
     ...(options.chat ? { chat: options.chat } : {}),
   };
+}
+
+/** The last request's usage, when no message carried it (an error, a stop, a shutdown). */
+function writeUsage(state: SessionState): void {
+  try {
+    state.writeUsage();
+  } catch {
+    // The store is gone (hob is closing): the tokens were counted, their row is lost with it.
+  }
 }
 
 /**

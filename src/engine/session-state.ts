@@ -8,17 +8,22 @@
  * the run still writes its messages, usage and closing note here, into its own session.
  */
 import { addUsage, emptyUsage, toolUses, type Block, type Message, type Usage } from '../core/messages.js';
-import type { ConversationRepository, SessionRow, UsageTotals } from '../store/conversations.js';
+import type { AppendOptions as RowOptions, ConversationRepository, SessionRow, UsageRecord, UsageTotals } from '../store/conversations.js';
 import type { CompactionResult, CompactionTrigger } from './compaction/compactor.js';
 import type { CompactionTarget } from './context-keeper.js';
 import { pendingWork } from './pending-work.js';
 import { WorkingMemory } from './working-memory.js';
 
 /** How a message row is written: whether it starts or ends a run, whose it is, and the working memory saved with it. */
-type AppendOptions = { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string };
+type AppendOptions = Omit<RowOptions, 'usage'>;
 
 export class SessionState implements CompactionTarget {
   private left = false;
+  /**
+   * The last model request's usage, not yet stored: a request's usage comes just before the
+   * message it wrote, and is stored in that message's transaction (one commit for both).
+   */
+  private unwritten: UsageRecord | undefined;
   private totals: { usage: Usage; costUsd: number; requests: number };
 
   private constructor(
@@ -78,7 +83,7 @@ export class SessionState implements CompactionTarget {
     const last = this.history.at(-1);
     if (pending.kind !== 'none' && last?.role === 'user') {
       last.content.push(...blocks);
-      this.conversations.appendMessage(this.row.id, { role: 'user', content: blocks }, options);
+      this.conversations.appendMessage(this.row.id, { role: 'user', content: blocks }, this.withUsage(options));
     } else {
       this.append({ role: 'user', content: blocks }, options);
     }
@@ -109,7 +114,15 @@ export class SessionState implements CompactionTarget {
   /** Appends one message to the history and to the store. */
   append(message: Message, options: AppendOptions = {}): void {
     this.history.push(message);
-    this.conversations.appendMessage(this.row.id, message, options);
+    this.conversations.appendMessage(this.row.id, message, this.withUsage(options));
+  }
+
+  /** The row options, with the usage waiting to be stored (taken: it is stored once). */
+  private withUsage(options: AppendOptions): RowOptions {
+    const usage = this.unwritten;
+    if (!usage) return options;
+    this.unwritten = undefined;
+    return { ...options, usage };
   }
 
   /** After tool calls: their files, steps and verified work go into working memory. True when it changed. */
@@ -124,10 +137,22 @@ export class SessionState implements CompactionTarget {
     return calls.size > 0;
   }
 
-  /** One model request's usage and cost, counted toward this session. */
+  /**
+   * One model request's usage and cost, counted toward this session at once; its row is
+   * stored with the next message appended, or by `writeUsage` when the run ends without one.
+   */
   recordUsage(model: string, usage: Usage, costUsd: number): void {
     this.totals = { usage: addUsage(this.totals.usage, usage), costUsd: this.totals.costUsd + costUsd, requests: this.totals.requests + 1 };
-    this.conversations.recordUsage(this.row.id, model, usage, costUsd);
+    this.writeUsage();
+    this.unwritten = { model, usage, costUsd };
+  }
+
+  /** Stores the usage still waiting for a message (a run ends: nothing else will carry it). */
+  writeUsage(): void {
+    const waiting = this.unwritten;
+    if (!waiting) return;
+    this.unwritten = undefined;
+    this.conversations.recordUsage(this.row.id, waiting.model, waiting.usage, waiting.costUsd);
   }
 
   carried(): string {

@@ -3,6 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalRequest, Decision } from '../policy/types.js';
 import type { ApprovalDecisionValue, ApprovalRepository, ApprovalRow } from '../store/approvals.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
 import type { ButtonPress, ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
 import type { Delivery } from './delivery.js';
 
@@ -24,6 +25,10 @@ const CHOICE_CODES: Record<string, Decision> = { o: 'allow_once', a: 'allow_alwa
  * Approvals as buttons. Each request is a row in SQLite (who asked, the full input, expiry,
  * decision, who decided); the chat gets Allow once / Always allow / Deny buttons whose data
  * carries only the id. Only the requester or an owner may decide, once; timeout means deny.
+ *
+ * With several processes on one database (`shared`), a press may reach a process that is
+ * not running the conversation: it decides in the database by the same rules, and the
+ * process whose run waits is woken by the database's notice (`woken`).
  */
 export class ApprovalBroker {
   private readonly waiters = new Map<string, Waiter>();
@@ -38,8 +43,22 @@ export class ApprovalBroker {
       isOwner(platform: string, userId: string): boolean;
       /** On the allow list (or paired). Someone who may talk only because a group is allowed may not approve their own calls. */
       isAllowed(platform: string, userId: string): boolean;
+      /** Several processes on one database: decisions for runs waiting elsewhere (absent with SQLite). */
+      shared?: SharedDecisions;
     },
   ) {}
+
+  /** A decision was taken in some process: the run waiting here for it, if any, goes on. */
+  woken(id: string): void {
+    const waiter = this.waiters.get(id);
+    const decision = waiter && this.repo.get(id)?.decision;
+    if (waiter && decision) waiter.resolve(asDecision(decision));
+  }
+
+  /** After the notices' connection came back: those sent meanwhile were lost, so every waiting approval is read again. */
+  recheck(): void {
+    for (const id of [...this.waiters.keys()]) this.woken(id);
+  }
 
   /** Asks in the chat and waits for a decision. Never throws; failures deny. */
   async confirm(site: ApprovalSite, request: ApprovalRequest, signal: AbortSignal): Promise<Decision> {
@@ -79,12 +98,14 @@ export class ApprovalBroker {
       if (signal.aborted) resolve('deny');
       signal.addEventListener('abort', () => resolve('deny'), { once: true });
     });
-    const decision = await Promise.race([decided, timedOut, aborted]);
+    let decision = await Promise.race([decided, timedOut, aborted]);
     clearTimeout(timer);
     this.waiters.delete(id);
     if (decision === 'timeout' || signal.aborted) {
       const outcome: ApprovalDecisionValue = decision === 'timeout' ? 'timeout' : 'cancelled';
       if (this.repo.decide(id, outcome, 'hob', this.clock.now())) await this.close(site.adapter, this.repo.get(id));
+      // Decided in another process just before the timer ran out (its notice not yet here): the stored decision holds.
+      else if (decision === 'timeout') decision = asDecision(this.repo.get(id)?.decision ?? 'timeout');
       if (decision === 'timeout') this.logger.info({ session: request.sessionKey, approval: id }, 'approval timed out');
     }
     return signal.aborted ? 'deny' : decision;
@@ -168,14 +189,17 @@ export class ApprovalBroker {
       return 'This request has expired.';
     }
     const waiter = this.waiters.get(id);
-    if (!waiter) {
+    const { shared } = this.options;
+    if (!waiter && !shared) {
       this.repo.decide(id, 'cancelled', 'restart', this.clock.now());
       await this.close(adapter, this.repo.get(id));
       return 'This request is no longer active.';
     }
-    if (!this.repo.decide(id, decision, userName, this.clock.now())) return 'This request was already decided.';
-    waiter.resolve(decision);
-    this.logger.info({ session: row.sessionKey, approval: id, decision, by: userId }, 'approval decided');
+    // No run waits here: with several processes the one that waits is woken by the decision's notice.
+    const decided = waiter ? this.repo.decide(id, decision, userName, this.clock.now()) : shared?.decideApproval(id, decision, userName, this.clock.now());
+    if (!decided) return 'This request was already decided.';
+    waiter?.resolve(decision);
+    this.logger.info({ session: row.sessionKey, approval: id, decision, by: userId, ...(waiter ? {} : { waitsElsewhere: true }) }, 'approval decided');
     await this.showOutcome(adapter, this.repo.get(id));
     return `${describe(decision)[0]?.toUpperCase()}${describe(decision).slice(1)}.`;
   }
@@ -216,6 +240,11 @@ export class ApprovalBroker {
       this.logger.warn({ session: row.sessionKey, approval: row.id, err: String(error) }, 'could not edit the approval message');
     }
   }
+}
+
+/** What the waiting run makes of a stored decision: a run stopped elsewhere is a no. */
+function asDecision(value: ApprovalDecisionValue): Decision {
+  return value === 'cancelled' ? 'deny' : value;
 }
 
 function describe(decision: ApprovalDecisionValue): string {

@@ -44,6 +44,8 @@ export type ChatCommandDeps = {
   now(): number;
   /** Commands the chat channels bring (their modules' `chatCommands`), answered on every platform. */
   channelCommands?: readonly ChannelChatCommand[];
+  /** issue 23: `/stop` for a conversation whose run is in another process (absent with one process). */
+  stopElsewhere?(key: string): boolean;
 };
 
 export class ChatCommands {
@@ -82,6 +84,7 @@ export class ChatCommands {
         extensions: deps.extensions,
         sessions: { archive: this.archive, people: deps.people ?? unlinkedPeople },
         ...(deps.tasks ? this.taskServices(deps.tasks, message, key, reply) : {}),
+        ...(deps.stopElsewhere ? { stopElsewhere: () => deps.stopElsewhere?.(key) === true } : {}),
       });
     } catch (error) {
       deps.logger.error({ session: key, command: name, err: errorMessage(error) }, 'command failed');

@@ -77,6 +77,8 @@ export type CommandServices = {
   taskUsage?(): string | undefined;
   /** `/sessions`, `/resume`, `/compact` (issue 13). */
   sessions?: Pick<SessionCommandServices, 'archive' | 'people'>;
+  /** issue 23 (several processes): when the conversation's run is in another process, asks it to stop; false when none runs. */
+  stopElsewhere?(): boolean;
 };
 
 /** Parses `/name args`; returns undefined for plain text. */
@@ -123,7 +125,8 @@ export async function runCommand(name: string, args: string, message: InboundMes
     case 'stop': {
       const { wasRunning, dropped } = services.conversation().stop();
       const droppedNote = dropped ? ` Dropped ${dropped} queued message${dropped === 1 ? '' : 's'}.` : '';
-      await services.reply(wasRunning ? `Stopping.${droppedNote}` : `Nothing is running.${droppedNote}`);
+      const runsElsewhere = !wasRunning && services.stopElsewhere?.() === true;
+      await services.reply(wasRunning || runsElsewhere ? `Stopping.${droppedNote}` : `Nothing is running.${droppedNote}`);
       return true;
     }
     case 'status':

@@ -23,6 +23,9 @@ export type ConversationVoiceSite = {
   voice?: GatewayVoice;
 };
 
+/** What `hear` says of a message with no voice note in it: run it as it is. */
+export const NOTHING_TO_HEAR = { run: true, spokenTo: false } as const;
+
 export class ConversationVoice {
   private work: AbortController | undefined;
 
@@ -38,6 +41,11 @@ export class ConversationVoice {
     this.work?.abort(reason);
   }
 
+  /** Whether the message holds a voice note to hear (false: its run starts without waiting for `hear`). */
+  hears(message: HearableMessage): boolean {
+    return this.site.voice !== undefined && message.attachments.some(isHearable);
+  }
+
   /**
    * A message's voice notes, heard before its run (see hearMessage): whether there is
    * anything for the model, and whether the person spoke. Never throws: stopped meanwhile,
@@ -45,7 +53,7 @@ export class ConversationVoice {
    */
   async hear(message: HearableMessage): Promise<{ run: boolean; spokenTo: boolean }> {
     const { voice, adapter, target, logger, key } = this.site;
-    if (!voice || !message.attachments.some(isHearable)) return { run: true, spokenTo: false };
+    if (!voice || !this.hears(message)) return NOTHING_TO_HEAR;
     void adapter.typing(target).catch(() => undefined);
     return this.under(async (signal) => {
       const deps = { notes: voice.notes, workspace: this.site.workspace, logger, sessionKey: key, botName: adapter.botName, inGroup: this.site.chatType !== 'dm', send: this.send };

@@ -9,10 +9,11 @@ import type { Attachment, ChannelAdapter, ChatType, Target } from './channel.js'
 import type { Delivery } from './delivery.js';
 import { ConversationDelivery } from './conversation-delivery.js';
 import { ConversationRun, type Requester, type RunDeps, type RunSite, type StartRun } from './conversation-run.js';
-import { ConversationVoice } from './conversation-voice.js';
+import { ConversationVoice, NOTHING_TO_HEAR } from './conversation-voice.js';
 import type { GatewayVoice } from './hearing.js';
-import { lineFor, modelInput } from './model-input.js';
+import { lineFor, modelInput, textInput } from './model-input.js';
 import { QuestionDesk } from './questions.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
 
 export type BusyMode = 'steer' | 'queue' | 'interrupt';
 
@@ -40,6 +41,8 @@ export type ConversationDeps = RunDeps & {
   questionTimeoutSeconds: number;
   /** issue 22: voice notes heard, answers spoken. Without it a voice note is a file like any other. */
   voice?: GatewayVoice;
+  /** issue 23: several processes on one database; a question's answer may be given in another. */
+  sharedDecisions?: SharedDecisions;
 };
 
 export type EnqueueResult = 'started' | 'queued' | 'steered' | 'interrupting' | 'answered' | 'full';
@@ -81,6 +84,8 @@ export class Conversation {
       timeoutSeconds: deps.questionTimeoutSeconds,
       send: (message) => this.output.send(message),
       closing: () => this.output.closing,
+      shared: deps.sharedDecisions,
+      now: () => deps.clock.now(),
     });
     this.site = { key, adapter, target, chatType, output: this.output, questions: this.questions, deps };
     this.voice = new ConversationVoice({ key, adapter, target, chatType, output: this.output, logger: deps.logger, workspace: deps.workspace, voice: deps.voice });
@@ -194,7 +199,9 @@ export class Conversation {
       }
       for (let next = this.queue.shift(); next && !this.output.closing; next = this.queue.shift()) {
         const message = next;
-        const voice = await this.voice.hear(message);
+        // Not awaited without a voice note: a free conversation's run then starts (and stores
+        // the message) inside the router's commit of the inbox row (router.ts).
+        const voice = this.voice.hears(message) ? await this.voice.hear(message) : NOTHING_TO_HEAR;
         if (!voice.run) {
           // Nothing for the model (an overheard note not for hob, a note not heard): done, unless hob is closing.
           if (!this.output.closing) this.markDone(message.inboxIds);
@@ -222,7 +229,7 @@ export class Conversation {
 
   /** The run for one queued message: what the model reads (attachments fetched now), then the engine. */
   private async *submit(message: QueuedMessage, signal: AbortSignal, interaction: Interaction): AsyncGenerator<AgentEvent> {
-    const content = await modelInput(message, this.chatType, this.deps.workspace);
+    const content = textInput(message, this.chatType) ?? (await modelInput(message, this.chatType, this.deps.workspace));
     const events = this.engine.submit(content, {
       userId: message.userId,
       interaction,

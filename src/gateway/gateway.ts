@@ -8,6 +8,7 @@ import type { Memory } from '../memory/memory.js';
 import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { JobAccess } from '../scheduler/tools.js';
 import type { InboxRepository } from '../store/inbox.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
 import type { Store } from '../store/store.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
@@ -24,7 +25,7 @@ import { Delivery, type DeliveryOptions } from './delivery.js';
 import { targetOf } from './inbound-reply.js';
 import { PairingService } from './pairing.js';
 import { ConversationPool, type OpenConversation } from './pool.js';
-import { PressRouter, questionPresses, type PressHandler } from './presses.js';
+import { listenForDecisions, PressRouter, questionPresses, stopElsewhere, type PressHandler } from './presses.js';
 import { ChatEditClock } from './reply.js';
 import { recoverAfterRestart } from './restart-recovery.js';
 import type { GatewayVoice } from './hearing.js';
@@ -67,6 +68,12 @@ export type GatewayOptions = {
   /** Background tasks (issue 21): `/bg`, `/tasks` and their buttons. */
   tasks?: TaskManager;
   /**
+   * issue 23: several processes on one database (PostgreSQL): approvals and questions pressed
+   * here for a run waiting in another process, and the notices that wake the runs waiting here.
+   * Absent with SQLite. The gateway listens at start and closes it at stop.
+   */
+  sharedDecisions?: SharedDecisions;
+  /**
    * issue 22: voice notes heard (or, without an endpoint, a sentence saying how to set it up)
    * and answers spoken. Without it a voice note is a file like any other.
    */
@@ -105,6 +112,7 @@ export class Gateway implements InboundSink {
       timeoutSeconds: options.approvalTimeoutSeconds,
       isOwner: (platform, userId) => this.access.isOwner(platform, userId),
       isAllowed: (platform, userId) => this.access.isAllowedUser(platform, userId),
+      shared: options.sharedDecisions,
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
     this.inbox = store.inbox;
@@ -116,6 +124,7 @@ export class Gateway implements InboundSink {
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
       tasks: options.tasks, now: () => clock.now(),
       channelCommands: options.channelCommands,
+      stopElsewhere: options.sharedDecisions && ((key) => stopElsewhere(store.conversations, options.sharedDecisions as SharedDecisions, key)),
     });
     this.router = new InboundRouter({
       store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
@@ -140,6 +149,8 @@ export class Gateway implements InboundSink {
       await adapter.setCommands?.(menus.everyone, menus.owners)?.catch((error: unknown) => this.options.logger.warn({ platform: adapter.platform, err: errorMessage(error) }, 'could not register commands'));
     }));
     this.delivery.start(1000);
+    // Runs resumed above may already wait: listening reads what they wait for once, so nothing decided meanwhile is missed.
+    await listenForDecisions(this.options.sharedDecisions, this.broker, () => this.pool.all(), this.options.logger);
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
   }
@@ -155,6 +166,7 @@ export class Gateway implements InboundSink {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const adapter of this.adapters.values()) await adapter.stop().catch(() => undefined);
     this.router.flush();
+    await this.options.sharedDecisions?.close();
     if (options.stopRuns ?? true) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.graceMs ?? 5000)));
@@ -182,7 +194,7 @@ export class Gateway implements InboundSink {
       ...(memory ? [(press: ButtonPress, adapter: ChannelAdapter) => handleMemoryPress(memory, press, adapter)] : []),
       ...(jobs ? [(press: ButtonPress, adapter: ChannelAdapter) => handleJobPress(press, adapter, jobs)] : []),
       ...(taskServices ? [(press: ButtonPress, adapter: ChannelAdapter) => handleTaskPress(press, adapter, taskServices)] : []),
-      questionPresses(() => this.pool.all()),
+      questionPresses(() => this.pool.all(), this.options.sharedDecisions && { decisions: this.options.sharedDecisions, now: () => this.options.clock.now() }),
     ];
   }
 
@@ -204,6 +216,7 @@ export class Gateway implements InboundSink {
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),
         voice: this.options.voice,
+        sharedDecisions: this.options.sharedDecisions,
       }),
     );
   }

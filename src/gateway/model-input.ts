@@ -13,9 +13,18 @@ export function lineFor(message: { text: string; userName: string }, chatType: C
   return chatType === 'dm' ? message.text : `[${message.userName}] ${message.text}`;
 }
 
+/**
+ * A message without attachments as the model's content blocks, at once (undefined when it has
+ * some): with no await before it, the engine stores the message inside the inbound commit.
+ */
+export function textInput(message: { text: string; userName: string; attachments: Attachment[] }, chatType: ChatType): Block[] | undefined {
+  return message.attachments.length ? undefined : [text(lineFor(message, chatType))];
+}
+
 /** The message as the model's content blocks; attachments are downloaded now. */
 export async function modelInput(message: { text: string; userName: string; attachments: Attachment[] }, chatType: ChatType, workspace: string): Promise<Block[]> {
-  if (!message.attachments.length) return [text(lineFor(message, chatType))];
+  const plain = textInput(message, chatType);
+  if (plain) return plain;
   const { blocks, notes } = await attachmentBlocks(message.attachments, workspace);
   const described = [message.text, ...notes].filter(Boolean).join('\n');
   return [text(lineFor({ ...message, text: described }, chatType)), ...blocks];

@@ -6,6 +6,9 @@
  */
 import { errorMessage } from '../core/errors.js';
 import type { Logger } from '../logger.js';
+import type { ConversationRepository } from '../store/conversations.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
+import type { ApprovalBroker } from './approvals.js';
 import type { ButtonPress, ChannelAdapter } from './channel.js';
 import type { Conversation } from './conversation.js';
 
@@ -38,16 +41,67 @@ export class PressRouter {
 /**
  * `q:<id>:<index>`: an option of a question a run asked. Question ids are random: the
  * conversation asking it is found whoever presses (in a per-person group that is the
- * asker's, so someone else is told it is not theirs).
+ * asker's, so someone else is told it is not theirs). With several processes (`shared`), a
+ * question no conversation here asks may be waiting in another process: it is answered in
+ * the database, by the same rules, and that process is woken.
  */
-export function questionPresses(conversations: () => Conversation[]): PressHandler {
+export function questionPresses(conversations: () => Conversation[], shared?: { decisions: SharedDecisions; now(): number }): PressHandler {
   return async (press) => {
     const question = /^q:([0-9a-f]+):(\d+)$/.exec(press.data);
     if (!question) return false;
     const id = question[1] as string;
+    const index = Number(question[2]);
     const conversation = conversations().find((candidate) => candidate.questions.asks(id));
-    if (conversation) await conversation.questions.handlePress(press, id, Number(question[2]));
-    else await press.answer('This question is no longer open.');
+    if (conversation) await conversation.questions.handlePress(press, id, index);
+    else await press.answer(shared ? answerElsewhere(shared.decisions, press, id, index, shared.now()) : 'This question is no longer open.');
     return true;
   };
+}
+
+/** A question asked by a run in another process: answered in the database; the words are those the asking process would use. */
+function answerElsewhere(shared: SharedDecisions, press: ButtonPress, id: string, index: number, now: number): string {
+  const row = shared.question(id);
+  if (!row || row.closedAt !== null || row.platform !== press.platform) return 'This question is no longer open.';
+  if (press.userId !== row.askerId) return 'This question is for someone else.';
+  const answer = row.options[index];
+  if (answer === undefined) return 'Unknown option.';
+  return shared.answerQuestion(id, answer, press.userId, now) ? `You chose: ${answer}` : 'This question is no longer open.';
+}
+
+/**
+ * Several processes on one database: a decision taken in any process wakes the run waiting
+ * for it here, and a `/stop` given in any process stops the run here. Once listening starts,
+ * and after a lost connection, every waiting approval and question is read again. Never throws
+ * from a notice: a failed read is logged (the run then waits for its timeout).
+ */
+export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[], logger: Logger): Promise<void> {
+  if (!shared) return;
+  const guarded = (what: string, fn: () => void) => () => {
+    try {
+      fn();
+    } catch (error) {
+      logger.warn({ notice: what, err: errorMessage(error) }, 'could not act on a decision from another process');
+    }
+  };
+  const recheck = guarded('recheck', () => {
+    broker.recheck();
+    for (const conversation of conversations()) conversation.questions.recheck();
+  });
+  await shared.listen(({ kind, id }) => guarded(`${kind}:${id}`, () => {
+    if (kind === 'approval') broker.woken(id);
+    else if (kind === 'question') conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
+    // `/stop` given in another process: the run here stops (and says so in the chat, as after a local /stop).
+    else conversations().find((conversation) => conversation.key === id)?.stop();
+  })(), recheck);
+  recheck();
+}
+
+/**
+ * `/stop` in a process that is not running the conversation: when its session is marked as
+ * running (by whichever process runs it), that process is asked to stop it. False when no run is marked.
+ */
+export function stopElsewhere(conversations: Pick<ConversationRepository, 'activeSession' | 'isRunning'>, shared: SharedDecisions, key: string): boolean {
+  if (!conversations.isRunning(conversations.activeSession(key).id)) return false;
+  shared.requestStop(key);
+  return true;
 }

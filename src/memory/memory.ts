@@ -1,6 +1,7 @@
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import { platformOf } from '../core/person.js';
+import { TurnMemo } from '../core/turn-memo.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import type { VectorRepository } from '../store/vectors.js';
@@ -59,8 +60,10 @@ export class Memory {
   constructor(private readonly options: MemoryOptions) {
     const { store, clock } = options;
     this.entries = store.memory;
-    this.people = new PeopleStore(store.people, clock);
-    this.profiles = new ProfileStore(store.profiles, clock);
+    // One memo for both: linking two identities moves a profile as well.
+    const memo = new TurnMemo();
+    this.people = new PeopleStore(store.people, clock, memo);
+    this.profiles = new ProfileStore(store.profiles, clock, memo);
     this.prompts = new PromptSections({
       profiles: this.profiles,
       entries: this.entries,

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
+import { TurnMemo } from '../core/turn-memo.js';
 import type { PersonResolver } from '../core/person.js';
 import type { PeopleRepository } from '../store/people.js';
 
@@ -27,10 +28,12 @@ export class PeopleStore implements PersonResolver {
   constructor(
     private readonly people: PeopleRepository,
     private readonly clock: Clock,
+    /** Shared with the profiles: a link moves a profile too. */
+    private readonly memo = new TurnMemo(),
   ) {}
 
   personId(platform: string, userId: string): string {
-    return this.people.linkedPerson(platform, userId) ?? `${platform}:${userId}`;
+    return this.memo.get(`person ${platform} ${userId}`, () => this.people.linkedPerson(platform, userId) ?? `${platform}:${userId}`);
   }
 
   /** The identities that belong to a person (its own id first). */
@@ -64,6 +67,7 @@ export class PeopleStore implements PersonResolver {
     // What this identity owned as its own person goes with it: memory, past conversations
     // (/sessions, /resume, session_search), reminders and reports (issue 11), its profile.
     this.people.join(code.trim(), platform, userId, current, owner, now);
+    this.memo.forget();
     return { ok: true, personId: owner };
   }
 
@@ -80,6 +84,7 @@ export class PeopleStore implements PersonResolver {
       return { ok: false, reason: others ? `This is the main account of your person; send /unlink from the ${others} linked account(s) instead.` : 'This account is not linked to any other.' };
     }
     this.people.unlink(platform, userId);
+    this.memo.forget();
     return { ok: true, personId: own };
   }
 }

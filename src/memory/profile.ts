@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { canonicalTimezone } from '../core/timezone.js';
+import { TurnMemo } from '../core/turn-memo.js';
 import { PROFILE_FIELDS, type Profile, type ProfileField, type ProfileRepository } from '../store/profiles.js';
 
 export { PROFILE_FIELDS, type Profile, type ProfileField } from '../store/profiles.js';
@@ -11,10 +12,12 @@ export class ProfileStore {
   constructor(
     private readonly profiles: ProfileRepository,
     private readonly clock: Clock,
+    private readonly memo = new TurnMemo(),
   ) {}
 
+  /** The stored profile (read once per turn of the event loop: see TurnMemo); not to be changed by the caller. */
   get(personId: string): Profile {
-    return this.profiles.get(personId);
+    return this.memo.get(`profile ${personId}`, () => this.profiles.get(personId));
   }
 
   /**
@@ -26,11 +29,13 @@ export class ProfileStore {
     if (stored && stored.length > FIELD_LIMIT) throw new Error(`The ${field} is too long (${stored.length} characters); keep it under ${FIELD_LIMIT}.`);
     if (field === 'timezone' && stored) stored = canonicalTimeZone(stored);
     this.profiles.set(personId, field, stored, this.clock.now());
+    this.memo.forget();
     return stored;
   }
 
   clear(personId: string): void {
     this.profiles.clear(personId);
+    this.memo.forget();
   }
 }
 

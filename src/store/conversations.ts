@@ -8,6 +8,10 @@ import type { Message, Usage } from '../core/messages.js';
 export type SessionRow = { id: string; sessionKey: string; createdAt: number; updatedAt: number };
 export type UsageTotals = Usage & { costUsd: number; requests: number };
 export type BoundaryMeta = { trigger: string; level: number; tokensBefore: number; tokensAfter: number };
+/** One model request's usage, as a row of the session's usage. */
+export type UsageRecord = { model: string; usage: Usage; costUsd: number };
+/** How a message row is written (appendMessage). */
+export type AppendOptions = { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string; usage?: UsageRecord };
 
 /**
  * Sessions and their messages. A conversation (session key) has one active session; `/new`
@@ -22,9 +26,10 @@ export interface ConversationRepository {
    * Appends one message (one row, one transaction). `run: 'starts' | 'ends'` also sets the
    * session's running mark in the same transaction: message and mark are stored together.
    * With `personId`, the message becomes findable by that person (session search), the
-   * session becomes theirs and takes its title from their first message.
+   * session becomes theirs and takes its title from their first message. With `usage`, the
+   * usage row of the request that wrote it goes into the same transaction (one commit for both).
    */
-  appendMessage(sessionId: string, message: Message, options?: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string }): void;
+  appendMessage(sessionId: string, message: Message, options?: AppendOptions): void;
   /**
    * Records a compaction: the compacted history replaces, for the model, every message up to
    * now. The messages themselves stay as they are; this is one new row.

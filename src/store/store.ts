@@ -18,6 +18,7 @@ import type { PeopleRepository } from './people.js';
 import type { PermissionRuleRepository } from './permission-rules.js';
 import type { ProfileRepository } from './profiles.js';
 import type { SessionArchive } from './session-archive.js';
+import type { TaskRepository } from './tasks.js';
 import type { TokenCalibrationRepository } from './token-calibration.js';
 import type { VectorRepository, VectorSupport } from './vectors.js';
 
@@ -50,6 +51,8 @@ export interface Store {
   readonly pairings: PairingRepository;
   readonly permissionRules: PermissionRuleRepository;
   readonly jobs: JobRepository;
+  /** Background tasks and workers, in the same database as the outbox their results go through. */
+  readonly tasks: TaskRepository;
   readonly people: PeopleRepository;
   readonly memory: MemoryEntryRepository;
   readonly profiles: ProfileRepository;

@@ -10,7 +10,7 @@ import { runQuery } from '../../src/engine/run-query.js';
 import { createPermissionChecker } from '../../src/policy/permissions.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
-import { TaskRepository } from '../../src/store/sqlite/tasks.js';
+import { SqliteTasks } from '../../src/store/sqlite/tasks.js';
 import { globTool } from '../../src/tools/glob.js';
 import { readFileTool } from '../../src/tools/read-file.js';
 import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
@@ -36,7 +36,7 @@ function setup(model: ScriptedModel, options: { catalog?: AgentCatalog; mode?: '
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
   db = openDatabase(join(dir, 'hob.db'));
-  const tasks = new TaskRepository(db);
+  const tasks = new SqliteTasks(db);
   const checker = createPermissionChecker({ mode: options.mode ?? 'default', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] }, { workspace, home: join(dir, 'home') });
   const permissions: PermissionGate = { evaluate: (query) => checker.evaluate(query), rememberAlways: () => undefined, mode: () => checker.mode() };
   const tools: ToolRegistry = new ToolRegistry([readFileTool, writeFileTool, globTool] as unknown as AnyTool[]);

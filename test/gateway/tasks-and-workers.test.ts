@@ -10,7 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import type { ProviderRequest } from '../../src/providers/types.js';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
-import { TaskRepository } from '../../src/store/sqlite/tasks.js';
+import { SqliteTasks } from '../../src/store/sqlite/tasks.js';
 import { bashTool } from '../../src/tools/bash.js';
 import type { AnyTool } from '../../src/tools/tool.js';
 import { MemoryChannel, type SeenMessage } from '../fakes/memory-channel.js';
@@ -37,7 +37,7 @@ async function gatewayWithTasks(reply: (request: ProviderRequest) => ScriptedRep
   const channel = new MemoryChannel();
   let gateway: TestGateway | undefined;
   const manager = new TaskManager({
-    tasks: new TaskRepository(db),
+    tasks: new SqliteTasks(db),
     outbox: new SqliteOutbox(db),
     engine: (key) => new QueryEngine(key, (gateway as TestGateway).deps),
     people: unlinkedPeople,
@@ -115,7 +115,7 @@ describe('a worker in a chat', () => {
     ]);
     let gateway: TestGateway | undefined;
     const dir = tempDir('hob-gw-worker-');
-    const tasks = new TaskRepository(openDatabase(join(dir, 'tasks.db')));
+    const tasks = new SqliteTasks(openDatabase(join(dir, 'tasks.db')));
     const agent = agentTool({
       profile: () => (gateway as TestGateway).deps,
       catalog: loadAgentDefinitions([]),

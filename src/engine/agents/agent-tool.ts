@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import type { Usage } from '../../core/messages.js';
 import { platformOf, type PersonResolver } from '../../core/person.js';
-import type { TaskRepository } from '../../store/sqlite/tasks.js';
+import type { TaskRepository } from '../../store/tasks.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/tool.js';
 import type { RunProfile } from '../engine-deps.js';
 import { withModel } from '../../providers/fallback.js';
@@ -105,7 +105,7 @@ function prepare(deps: AgentToolDeps, call: z.output<typeof input>, ctx: ToolCon
   return { name, definition, profile, tools: new WorkerTools(profile.tools, plan.names), gate: workerGate(profile.permissions, mode, plan.readOnlyOnly, name), model, toolNames: plan.names, readOnlyOnly: plan.readOnlyOnly };
 }
 
-/** Runs the worker with its row: queued → running → ended with what it spent. */
+/** Runs the worker with its row: running here from its first write (its lease is renewed with this process's tasks) → ended with what it spent. */
 async function runStored(deps: AgentToolDeps, prepared: Prepared, call: z.output<typeof input>, ctx: ToolContext, personId: string): Promise<WorkerOutcome> {
   const id = `w${randomBytes(4).toString('hex')}`;
   const { tasks, clock, settings } = deps;
@@ -122,8 +122,7 @@ async function runStored(deps: AgentToolDeps, prepared: Prepared, call: z.output
     description: call.description,
     prompt: call.prompt,
     createdAt: clock.now(),
-  });
-  tasks.markRunning(id, deps.runnerId, clock.now());
+  }, { runner: deps.runnerId, leaseUntil: undefined });
   const { profile } = prepared;
   const provider = prepared.model && prepared.model !== profile.provider.model ? withModel(profile.provider, prepared.model) : profile.provider;
   const { progress: _progress, relay, ...context } = ctx;

@@ -3,7 +3,7 @@
  * start of the person's next message (the model's system prompt says these are hob's, not
  * the person's words), and a message in the chat through the outbox.
  */
-import type { TaskRow } from '../../store/sqlite/tasks.js';
+import type { TaskRow } from '../../store/tasks.js';
 
 /** The most of a task's result the notification carries; the whole of it is in task_output. */
 const RESULT_CHARS = 2000;

@@ -5,6 +5,10 @@
  * (delivered through the outbox, once), and the conversation's next message carries a
  * `<task-notification>`. After a restart each open task is resumed from its stored history,
  * or reported as interrupted with what it had. A person sees and stops only their own.
+ *
+ * Several processes on one database (`lease`): each task is claimed by one process, whose
+ * claim lasts a lease it renews; when a process dies, another takes its tasks over once the
+ * lease runs out and resumes them, so a task is run and its result delivered once.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
@@ -15,7 +19,7 @@ import { SHUTDOWN_REASON } from '../../core/shutdown.js';
 import type { Logger } from '../../logger.js';
 import { encodeOutboxMessage } from '../../store/outbox-message.js';
 import type { OutboxRepository } from '../../store/outbox.js';
-import type { TaskEnd, TaskRepository, TaskRow } from '../../store/sqlite/tasks.js';
+import type { TaskClaim, TaskEnd, TaskRepository, TaskRow } from '../../store/tasks.js';
 import type { ChatOrigin } from '../../tools/tool.js';
 import type { QueryEngine } from '../query-engine.js';
 import { taskEndMessage, taskNotification, taskSessionKey } from './notification.js';
@@ -40,6 +44,14 @@ export type TaskManagerDeps = {
   logger: Logger;
   settings: TaskSettings;
   runnerId?: string;
+  /**
+   * Set when other processes share the database: claims last `ms` and are renewed every
+   * ms/3, and at each renewal tasks whose process died (lease run out) are taken over. Unset
+   * (one process on one file): a claim lasts as long as its process, and nothing runs on a timer.
+   */
+  lease?: { ms: number };
+  /** Whether a runner's process is gone (default: a dead pid on this host). */
+  isGone?(runner: string): boolean;
 };
 
 export type NewTaskRequest = { prompt: string; description?: string; userId: string; sessionKey: string; chat: ChatOrigin };
@@ -54,6 +66,7 @@ export class TaskManager {
   private started = false;
   private kick: () => void = () => undefined;
   private isTrusted: (platform: string, userId: string) => boolean = (platform) => platform === 'console';
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: TaskManagerDeps) {
     this.runnerId = deps.runnerId ?? newRunnerId();
@@ -67,15 +80,40 @@ export class TaskManager {
     this.kick = options.kick;
     if (options.isTrusted) this.isTrusted = options.isTrusted;
     this.started = true;
+    this.takeOver();
+    const { lease } = this.deps;
+    if (lease) {
+      this.sweeper = setInterval(() => this.sweep(), Math.max(100, Math.floor(lease.ms / 3)));
+      this.sweeper.unref();
+    }
+  }
+
+  /** Open rows no live process holds: workers a crash cut off are closed (their caller's tool call is answered by its own resume); tasks are resumed here. */
+  private takeOver(): void {
     const { tasks, clock } = this.deps;
-    // Workers a crash cut off: their caller's tool call is answered by its own resume.
-    for (const worker of tasks.open('worker')) {
-      if (!worker.runner || worker.runner === this.runnerId || runnerIsGone(worker.runner)) tasks.finish(worker.id, { ...spendOf(worker), status: 'interrupted', result: worker.result, error: 'hob stopped while the worker ran' }, clock.now());
+    const isGone = this.deps.isGone ?? runnerIsGone;
+    for (const worker of tasks.claimOrphans('worker', this.claim(), clock.now(), isGone)) {
+      tasks.finish(worker.id, { ...spendOf(worker), status: 'interrupted', result: worker.result, error: 'hob stopped while the worker ran' }, clock.now());
     }
-    for (const task of tasks.open('task')) {
-      if (task.runner && task.runner !== this.runnerId && !runnerIsGone(task.runner)) continue;
-      this.launch(task);
+    for (const task of tasks.claimOrphans('task', this.claim(), clock.now(), isGone)) this.launch(task);
+  }
+
+  /** Renews this process's claims; a run whose row ended or moved elsewhere (stopped from another process) stops here without recording anything. Then takes over orphans. */
+  private sweep(): void {
+    const { tasks, clock, lease, logger } = this.deps;
+    if (!this.started || !lease) return;
+    try {
+      const held = new Set(tasks.renew(this.runnerId, clock.now() + lease.ms));
+      for (const [id, run] of this.running) if (!held.has(id)) run.controller.abort(SHUTDOWN_REASON);
+      this.takeOver();
+    } catch (error) {
+      logger.warn({ err: errorMessage(error) }, 'could not renew or take over background tasks');
     }
+  }
+
+  private claim(): TaskClaim {
+    const { lease, clock } = this.deps;
+    return { runner: this.runnerId, leaseUntil: lease ? clock.now() + lease.ms : undefined };
   }
 
   /** Records a task for this person and starts it. An error (a limit) is a sentence for them. */
@@ -88,6 +126,7 @@ export class TaskManager {
       return { error: `You already have ${open} background task${open === 1 ? '' : 's'} running, the most at once (tasks.max_running). Wait for one to finish, or stop one with /tasks.` };
     }
     const prompt = request.prompt.trim();
+    // Inserted already running here, so no other process's takeover can take it first.
     const task = tasks.insert({
       id: `t${randomBytes(4).toString('hex')}`,
       kind: 'task',
@@ -101,8 +140,8 @@ export class TaskManager {
       description: (request.description ?? prompt).replace(/\s+/g, ' ').slice(0, 60),
       prompt,
       createdAt: clock.now(),
-    });
-    if (this.started) this.launch(task);
+    }, this.claim());
+    this.launch(task);
     return { task };
   }
 
@@ -152,6 +191,7 @@ export class TaskManager {
   /** hob is stopping: runs are aborted for a shutdown (they stay open and resume at the next start), awaited up to `graceMs`. */
   async shutdown(graceMs = 5000): Promise<void> {
     this.started = false;
+    clearInterval(this.sweeper);
     for (const run of this.running.values()) run.controller.abort(SHUTDOWN_REASON);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
@@ -167,7 +207,7 @@ export class TaskManager {
 
   private launch(task: TaskRow): void {
     const { tasks, clock, settings, logger } = this.deps;
-    if (this.running.has(task.id) || !tasks.markRunning(task.id, this.runnerId, clock.now())) return;
+    if (this.running.has(task.id) || !tasks.markRunning(task.id, this.claim(), clock.now())) return;
     const controller = new AbortController();
     const startedAt = task.startedAt ?? clock.now();
     const limitMs = Math.max(1000, settings.timeoutSeconds * 1000 - (clock.now() - startedAt));

@@ -8,7 +8,7 @@ import type { AgentEvent } from '../../core/events.js';
 import { messageText, toolUses } from '../../core/messages.js';
 import { SHUTDOWN_REASON } from '../../core/shutdown.js';
 import type { Interaction } from '../../policy/types.js';
-import type { TaskEnd, TaskRow, TaskSpend } from '../../store/sqlite/tasks.js';
+import type { TaskEnd, TaskRow, TaskSpend } from '../../store/tasks.js';
 import type { QueryEngine, SubmitOptions } from '../query-engine.js';
 import { RunTally } from '../run-tally.js';
 

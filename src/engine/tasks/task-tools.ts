@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { platformOf, type PersonResolver } from '../../core/person.js';
-import type { TaskRow } from '../../store/sqlite/tasks.js';
+import type { TaskRow } from '../../store/tasks.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/tool.js';
 import { formatElapsed } from './notification.js';
 import type { TaskManager } from './task-manager.js';

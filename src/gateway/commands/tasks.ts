@@ -7,7 +7,7 @@
 import type { PersonResolver } from '../../core/person.js';
 import { describeTask } from '../../engine/tasks/task-tools.js';
 import type { TaskManager } from '../../engine/tasks/task-manager.js';
-import type { TaskRow } from '../../store/sqlite/tasks.js';
+import type { TaskRow } from '../../store/tasks.js';
 import type { Button, ButtonPress, ChannelAdapter, InboundMessage, OutboundMessage } from '../channel.js';
 
 export const TASK_COMMANDS = [

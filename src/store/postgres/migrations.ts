@@ -335,4 +335,26 @@ export const postgresMigrations: PostgresMigration[] = [
     CREATE INDEX tasks_unnoted ON tasks (origin_session) WHERE kind = 'task' AND noted_at IS NULL;
     `,
   },
+  {
+    name: "issue 23: a background task's claim expires with its lease (another process takes over a task whose process died)",
+    sql: `
+    ALTER TABLE tasks ADD COLUMN lease_until BIGINT;
+    `,
+  },
+  {
+    name: 'issue 23: questions any process can answer',
+    sql: `
+    CREATE TABLE questions (
+      id TEXT PRIMARY KEY,
+      session_key TEXT NOT NULL,
+      asker_id TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      options TEXT NOT NULL,
+      answer TEXT,
+      answered_by TEXT,
+      created_at BIGINT NOT NULL,
+      closed_at BIGINT
+    );
+    `,
+  },
 ];

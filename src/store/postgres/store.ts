@@ -17,6 +17,7 @@ import { PostgresMemoryEntries, PostgresVectors } from './repositories/memory.js
 import { PostgresOutbox } from './repositories/outbox.js';
 import { PostgresPeople } from './repositories/people.js';
 import { PostgresSessionArchive } from './repositories/session-archive.js';
+import { PostgresTasks } from './repositories/tasks.js';
 import { PostgresPermissionRules, PostgresProfiles, PostgresTokenCalibration } from './repositories/settings.js';
 import { Sql } from './sql.js';
 
@@ -31,6 +32,7 @@ export class PostgresStore implements Store {
   readonly pairings: PostgresPairings;
   readonly permissionRules: PostgresPermissionRules;
   readonly jobs: PostgresJobs;
+  readonly tasks: PostgresTasks;
   readonly people: PostgresPeople;
   readonly memory: PostgresMemoryEntries;
   readonly profiles: PostgresProfiles;
@@ -53,6 +55,7 @@ export class PostgresStore implements Store {
     this.pairings = new PostgresPairings(sql);
     this.permissionRules = new PostgresPermissionRules(sql, clock);
     this.jobs = new PostgresJobs(sql);
+    this.tasks = new PostgresTasks(sql);
     this.memory = new PostgresMemoryEntries(sql, clock, options.onBackgroundError);
     this.people = new PostgresPeople(sql, (from, to) => this.memory.reassign(from, to));
     this.profiles = new PostgresProfiles(sql);

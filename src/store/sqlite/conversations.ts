@@ -1,13 +1,13 @@
 import type { Clock } from '../../core/clock.js';
 import { newId, type IdGenerator } from '../../core/ids.js';
 import type { Message, Usage } from '../../core/messages.js';
-import { answerText, leavesWorkOpen, searchableWords, titleOf, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../conversations.js';
+import { answerText, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../conversations.js';
 import type { Db } from './db.js';
 
 /** Conversations on SQLite (see the port, ../conversations.ts); session search through FTS5 (messages_fts). */
 export class SqliteConversations implements ConversationRepository {
   private readonly statements;
-  private readonly appendTx: (sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => void;
+  private readonly appendTx: (sessionId: string, message: Message, options: AppendOptions) => void;
 
   constructor(
     private readonly db: Db,
@@ -20,7 +20,6 @@ export class SqliteConversations implements ConversationRepository {
       ),
       insertSession: db.prepare('INSERT INTO sessions (id, session_key, active, created_at, updated_at) VALUES (?, ?, 1, ?, ?)'),
       deactivate: db.prepare('UPDATE sessions SET active = 0 WHERE session_key = ? AND active = 1'),
-      touch: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
       setRunning: db.prepare('UPDATE sessions SET running = ? WHERE id = ?'),
       running: db.prepare<[string], { running: number }>('SELECT running FROM sessions WHERE id = ?'),
       insertMessage: db.prepare('INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?)'),
@@ -36,9 +35,7 @@ export class SqliteConversations implements ConversationRepository {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       indexText: db.prepare('INSERT INTO messages_fts (rowid, text, person_id, session_id, role) VALUES (?, ?, ?, ?, ?)'),
-      claim: db.prepare('UPDATE sessions SET person_id = COALESCE(person_id, ?), title = COALESCE(title, ?) WHERE id = ?'),
       workingMemory: db.prepare<[string], { working_memory: string | null }>('SELECT working_memory FROM sessions WHERE id = ?'),
-      saveWorkingMemory: db.prepare('UPDATE sessions SET working_memory = ? WHERE id = ?'),
       sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null; active: number }>(
         'SELECT id, session_key, created_at, updated_at, person_id, active FROM sessions WHERE id = ?',
       ),
@@ -52,13 +49,20 @@ export class SqliteConversations implements ConversationRepository {
                 COALESCE(SUM(cache_write_tokens),0) cw, COALESCE(SUM(cost_usd),0) c, COUNT(*) n FROM usage WHERE session_id = ?`,
       ),
     };
-    this.appendTx = db.transaction((sessionId: string, message: Message, running: boolean | undefined, personId: string | undefined, workingMemory: string | undefined) => {
+    this.appendTx = db.transaction((sessionId: string, message: Message, options: AppendOptions) => {
       const now = this.clock.now();
       const { lastInsertRowid } = this.statements.insertMessage.run(sessionId, message.role, JSON.stringify(message.content), now);
-      if (personId !== undefined) this.index(Number(lastInsertRowid), sessionId, message, personId);
-      if (workingMemory !== undefined) this.statements.saveWorkingMemory.run(workingMemory, sessionId);
-      this.statements.touch.run(now, sessionId);
-      if (running !== undefined) this.statements.setRunning.run(running ? 1 : 0, sessionId);
+      // The session's row changes once per message: its time, and what goes with the message.
+      const set: [string, unknown][] = [['updated_at = ?', now]];
+      if (options.workingMemory !== undefined) set.push(['working_memory = ?', options.workingMemory]);
+      if (options.run !== undefined) set.push(['running = ?', options.run === 'starts' ? 1 : 0]);
+      // With a person: the message becomes findable by them (session search); their message
+      // makes the session theirs (its first person's) and titles it by their first words.
+      const words = options.personId === undefined ? '' : searchableWords(message);
+      if (options.personId !== undefined && message.role === 'user') set.push(['person_id = COALESCE(person_id, ?)', options.personId], ['title = COALESCE(title, ?)', words ? titleOf(words) : null]);
+      this.db.prepare(`UPDATE sessions SET ${set.map(([column]) => column).join(', ')} WHERE id = ?`).run(...set.map(([, value]) => value), sessionId);
+      if (words) this.statements.indexText.run(Number(lastInsertRowid), words, options.personId, sessionId, message.role);
+      if (options.usage) this.recordUsage(sessionId, options.usage.model, options.usage.usage, options.usage.costUsd);
     });
   }
 
@@ -78,18 +82,8 @@ export class SqliteConversations implements ConversationRepository {
     return { id, sessionKey, createdAt: now, updatedAt: now };
   }
 
-  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string } = {}): void {
-    this.appendTx(sessionId, message, options.run === undefined ? undefined : options.run === 'starts', options.personId, options.workingMemory);
-  }
-
-  /**
-   * Makes a message findable by its person (session_search); the session becomes theirs
-   * (its first person's) and takes its title from their first message.
-   */
-  private index(messageId: number, sessionId: string, message: Message, personId: string): void {
-    const words = searchableWords(message);
-    if (message.role === 'user') this.statements.claim.run(personId, words ? titleOf(words) : null, sessionId);
-    if (words) this.statements.indexText.run(messageId, words, personId, sessionId, message.role);
+  appendMessage(sessionId: string, message: Message, options: AppendOptions = {}): void {
+    this.appendTx(sessionId, message, options);
   }
 
   saveBoundary(sessionId: string, messages: Message[], meta: BoundaryMeta): void {

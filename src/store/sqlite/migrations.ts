@@ -301,4 +301,7 @@ export const migrations: string[] = [
   CREATE INDEX tasks_open ON tasks(status) WHERE status IN ('queued', 'running');
   CREATE INDEX tasks_unnoted ON tasks(origin_session) WHERE kind = 'task' AND noted_at IS NULL;
   `,
+  /* issue 23: a background task's claim expires with its lease, so another process can take over a task whose process died */ `
+  ALTER TABLE tasks ADD COLUMN lease_until INTEGER;
+  `,
 ];

@@ -16,6 +16,7 @@ import { SqlitePeople } from './people.js';
 import { SqlitePermissionRules } from './permission-rules.js';
 import { SqliteProfiles } from './profiles.js';
 import { SqliteSessionArchive } from './session-archive.js';
+import { SqliteTasks } from './tasks.js';
 import { SqliteTokenCalibration } from './token-calibration.js';
 import { SqliteVectors } from './vectors.js';
 
@@ -29,6 +30,7 @@ export class SqliteStore implements Store {
   readonly pairings: SqlitePairings;
   readonly permissionRules: SqlitePermissionRules;
   readonly jobs: SqliteJobs;
+  readonly tasks: SqliteTasks;
   readonly people: SqlitePeople;
   readonly memory: SqliteMemoryEntries;
   readonly profiles: SqliteProfiles;
@@ -50,6 +52,7 @@ export class SqliteStore implements Store {
     this.pairings = new SqlitePairings(db);
     this.permissionRules = new SqlitePermissionRules(db, clock);
     this.jobs = new SqliteJobs(db);
+    this.tasks = new SqliteTasks(db);
     this.memory = new SqliteMemoryEntries(db, clock, options.onBackgroundError);
     this.people = new SqlitePeople(db, (from, to) => this.memory.reassign(from, to));
     this.profiles = new SqliteProfiles(db);

@@ -49,6 +49,17 @@ export class FakeSlack {
     return this.web.apiUrl;
   }
 
+  /**
+   * Another app-level token of this app (Slack lets an app have several), whose Socket Mode
+   * connections carry `label`: give each hob process its own, and `socket.deliverOn = label`
+   * sends the next envelopes to that process, across its reconnects.
+   */
+  appTokenFor(label: string): string {
+    const token = `${this.appToken}-${label}`;
+    this.web.labelledAppTokens.set(token, label);
+    return token;
+  }
+
   /** Registers a person (users.info knows their name). */
   person(person: SlackPerson): SlackPerson {
     this.web.people.set(person.id, person.name);

@@ -17,6 +17,14 @@ export class FakeSocketMode {
   readonly acks: { envelope_id: string; payload?: unknown }[] = [];
   /** Called when a client connects (before hello), for benchmarks. */
   onConnection: (() => void) | undefined;
+  /**
+   * While set, envelopes go only to the connections opened with the app token of this label
+   * (FakeSlack.appTokenFor: one per hob process, so a reconnect keeps its label). A test of
+   * several processes sends a message to one process and a press to another with it.
+   */
+  deliverOn: string | undefined;
+  /** Each connection's label: the one its Socket Mode URL carried ('' for the app's first token). */
+  readonly labels = new Map<Connection, string>();
   private readonly pending = new Map<string, Pending>();
   private readonly wss: WebSocketServer;
   private readonly pinger: NodeJS.Timeout;
@@ -25,9 +33,10 @@ export class FakeSocketMode {
   constructor(pingIntervalMs: number) {
     // autoPong off: a silent connection must not answer the client's pings.
     this.wss = new WebSocketServer({ host: '127.0.0.1', port: 0, autoPong: false });
-    this.wss.on('connection', (socket) => {
+    this.wss.on('connection', (socket, request) => {
       const connection: Connection = { socket, silent: false, closed: false };
       this.connections.push(connection);
+      this.labels.set(connection, new URL(request.url ?? '/', 'ws://fake').searchParams.get('label') ?? '');
       this.onConnection?.();
       socket.on('ping', (data) => {
         if (!connection.silent) socket.pong(data);
@@ -92,6 +101,16 @@ export class FakeSocketMode {
     this.open().at(-1)?.socket.terminate();
   }
 
+  /** The newest live connection with this label, once there is one (as Slack holds envelopes while an app reconnects). */
+  private async labelled(label: string, deadline: number): Promise<Connection> {
+    for (;;) {
+      const connection = this.open().filter((candidate) => this.labels.get(candidate) === label && !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN).at(-1);
+      if (connection) return connection;
+      if (Date.now() > deadline) throw new Error(`fake Slack: no live connection labelled "${label}" to deliver to`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   /** Envelopes sent and never acked. */
   unacked(): { id: string; type: EnvelopeType }[] {
     return [...this.pending.values()].map(({ id, type }) => ({ id, type }));
@@ -105,6 +124,7 @@ export class FakeSocketMode {
 
   private async live(): Promise<Connection> {
     const deadline = Date.now() + 10_000;
+    if (this.deliverOn !== undefined) return this.labelled(this.deliverOn, deadline);
     for (;;) {
       const connection = this.open().filter((candidate) => !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN).at(-1);
       if (connection) return connection;

@@ -85,6 +85,11 @@ export class FakeWebApi {
   scopes: string[] = [...SCOPES];
   /** Set by the socket side: the URL apps.connections.open hands out. */
   socketUrl = '';
+  /**
+   * The app's extra app-level tokens (Slack lets an app have several), each with a label the
+   * Socket Mode URL it opens carries, so a test knows which process a connection is.
+   */
+  readonly labelledAppTokens = new Map<string, string>();
   private readonly failures = new Map<string, Failure[]>();
   private readonly refusals = new Map<string, string>();
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
@@ -262,8 +267,8 @@ export class FakeWebApi {
     }
     const refusal = this.refusals.get(method);
     if (refusal) return send(200, { ok: false, error: refusal });
-    const expected = method === 'apps.connections.open' ? this.appToken : this.botToken;
-    if (token !== expected) return send(200, { ok: false, error: 'invalid_auth' });
+    const known = method === 'apps.connections.open' ? token === this.appToken || this.labelledAppTokens.has(token ?? '') : token === this.botToken;
+    if (!known) return send(200, { ok: false, error: 'invalid_auth' });
     const handler = this.handlers[method];
     if (!handler) return send(200, { ok: false, error: 'unknown_method' });
     let answer: Record<string, unknown>;
@@ -288,7 +293,10 @@ export class FakeWebApi {
 
   private readonly handlers: Record<string, Handler> = {
     'auth.test': () => ({ url: 'https://fake.slack.com/', team: 'Fake', user: this.bot.name, team_id: this.bot.teamId, user_id: this.bot.userId, bot_id: this.bot.botId }),
-    'apps.connections.open': () => ({ url: this.socketUrl }),
+    'apps.connections.open': (_params, token) => {
+      const label = this.labelledAppTokens.get(token ?? '');
+      return { url: label === undefined ? this.socketUrl : `${this.socketUrl}&label=${encodeURIComponent(label)}` };
+    },
     'chat.postMessage': (params) => {
       const channel = String(params.channel);
       const metadata = metadataOf(params);

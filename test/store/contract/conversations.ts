@@ -77,6 +77,15 @@ export function conversationsContract(factory: StoreFactory): void {
       expect(store.conversations.workingMemory(id)).toBeNull();
       store.conversations.appendMessage(id, user('x'), { workingMemory: 'goal: ship it' });
       expect(store.conversations.workingMemory(id)).toBe('goal: ship it');
+      // A message, its running mark, working memory and the usage of the request that wrote it: one write.
+      store.conversations.appendMessage(id, user('y'), { run: 'starts', workingMemory: 'goal: two' });
+      expect(store.conversations.isRunning(id)).toBe(true);
+      expect(store.conversations.workingMemory(id)).toBe('goal: two');
+      store.conversations.appendMessage(id, answer('done'), { run: 'ends', usage: { model: 'm', usage: { inputTokens: 4, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0.25 } });
+      expect(store.conversations.usageTotals(id)).toEqual({ inputTokens: 15, outputTokens: 8, cacheReadTokens: 1, cacheWriteTokens: 2, costUsd: 1, requests: 3 });
+      expect(store.conversations.isRunning(id)).toBe(false);
+      expect(store.conversations.workingMemory(id)).toBe('goal: two');
+      expect(store.conversations.loadMessages(id).at(-1)).toEqual(answer('done'));
     });
 
     it("reopens only the person's own session, and not one another chat has open", async () => {

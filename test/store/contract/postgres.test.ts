@@ -9,6 +9,7 @@ import { deliveryContract } from './delivery.js';
 import type { StoreFactory } from './harness.js';
 import { peopleContract } from './people.js';
 import { schedulesContract } from './schedules.js';
+import { tasksContract } from './tasks.js';
 
 /**
  * One database and one connection for the file, migrated once (a database, a bridge's worker
@@ -47,4 +48,5 @@ if (postgresSkipReason) {
   deliveryContract(postgres);
   schedulesContract(postgres);
   peopleContract(postgres);
+  tasksContract(postgres);
 }

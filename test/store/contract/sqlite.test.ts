@@ -7,6 +7,7 @@ import { deliveryContract } from './delivery.js';
 import type { StoreFactory } from './harness.js';
 import { peopleContract } from './people.js';
 import { schedulesContract } from './schedules.js';
+import { tasksContract } from './tasks.js';
 
 const sqlite: StoreFactory = { kind: 'sqlite', open: (clock) => openSqliteStore(join(tempDir('hob-contract-'), 'hob.db'), { clock }) };
 
@@ -14,3 +15,4 @@ conversationsContract(sqlite);
 deliveryContract(sqlite);
 schedulesContract(sqlite);
 peopleContract(sqlite);
+tasksContract(sqlite);

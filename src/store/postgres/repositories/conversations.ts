@@ -2,7 +2,7 @@
 import type { Clock } from '../../../core/clock.js';
 import { newId, type IdGenerator } from '../../../core/ids.js';
 import type { Message, Usage } from '../../../core/messages.js';
-import { answerText, leavesWorkOpen, searchableWords, titleOf, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../../conversations.js';
+import { answerText, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../../conversations.js';
 import type { Sql } from '../sql.js';
 
 type SessionDb = { id: string; session_key: string; created_at: number; updated_at: number };
@@ -32,7 +32,7 @@ export class PostgresConversations implements ConversationRepository {
     return { id, sessionKey, createdAt: now, updatedAt: now };
   }
 
-  appendMessage(sessionId: string, message: Message, options: { run?: 'starts' | 'ends'; personId?: string; workingMemory?: string } = {}): void {
+  appendMessage(sessionId: string, message: Message, options: AppendOptions = {}): void {
     this.sql.transaction(() => {
       const now = this.clock.now();
       const row = this.sql.get<{ id: number }>('INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?) RETURNING id', sessionId, message.role, JSON.stringify(message.content), now);
@@ -43,6 +43,7 @@ export class PostgresConversations implements ConversationRepository {
       }
       if (options.workingMemory !== undefined) this.sql.run('UPDATE sessions SET working_memory = ? WHERE id = ?', options.workingMemory, sessionId);
       this.sql.run(options.run === undefined ? 'UPDATE sessions SET updated_at = ? WHERE id = ?' : 'UPDATE sessions SET updated_at = ?, running = ? WHERE id = ?', ...(options.run === undefined ? [now, sessionId] : [now, options.run === 'starts', sessionId]));
+      if (options.usage) this.recordUsage(sessionId, options.usage.model, options.usage.usage, options.usage.costUsd);
     });
   }
 

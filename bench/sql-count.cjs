@@ -1,0 +1,31 @@
+// Preloaded into `hob start` by `bench/profile.ts sql` (node --require): counts the SQLite
+// statements better-sqlite3 runs, which of them write, and the commits (a write outside a
+// transaction is one; a transaction is one). On SIGUSR1 it writes the counts so far to
+// <tmpdir>/hob-sql-count-<pid>.json. Measuring only: hob never loads it.
+const Database = require(require.resolve('better-sqlite3', { paths: [process.cwd()] }));
+const { writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { tmpdir } = require('node:os');
+
+const counts = { statements: 0, writes: 0, commits: 0, bySql: {} };
+const probe = new Database(':memory:');
+const Statement = probe.prepare('SELECT 1').constructor;
+probe.close();
+const control = /^\s*(BEGIN|SAVEPOINT|RELEASE|ROLLBACK)/i;
+for (const method of ['run', 'get', 'all', 'iterate']) {
+  const original = Statement.prototype[method];
+  Statement.prototype[method] = function (...args) {
+    const sql = this.source.replace(/\s+/g, ' ').trim();
+    if (/^COMMIT/i.test(sql)) counts.commits++;
+    else if (!control.test(sql)) {
+      counts.statements++;
+      counts.bySql[sql] = (counts.bySql[sql] || 0) + 1;
+      if (!this.reader) {
+        counts.writes++;
+        if (!this.database.inTransaction) counts.commits++;
+      }
+    }
+    return original.apply(this, args);
+  };
+}
+process.on('SIGUSR1', () => writeFileSync(join(tmpdir(), `hob-sql-count-${process.pid}.json`), JSON.stringify(counts)));

@@ -1,0 +1,152 @@
+/**
+ * issue 23: two `hob start` processes on one PostgreSQL database and one Slack app (one
+ * Socket Mode connection each). A conversation runs in the process its message reached (A);
+ * the buttons of its approval and its question are pressed through the other (B): B decides
+ * in the database, answers the press and closes the prompt, and A's run goes on.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { dmOf, type SlackButtonSeen } from '../fakes/slack/web-api.js';
+import { tempDir } from '../support/engine.js';
+import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
+import { postgresSkipReason } from '../support/postgres.js';
+import { postgresDatabase } from '../support/postgres-fixture.js';
+
+const A = 'a';
+const B = 'b';
+
+describe.skipIf(postgresSkipReason)('presses across two hob processes on one database', () => {
+  let model: FakeAnthropic;
+  let slack: FakeSlack;
+  const hobs: HobProcess[] = [];
+  const dirs: string[] = [];
+  const ann = { id: 'UANN', name: 'Ann' };
+  const bob = { id: 'UBOB', name: 'Bob' };
+  const dm = dmOf(ann.id);
+  const db = postgresDatabase();
+
+  beforeAll(async () => {
+    [model, slack] = await Promise.all([startFakeAnthropic(), startFakeSlack()]);
+    slack.person(ann);
+    slack.person(bob);
+    const { url } = db;
+    // Each with its own app token, so the fake knows which process a connection is; both are up before any run waits.
+    await Promise.all([A, B].map(async (label, index) => {
+      const dir = tempDir(`hob-presses-${label}-`);
+      dirs[index] = dir;
+      const config = writeConfig(
+        dir,
+        `data_dir: ${dir}/data
+store: { kind: postgres, url: "${url}" }
+model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
+channels:
+  console: { enabled: false }
+  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appTokenFor(label)}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}", "${bob.id}"] }
+`,
+      );
+      const hob = spawnHob(['--config', config, 'start'], cleanEnv());
+      hobs[index] = hob;
+      await hob.waitFor('hob is running on slack', 30_000);
+      await slack.waitFor(() => slack.socket.open().some((connection) => slack.socket.labels.get(connection) === label), 10_000, `process ${label}'s socket`);
+    }));
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const hob of hobs) hob.kill();
+    await Promise.all(hobs.map((hob) => hob.exited));
+    await slack?.close();
+    await model?.close();
+  });
+
+  /** Ann's DM reaches A; resolves with the bot's message that has `label` among its buttons, and that button. */
+  async function askThroughA(text: string, label: string, about: string): Promise<{ ts: string; button: SlackButtonSeen }> {
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, text);
+    const prompt = await slack.waitFor(() => slack.web.messages.find((message) => message.channel === dm && message.text.includes(about) && message.buttons.some((button) => button.label === label)), 15_000, `the prompt about ${about}`);
+    return { ts: prompt.ts, button: prompt.buttons.find((button) => button.label === label) as SlackButtonSeen };
+  }
+
+  /** Presses on B; resolves with the words the presser was shown. */
+  async function pressOnB(who: typeof ann, ts: string, button: SlackButtonSeen): Promise<string> {
+    slack.socket.deliverOn = B;
+    const before = slack.ephemeralsFor(who).length;
+    // As Slack sends it, also for a button already gone from the message (a second tap before the edit showed).
+    await slack.pressData(who, dm, ts, button);
+    return slack.waitFor(() => slack.ephemeralsFor(who)[before], 10_000, `the answer to ${who.name}'s press`);
+  }
+
+  const answers = (text: string) => slack.seen(dm).filter((message) => message.text === text);
+  const workspaceOfA = () => join(dirs[0] as string, 'data', 'workspace');
+
+  it('approve on B: another person is refused, then the tool runs once in A and the answer arrives once', async () => {
+    model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> approve-marker.txt' } }] }, { text: 'The marker is written.' });
+    const prompt = await askThroughA('write the marker', 'Allow once', 'approve-marker');
+
+    expect(await pressOnB(bob, prompt.ts, prompt.button)).toBe('This approval is not yours: only the person who asked, or an owner, can decide.');
+    expect(await pressOnB(ann, prompt.ts, prompt.button)).toBe('Allowed once.');
+    await slack.waitFor(() => answers('The marker is written.').length === 1, 15_000, 'the answer');
+    // B closed the prompt it was pressed on; a second press is told it was closed.
+    expect(slack.seen(dm).find((message) => message.id === prompt.ts)).toMatchObject({ text: expect.stringContaining('allowed once by Ann'), buttons: [] });
+    expect(await pressOnB(ann, prompt.ts, prompt.button)).toBe('This request was already closed: allowed once by Ann.');
+    expect(readFileSync(join(workspaceOfA(), 'approve-marker.txt'), 'utf8')).toBe('ran\n');
+    expect(answers('The marker is written.')).toHaveLength(1);
+    expect(readFileSync(join(dirs[1] as string, 'data', 'logs', 'hob.log'), 'utf8')).toContain('"waitsElsewhere":true');
+  }, 60_000);
+
+  it('deny on B: the tool does not run, and the run in A is told so', async () => {
+    const seen = model.requests.length;
+    model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> deny-marker.txt' } }] }, { text: 'Left it alone.' });
+    const prompt = await askThroughA('write the other marker', 'Deny', 'deny-marker');
+
+    expect(await pressOnB(ann, prompt.ts, prompt.button)).toBe('Denied.');
+    await slack.waitFor(() => answers('Left it alone.').length === 1, 15_000, 'the answer');
+    expect(existsSync(join(workspaceOfA(), 'deny-marker.txt'))).toBe(false);
+    expect(JSON.stringify(model.requests[seen + 1]?.body.messages)).toContain('The person denied permission for this call.');
+    expect(slack.seen(dm).find((message) => message.id === prompt.ts)?.text).toContain('denied by Ann');
+  }, 60_000);
+
+  it('an ask_user answer pressed on B reaches the run in A; another person is refused', async () => {
+    const seen = model.requests.length;
+    model.push({ toolCalls: [{ name: 'ask_user', input: { question: 'Which colour?', options: ['red', 'blue'] } }] }, { text: 'Blue it is.' });
+    const question = await askThroughA('pick a colour with me', 'blue', 'Which colour?');
+
+    expect(await pressOnB(bob, question.ts, question.button)).toBe('This question is for someone else.');
+    expect(await pressOnB(ann, question.ts, question.button)).toBe('You chose: blue');
+    await slack.waitFor(() => answers('Blue it is.').length === 1, 15_000, 'the answer');
+    expect(JSON.stringify(model.requests[seen + 1]?.body.messages)).toContain('blue');
+    // A closed its question with what was answered.
+    expect(slack.seen(dm).find((message) => message.id === question.ts)).toMatchObject({ text: expect.stringContaining('→ blue'), buttons: [] });
+  }, 60_000);
+
+  it('a decision whose notice was lost (the notices connection was down) still reaches the run once it reconnects', async () => {
+    model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> lost-notice-marker.txt' } }] }, { text: 'Written after all.' });
+    await askThroughA('write the third marker', 'Allow once', 'lost-notice-marker');
+    // Decided as another process would, but its notice never arrives; then the listening connections drop.
+    expect(db.bridge.query("UPDATE approvals SET decision = 'allow_once', decided_by = 'Ann' WHERE decision IS NULL").rowCount).toBe(1);
+    db.bridge.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'hob-listen' AND datname = current_database()");
+    await slack.waitFor(() => answers('Written after all.').length === 1, 15_000, 'the answer');
+    expect(readFileSync(join(workspaceOfA(), 'lost-notice-marker.txt'), 'utf8')).toBe('ran\n');
+  }, 60_000);
+
+  it('/stop given through B stops the run in A', async () => {
+    const seen = model.requests.length;
+    model.push({ text: 'Too late.', delayMs: 5_000 });
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, 'think it over slowly');
+    await slack.waitFor(() => model.requests.length > seen, 10_000, 'the model call');
+    const before = slack.seen(dm).length;
+    slack.socket.deliverOn = B;
+    await slack.dm(ann, '/stop');
+    const said = () => slack.seen(dm).slice(before).map((message) => message.text);
+    await slack.waitFor(() => said().includes('Stopping.') && said().includes('⏹ Stopped.'), 10_000, 'B saying it stops and A saying it stopped');
+    // The stopped run answers nothing more: the next message is answered, and nothing else came.
+    model.push({ text: 'Fresh start.' });
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, 'hello again');
+    await slack.waitFor(() => answers('Fresh start.').length === 1, 15_000, 'the next answer');
+    expect(answers('Too late.')).toHaveLength(0);
+  }, 60_000);
+});

@@ -17,7 +17,7 @@ import { postgresUrl } from '../store/open.js';
 import { sharedDecisionsOf } from '../store/postgres/shared-decisions.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
-import { channelChatCommands, configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
+import { channelChatCommands, configuredChannels, loadHobConfig, shadowedChatCommands, type ConfiguredChannel } from './channels.js';
 import { claimSingleConsumers } from './single-consumers.js';
 import { startHealth } from './health.js';
 import type { HealthServer } from '../gateway/health.js';
@@ -42,6 +42,10 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   });
   keepRunningThroughStrayErrors(app);
   reportExtensionProblems(app);
+  for (const sentence of shadowedChatCommands(config)) {
+    app.logger.warn(sentence);
+    process.stderr.write(`${sentence}\n`);
+  }
   const adapters = chatAdapters(channels, app);
   const gateway = adapters.length ? createGateway(app, adapters) : undefined;
   let scheduler: Scheduler | undefined;
@@ -132,6 +136,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     idleTimeoutSeconds: config.gateway.idle_timeout_seconds,
     approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
     pairingTtlSeconds: config.gateway.pairing_code_ttl_seconds,
+    busyAfterMs: config.gateway.busy_after_ms,
     model: { current: () => app.deps.provider.model, switch: async (name) => app.switchModel(name) },
     permissions: app.permissionAdmin,
     memory: app.memory,

@@ -150,6 +150,8 @@ const gatewaySchema = z
     max_conversations: positiveInt.default(500),
     idle_timeout_seconds: positiveInt.default(1800),
     pairing_code_ttl_seconds: positiveInt.default(3600),
+    /** How long a run goes before the busy sign and the live answer show; a quicker answer arrives as one message. 0: at once. */
+    busy_after_ms: nonNegativeInt.default(1000),
   })
   .prefault({});
 

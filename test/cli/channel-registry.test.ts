@@ -11,7 +11,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../adapters/index.js';
 import { addChannelCommands } from '../../src/cli/channel-commands.js';
-import { channelSecretEnv, configuredChannels, parseHobConfig } from '../../src/cli/channels.js';
+import { channelSecretEnv, configuredChannels, parseHobConfig, shadowedChatCommands } from '../../src/cli/channels.js';
 import { runPairing } from '../../src/cli/pairing.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { ChannelModule } from '../../src/gateway/channel-module.js';
@@ -66,6 +66,23 @@ describe("a channel's terminal commands", () => {
     addChannelCommands(program, [demo], async () => loaded);
     await program.parseAsync(['demo', 'link', '--as', 'ann'], { from: 'user' });
     expect(runs).toEqual([{ options: { as: 'ann' }, config: { greeting: 'hi' }, dataDir: '/tmp/hob-demo' }]);
+  });
+});
+
+describe("a channel's chat commands", () => {
+  it("names each one that hob's own command of the same name hides, for hob start to warn", () => {
+    const command = (name: string) => ({ command: name, description: name, ownerOnly: false, directOnly: false, run: async () => name });
+    const demo: ChannelModule<{ greeting: string }> = {
+      ...(CHANNELS[0] as ChannelModule<never>),
+      name: 'demo',
+      label: 'Demo',
+      configSchema: z.strictObject({ greeting: z.string() }),
+      chatCommands: () => [command('new'), command('greet')],
+    };
+    const config = parseConfig('channels:\n  demo: { greeting: hi }\n', { env: {}, channels: [demo] });
+    expect(shadowedChatCommands(config, [demo])).toEqual(["Demo's chat command /new is hidden by hob's own /new, which answers instead; the channel needs to name it differently."]);
+    // The registered channels bring none that hob's hide.
+    expect(shadowedChatCommands(parseHobConfig('channels:\n  web: { port: 8080 }\n', { env: {} }))).toEqual([]);
   });
 });
 

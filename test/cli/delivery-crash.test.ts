@@ -1,5 +1,5 @@
 import '../support/env.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
@@ -13,23 +13,28 @@ import { cleanEnv, spawnHob, unsettled, writeConfig, type HobProcess } from '../
  * each step of a live answer (HOB_FAULT=delivery:<step>). Each restart must leave every chat
  * with each answer once, whole, and no cut-off text. One chain of starts per platform: a start
  * with a fault settles what the last one left, then is itself killed at its step (it shows no
- * live answer of its own before that, or the fault would hit that one). Every answer here is
- * written over more than a second: a quicker one is sent whole, with no live message to kill.
+ * live answer of its own before that, or the fault would hit that one). These hobs show the
+ * live answer from the first words (`gateway.busy_after_ms: 0`; by default an answer quicker
+ * than a second is sent whole, with no live message to kill), so an answer here needs to last
+ * only as long as its step does: past the platform's edit interval (1.2 s) where the kill is
+ * at an edit, a few tenths of a second elsewhere.
  */
 
-let model: FakeAnthropic | undefined;
-let slack: FakeSlack | undefined;
-let discord: FakeDiscord | undefined;
-const processes: HobProcess[] = [];
-
-afterEach(async () => {
-  for (const hob of processes.splice(0)) hob.kill();
-  await slack?.close().catch(() => undefined);
-  await discord?.close();
-  await model?.close();
-  slack = undefined;
-  discord = undefined;
-});
+/**
+ * A chain's fakes and the hobs it starts, stopped when its test ends. The two platforms' chains
+ * share nothing (each its own fakes, folder and hobs), so they run at the same time: most of a
+ * chain is waiting on a starting process or a written answer.
+ */
+async function fakesFor<Platform extends { close(): Promise<void> }>(platform: Promise<Platform>, { onTestFinished }: TestContext): Promise<{ model: FakeAnthropic; fake: Platform; processes: HobProcess[] }> {
+  const processes: HobProcess[] = [];
+  const [model, fake] = await Promise.all([startFakeAnthropic(), platform]);
+  onTestFinished(async () => {
+    for (const hob of processes) hob.kill();
+    await fake.close().catch(() => undefined);
+    await model.close();
+  });
+  return { model, fake, processes };
+}
 
 const MINUTES = 60_000;
 const NAMES = ['Ann', 'Bob', 'Cid', 'Dan', 'Eve', 'Fay'];
@@ -59,7 +64,7 @@ function longAnswer(limit: number): string {
 }
 
 /** The chain both platforms go through; returns the running hob (to go on) and how to check a chat. */
-async function liveAnswerChain(bed: CrashBed, fakeModel: FakeAnthropic) {
+async function liveAnswerChain(bed: CrashBed, fakeModel: FakeAnthropic, processes: HobProcess[]) {
   const people = NAMES.map((_, index) => bed.person(index));
   const [ann, bob, cid, dan, eve, fay] = people as [Person, Person, Person, Person, Person, Person];
   const dir = tempDir('hob-crash-');
@@ -67,6 +72,7 @@ async function liveAnswerChain(bed: CrashBed, fakeModel: FakeAnthropic) {
     dir,
     `data_dir: ${dir}/data
 model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${fakeModel.baseUrl}, retry: { max_attempts: 1 } }
+gateway: { busy_after_ms: 0 }
 channels:
   console: { enabled: false }
   ${bed.channel(people)}
@@ -90,7 +96,7 @@ channels:
   // 1. The live message's create gets a 429; the platform takes the retry, and hob is killed
   //    before it hears back. Minutes later the restart finds the message (metadata, or text).
   let hob = await started();
-  fakeModel.push({ text: 'Answer one, complete.', chunks: 3, chunkDelayMs: 500 });
+  fakeModel.push({ text: 'Answer one, complete.', chunks: 3, chunkDelayMs: 150 });
   let hold = bed.refuseThenHold(ann);
   await bed.ask(ann, 'first question');
   await hold.arrived;
@@ -101,14 +107,14 @@ channels:
   // 2. Killed after the answer was recorded, before the live message was asked to become it.
   hob = await started('answer-recorded');
   await settledWith(ann, ['Answer one, complete.'], 'answer one, once');
-  fakeModel.push({ text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 500 });
+  fakeModel.push({ text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 150 });
   await bed.ask(bob, 'second question');
   await hob.exited;
 
   // 3. Killed after the platform took the end of the live answer, before the outbox mark.
   hob = await started('live-finished');
   await settledWith(bob, ['Answer two, complete.'], 'answer two, once');
-  fakeModel.push({ text: 'Answer three, complete.', chunks: 3, chunkDelayMs: 500 });
+  fakeModel.push({ text: 'Answer three, complete.', chunks: 3, chunkDelayMs: 150 });
   await bed.ask(cid, 'third question');
   await hob.exited;
 
@@ -116,7 +122,7 @@ channels:
   //    the restart removes the cut-off text and the resumed run answers.
   hob = await started('live-started');
   await settledWith(cid, ['Answer three, complete.'], 'answer three, once');
-  fakeModel.push({ text: 'A slow first try at answer four', chunks: 6, chunkDelayMs: 400 }, { text: 'Answer four, whole.' });
+  fakeModel.push({ text: 'A slow first try at answer four', chunks: 6, chunkDelayMs: 200 }, { text: 'Answer four, whole.' });
   await bed.ask(dan, 'fourth question');
   await hob.exited;
   hob = await started();
@@ -126,7 +132,7 @@ channels:
 
   // 5. Killed after an edit of the live message, mid-way.
   hob = await started('live-updated');
-  fakeModel.push({ text: 'A slow first try at answer five', chunks: 8, chunkDelayMs: 500 }, { text: 'Answer five, whole.' });
+  fakeModel.push({ text: 'A slow first try at answer five', chunks: 8, chunkDelayMs: 300 }, { text: 'Answer five, whole.' });
   await bed.ask(eve, 'fifth question');
   await hob.exited;
 
@@ -135,7 +141,7 @@ channels:
   hob = await started();
   await settledWith(eve, ['Answer five, whole.'], 'answer five, once, the cut-off try gone');
   const long = longAnswer(bed.limit);
-  fakeModel.push({ text: long, chunks: 6, chunkDelayMs: 300 });
+  fakeModel.push({ text: long, chunks: 6, chunkDelayMs: 200 });
   await bed.ask(fay, 'a long answer please');
   await waitSettled(() => bed.texts(fay).length === 1, 'the live message', fay, false);
   hold = bed.refuseThenHold(fay);
@@ -155,10 +161,9 @@ channels:
   };
 }
 
-describe('hob start killed while it delivers', () => {
-  it('Slack: each answer is in the chat once and whole after every kill (a 429 then a kill, a split answer, each step of an edited live answer and of a stream)', async () => {
-    model = await startFakeAnthropic();
-    const fake = (slack = await startFakeSlack());
+describe.concurrent('hob start killed while it delivers', () => {
+  it('Slack: each answer is in the chat once and whole after every kill (a 429 then a kill, a split answer, each step of an edited live answer and of a stream)', async (context) => {
+    const { model, fake, processes } = await fakesFor<FakeSlack>(startFakeSlack(), context);
     const chain = await liveAnswerChain(
       {
         // Gus and Hal ask in assistant-pane threads after the chain (streams).
@@ -175,6 +180,7 @@ describe('hob start killed while it delivers', () => {
         later: (ms) => void (fake.web.clockOffsetMs += ms),
       },
       model,
+      processes,
     );
     const streamed = (person: Person) => fake.seen(dmOf(person.id)).map((message) => message.text);
     const [gus, hal] = [fake.person({ id: 'UGUS6', name: 'Gus' }), fake.person({ id: 'UHAL7', name: 'Hal' })];
@@ -182,7 +188,7 @@ describe('hob start killed while it delivers', () => {
     // 7. A stream (an assistant-pane thread), killed after its answer was recorded.
     let hob = await chain.started('answer-recorded');
     await chain.checkLong();
-    model.push({ text: 'Streamed answer seven, complete.', chunks: 3, chunkDelayMs: 500 });
+    model.push({ text: 'Streamed answer seven, complete.', chunks: 3, chunkDelayMs: 150 });
     await fake.assistantThreadStarted(gus, '1800000000.000100');
     await fake.dm(gus, 'seventh question', { threadTs: '1800000000.000100' });
     await hob.exited;
@@ -190,7 +196,7 @@ describe('hob start killed while it delivers', () => {
     // 8. A stream killed mid-way.
     hob = await chain.started('live-updated');
     await fake.waitFor(() => JSON.stringify(streamed(gus)) === '["Streamed answer seven, complete."]', 20_000, 'answer seven, once');
-    model.push({ text: 'A slow first stream of answer eight', chunks: 8, chunkDelayMs: 400 }, { text: 'Streamed answer eight, whole.' });
+    model.push({ text: 'A slow first stream of answer eight', chunks: 8, chunkDelayMs: 300 }, { text: 'Streamed answer eight, whole.' });
     await fake.assistantThreadStarted(hal, '1800000000.000200');
     await fake.dm(hal, 'eighth question', { threadTs: '1800000000.000200' });
     await hob.exited;
@@ -202,9 +208,8 @@ describe('hob start killed while it delivers', () => {
     await hob.exited;
   }, 180_000);
 
-  it('Discord: each answer is in the channel once and whole after every kill (a 429 then a kill minutes before the restart, a split answer, each step of a live answer)', async () => {
-    model = await startFakeAnthropic();
-    const fake = (discord = await startFakeDiscord());
+  it('Discord: each answer is in the channel once and whole after every kill (a 429 then a kill minutes before the restart, a split answer, each step of a live answer)', async (context) => {
+    const { model, fake, processes } = await fakesFor<FakeDiscord>(startFakeDiscord(), context);
     const created = (person: Person) => new RegExp(`^POST /channels/${fake.dmChannelOf(person)}/messages$`);
     const chain = await liveAnswerChain(
       {
@@ -221,6 +226,7 @@ describe('hob start killed while it delivers', () => {
         later: (ms) => void (fake.clockOffsetMs += ms),
       },
       model,
+      processes,
     );
     const hob = await chain.started();
     await chain.checkLong();

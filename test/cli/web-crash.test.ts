@@ -12,8 +12,9 @@ import { freePort } from '../support/web-testbed.js';
 /**
  * `hob start` with the web chat, killed (SIGKILL) at each step of a live answer
  * (HOB_FAULT=delivery:<step>): after every restart the page shows each answer once, whole,
- * and no cut-off text. Each answer is written over more than a second, so it is shown live
- * (a quicker one is sent whole, with no live message to kill).
+ * and no cut-off text. This hob shows the live answer from the first words
+ * (`gateway.busy_after_ms: 0`; by default an answer quicker than a second is sent whole, with
+ * no live message to kill), so an answer here lasts only as long as its step needs.
  */
 let model: FakeAnthropic | undefined;
 const processes: HobProcess[] = [];
@@ -36,6 +37,7 @@ describe('hob start with the web chat, killed while it delivers', () => {
       dir,
       `data_dir: ${dir}/data
 model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${fakeModel.baseUrl}, retry: { max_attempts: 1 } }
+gateway: { busy_after_ms: 0 }
 channels:
   console: { enabled: false }
   web: { port: ${port}, allow_from: ["ann"] }
@@ -68,14 +70,14 @@ channels:
 
     // 1. Killed after the answer was recorded, before the live message was asked to become it.
     let hob = await started('answer-recorded');
-    fakeModel.push({ text: 'Answer one, complete.', chunks: 3, chunkDelayMs: 500 });
+    fakeModel.push({ text: 'Answer one, complete.', chunks: 3, chunkDelayMs: 150 });
     await ask('first question');
     await hob.exited;
 
     // 2. Killed after the live message became the answer, before the outbox heard so.
     hob = await started('live-finished');
     await settledWith(['Answer one, complete.'], 'answer one, once');
-    fakeModel.push({ text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 500 });
+    fakeModel.push({ text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 150 });
     await ask('second question');
     await hob.exited;
 
@@ -83,14 +85,14 @@ channels:
     //    writing: the restart removes it and the resumed run answers.
     hob = await started('live-started');
     await settledWith(['Answer one, complete.', 'Answer two, complete.'], 'answer two, once');
-    fakeModel.push({ text: 'A slow first try at answer three', chunks: 6, chunkDelayMs: 400 }, { text: 'Answer three, whole.' });
+    fakeModel.push({ text: 'A slow first try at answer three', chunks: 6, chunkDelayMs: 200 }, { text: 'Answer three, whole.' });
     await ask('third question');
     await hob.exited;
 
     // 4. Killed after an update of the live message, mid-way.
     hob = await started('live-updated');
     await settledWith(['Answer one, complete.', 'Answer two, complete.', 'Answer three, whole.'], 'answer three, once, the cut-off try gone');
-    fakeModel.push({ text: 'A slow first try at answer four', chunks: 8, chunkDelayMs: 500 }, { text: 'Answer four, whole.' });
+    fakeModel.push({ text: 'A slow first try at answer four', chunks: 8, chunkDelayMs: 200 }, { text: 'Answer four, whole.' });
     await ask('fourth question');
     await hob.exited;
 

@@ -19,7 +19,7 @@ describe('a broken config file is reported with the file, the key and the fix', 
     const { file, message } = configErrorFor('gateway:\n  colour: red\n');
     expect(message).toBe(
       `${file}: gateway.colour: unknown key; valid keys are busy_mode, group_sessions, max_queue, ` +
-        'max_conversations, idle_timeout_seconds, pairing_code_ttl_seconds',
+        'max_conversations, idle_timeout_seconds, pairing_code_ttl_seconds, busy_after_ms',
     );
   });
 

@@ -63,6 +63,7 @@ describe('defaults', () => {
         max_conversations: 500,
         idle_timeout_seconds: 1800,
         pairing_code_ttl_seconds: 3600,
+        busy_after_ms: 1000,
       },
       scheduler: { grace_minutes: 10, max_failures: 3, report_timeout_seconds: 300, max_jobs_per_person: 50 },
       agents: { max_parallel: 4, max_turns: 20, timeout_seconds: 300, models: [] },

@@ -1,15 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { messageText } from '../../src/core/messages.js';
 import type { ProviderEvent, ProviderRequest } from '../../src/providers/types.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
-import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
-
-let hob: TestGateway | undefined;
-afterEach(async () => {
-  await hob?.close();
-  hob = undefined;
-});
+import { OWNER, startTestGateway } from '../support/gateway.js';
 
 /** A model that takes a random 0–12 ms to answer, so runs end at every possible moment of the flood. */
 class JitteryModel extends ScriptedModel {
@@ -37,13 +31,17 @@ function seenOrder(model: ScriptedModel): number[] {
   return [...userText.matchAll(/\bm-(\d+)\b/g)].map((match) => Number(match[1]));
 }
 
-describe('order under a flood (busy_mode steer)', () => {
-  it.each(Array.from({ length: FLOODS }, (_, i) => i + 1))(
+// The floods run at the same time, each on its own gateway, channel and model: a flood is
+// mostly waiting between its messages, and the others' work only adds to the jitter.
+describe.concurrent('order under a flood (busy_mode steer)', () => {
+  it.for(Array.from({ length: FLOODS }, (_, i) => i + 1))(
     `flood %i: ${FLOOD} messages at random gaps reach the model once each, in the order sent`,
-    async () => {
+    { timeout: 60_000 },
+    async (_flood, { expect, onTestFinished }) => {
       const channel = new LaggyChannel();
       const model = new JitteryModel([]);
-      hob = await startTestGateway(channel, model);
+      const hob = await startTestGateway(channel, model);
+      onTestFinished(() => hob.close());
       // The flood itself: about 9 ms apart on average, sometimes back to back.
       for (let i = 0; i < FLOOD; i++) {
         channel.say(OWNER, `m-${i}`);
@@ -55,6 +53,5 @@ describe('order under a flood (busy_mode steer)', () => {
       expect(seenOrder(model)).toEqual(all);
       expect(channel.chat(`dm-${OWNER.id}`).filter((m) => m.text.includes('so I did not take this one'))).toEqual([]);
     },
-    60_000,
   );
 });

@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runQuery } from '../../src/engine/run-query.js';
 import { McpManager } from '../../src/mcp/manager.js';
 import { createPermissionChecker } from '../../src/policy/permissions.js';
@@ -18,11 +18,36 @@ afterEach(async () => {
   await Promise.all(fakes.splice(0).map((fake) => fake.close()));
 });
 
-function manage(servers: ConstructorParameters<typeof McpManager>[0]['servers'], backoffMs = 50) {
+function manage(servers: ConstructorParameters<typeof McpManager>[0]['servers'], backoffMs = 50, owned = managers) {
   const registry = new ToolRegistry();
   const manager = new McpManager({ servers, callTimeoutSeconds: 20, registry, connection: { backoffMs, maxBackoffMs: 2_000 } });
-  managers.push(manager);
+  owned.push(manager);
   return { manager, registry };
+}
+
+/**
+ * Servers that tests only call (none kills, slows or reconfigures them) are started once for
+ * the file: server-everything as it comes, and server-filesystem over one folder that holds
+ * what each test reads — a.txt, notes/, and a home's secrets (.ssh, .hob) beside ordinary notes.
+ */
+const sharedManagers: McpManager[] = [];
+afterAll(async () => Promise.all(sharedManagers.map((manager) => manager.close())));
+let shared: Promise<{ registry: ToolRegistry; root: string }> | undefined;
+function sharedServers(): Promise<{ registry: ToolRegistry; root: string }> {
+  shared ??= (async () => {
+    const root = tempDir('hob-mcp-fs-');
+    writeFileSync(join(root, 'a.txt'), 'hello from fs\n');
+    mkdirSync(join(root, 'notes'));
+    mkdirSync(join(root, '.ssh'));
+    writeFileSync(join(root, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+    mkdirSync(join(root, '.hob'));
+    writeFileSync(join(root, '.hob', 'hob.db'), 'SQLITE DATA');
+    writeFileSync(join(root, 'notes.txt'), 'ordinary notes');
+    const { manager, registry } = manage({ everything: everythingServer(), files: filesystemServer(root) }, 50, sharedManagers);
+    await manager.start();
+    return { registry, root };
+  })();
+  return shared;
 }
 
 /** The real permission checker in default mode, over a temp workspace. */
@@ -40,8 +65,7 @@ function toolResults(events: Awaited<ReturnType<typeof collect>>) {
 
 describe('MCP servers over stdio (server-everything, server-filesystem)', () => {
   it('lists a server\'s tools as mcp__<server>__<tool> and calls one through the agent loop', async () => {
-    const { manager, registry } = manage({ everything: everythingServer() });
-    await manager.start();
+    const { registry } = await sharedServers();
     expect(registry.names()).toContain('mcp__everything__echo');
     expect(registry.names()).toEqual(expect.arrayContaining(['list_mcp_resources', 'read_mcp_resource']));
     const spec = registry.specs().find((tool) => tool.name === 'mcp__everything__echo');
@@ -55,8 +79,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('refuses an input that does not match the server\'s schema before calling the server', async () => {
-    const { manager, registry } = manage({ everything: everythingServer() });
-    await manager.start();
+    const { registry } = await sharedServers();
     const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 42 } }] }, { text: 'ok' }]);
     const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
     expect(ofType(events, 'tool_refused')).toMatchObject([{ name: 'mcp__everything__echo', reason: 'invalid input' }]);
@@ -67,10 +90,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('returns a filesystem path outside the server\'s root as an is_error result', async () => {
-    const root = tempDir('hob-mcp-fs-');
-    writeFileSync(join(root, 'a.txt'), 'hello from fs\n');
-    const { manager, registry } = manage({ files: filesystemServer(root) });
-    await manager.start();
+    const { registry, root } = await sharedServers();
     const model = new ScriptedModel([
       { toolCalls: [{ name: 'mcp__files__read_text_file', input: { path: join(root, 'a.txt') } }, { name: 'mcp__files__read_text_file', input: { path: '/etc/hostname' } }] },
       { text: 'ok' },
@@ -83,10 +103,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('runs read-only tools without asking and asks through the Interaction port before a destructive one', async () => {
-    const root = tempDir('hob-mcp-fs-');
-    mkdirSync(join(root, 'notes'));
-    const { manager, registry } = manage({ files: filesystemServer(root) });
-    await manager.start();
+    const { registry, root } = await sharedServers();
     const target = join(root, 'notes', 'todo.md');
     const model = new ScriptedModel([
       { toolCalls: [{ name: 'mcp__files__list_directory', input: { path: root } }] },
@@ -119,11 +136,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('keeps hob\'s sensitive paths off limits for an MCP tool\'s path argument', async () => {
-    const home = tempDir('hob-mcp-home-');
-    mkdirSync(join(home, '.ssh'));
-    writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
-    const { manager, registry } = manage({ files: filesystemServer(home) });
-    await manager.start();
+    const { registry, root: home } = await sharedServers();
     const checker = createPermissionChecker({ mode: 'full_auto', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] }, { workspace: home, home, protectedPaths: [] });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__files__read_text_file', input: { path: join(home, '.ssh', 'id_rsa') } }] }, { text: 'ok' }]);
     const events = await collect(runQuery({ ...queryParams(model, []), tools: registry, permissions: { evaluate: checker.evaluate, rememberAlways: () => undefined } }));
@@ -132,14 +145,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('keeps hob\'s secrets and data off limits also in the other path arguments (read_multiple_files, a file:// resource)', async () => {
-    const home = tempDir('hob-mcp-home-');
-    mkdirSync(join(home, '.ssh'));
-    writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
-    mkdirSync(join(home, '.hob'));
-    writeFileSync(join(home, '.hob', 'hob.db'), 'SQLITE DATA');
-    writeFileSync(join(home, 'notes.txt'), 'ordinary notes');
-    const { manager, registry } = manage({ files: filesystemServer(home) });
-    await manager.start();
+    const { registry, root: home } = await sharedServers();
     const checker = createPermissionChecker({ mode: 'full_auto', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] }, { workspace: home, home, protectedPaths: [join(home, '.hob', 'hob.db')] });
     const model = new ScriptedModel([
       { toolCalls: [{ name: 'mcp__files__read_multiple_files', input: { paths: [join(home, 'notes.txt'), join(home, '.ssh', 'id_rsa')] } }] },

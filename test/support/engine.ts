@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AgentEvent } from '../../src/core/events.js';
 import { noHooks, type AlwaysRule, type PermissionGate } from '../../src/engine/ports.js';
 import type { QueryParams } from '../../src/engine/run-query.js';
@@ -8,9 +5,9 @@ import type { Decision, Interaction, PermissionDecision, PermissionQuery } from 
 import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
 import type { ProviderClient } from '../../src/providers/types.js';
 
-export function tempDir(prefix = 'hob-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+import { tempDir } from './temp-dirs.js';
+
+export { tempDir };
 
 /** A permission gate driven by a function, recording "always" rules. */
 export function gate(decide: (query: PermissionQuery) => PermissionDecision = () => ({ behavior: 'allow', reason: 'test' })) {

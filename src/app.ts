@@ -10,6 +10,8 @@ import { formatDay, formatSentAt } from './engine/system-prompt.js';
 import { createDelegation, TASK_LEASE_MS, type Delegation } from './engine/delegation.js';
 import { createLogger, flushLog, type Logger } from './logger.js';
 import { Memory } from './memory/memory.js';
+import type { Cluster } from './gateway/cluster/cluster.js';
+import { openCluster } from './gateway/cluster/open.js';
 import type { Extensions } from './extensions.js';
 import type { ReloadingHookRunner } from './policy/hook-reload.js';
 import type { PermissionAdmin } from './policy/permission-admin.js';
@@ -76,6 +78,8 @@ export type App = {
   hooks: ReloadingHookRunner;
   /** issue 21: agent definitions, workers and background tasks. */
   delegation: Delegation;
+  /** issue 23: this process among others on one PostgreSQL store (on SQLite: the only one). */
+  cluster: Cluster;
   engine(sessionKey: string): QueryEngine;
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
@@ -101,6 +105,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
   const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
   const conversations = store.conversations;
+  const cluster = openCluster({ store, settings: { dataDir: config.data_dir, store: config.store }, leaseMs: config.cluster.lease_ms, logger });
   const memory = new Memory({
     store,
     clock,
@@ -150,7 +155,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     tools,
     permissions: policy.gate,
     hooks,
-    conversations,
+    // issue 23: a conversation taken over by another process is no longer written from this one.
+    conversations: cluster.fence(conversations),
     sentAt: ({ sessionKey, userId }) => formatSentAt(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
     observe: ({ sessionKey, userId }, said) => memory.observe(sessionKey, userId, said),
     systemPrompt: appSystemPrompt({ config, clock, memory, tools, extensions, delegation: () => delegation, channel: options.channel }),
@@ -195,6 +201,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     extensions,
     hooks,
     delegation,
+    cluster,
     engine: (sessionKey) => new QueryEngine(sessionKey, deps),
     switchModel: (name) => {
       const next = model.switchTo(name);

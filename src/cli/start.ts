@@ -55,7 +55,7 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (gateway) {
       await gateway.start();
       app.scheduling.setOwnerCheck((platform, userId) => gateway.access.isOwner(platform, userId));
-      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
+      scheduler = app.scheduling.startRunner({ kick: drainer(gateway.delivery, app.store.outbox), engine: (key) => app.engine(key), logger: app.logger, fault: schedulerFault(), runner: app.cluster, isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       // issue 21: background tasks a restart cut off resume (or are reported) now, once.
       app.delegation.tasks.start({ kick: drainer(gateway.delivery, app.store.outbox), isTrusted: (platform, userId) => platform === 'console' || gateway.access.isAllowedUser(platform, userId) });
       app.warmUp();
@@ -146,6 +146,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     extensions: app.extensions,
     channelCommands: channelChatCommands(config),
     delivery: { fault: faultFromEnv<DeliveryFault>('delivery') },
+    cluster: app.cluster,
     // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
     voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
     // issue 23: on PostgreSQL a press may reach this process for a run waiting in another.

@@ -207,6 +207,17 @@ const storeSchema = z
   })
   .prefault({});
 
+/**
+ * Several `hob start` processes on one PostgreSQL store (issue 23). Unused with SQLite (one
+ * process). A process that stops answering for `lease_ms` is taken for dead: another takes
+ * over its conversations; each process renews its heartbeat every third of it.
+ */
+const clusterSchema = z
+  .strictObject({
+    lease_ms: z.number().int().min(300).max(600_000).default(15_000),
+  })
+  .prefault({});
+
 /** The whole config, with a `channels.<name>` section for each of these channels. */
 function buildConfigSchema(channels: readonly ChannelSection[]) {
   return z
@@ -215,6 +226,7 @@ function buildConfigSchema(channels: readonly ChannelSection[]) {
       timezone: timeZone.default('UTC'),
       log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
       store: storeSchema,
+      cluster: clusterSchema,
       model: modelSchema,
       permissions: permissionsSchema,
       hooks: hooksSchema,

@@ -132,9 +132,11 @@ export class ApprovalBroker {
    * After a restart no run waits for the pending approvals: they are closed (their messages
    * say so) and the tool calls they guarded are reported per conversation as never run.
    */
-  async recoverAfterRestart(adapters: Map<string, ChannelAdapter>): Promise<Map<string, Set<string>>> {
+  async recoverAfterRestart(adapters: Map<string, ChannelAdapter>, keys?: ReadonlySet<string>): Promise<Map<string, Set<string>>> {
     const notStarted = new Map<string, Set<string>>();
     for (const row of this.repo.pending()) {
+      // issue 23: a takeover closes only the conversations it took; the others wait in their own processes.
+      if (keys && !keys.has(row.sessionKey)) continue;
       if (!this.repo.decide(row.id, 'cancelled', 'restart', this.clock.now())) continue;
       const calls = notStarted.get(row.sessionKey) ?? new Set<string>();
       calls.add(row.toolUseId);

@@ -17,6 +17,7 @@ import { LiveAnswerFeed } from './live-answer.js';
 import type { QuestionDesk } from './questions.js';
 import { RunReporter, type ChatEditClock } from './reply.js';
 import { BUSY_AFTER_MS, SlowRun } from './slow-run.js';
+import { LeaseLostError } from './cluster/fence.js';
 
 /** Whom a run answers: only they steer it, and in a group the answer replies to their message. */
 export type Requester = { userId: string; userName: string; messageId?: string };
@@ -88,6 +89,9 @@ export class ConversationRun {
     return this.reporter.finalAnswer;
   }
 
+  /** The conversation was taken over by another process mid-run (issue 23). */
+  private handedOver = false;
+
   /** Stops the run: its tools get the abort (`reason` tells them why, e.g. hob is shutting down). */
   abort(reason?: unknown): void {
     this.controller.abort(reason);
@@ -105,6 +109,12 @@ export class ConversationRun {
         this.reporter.onEvent(event);
       }
     } catch (error) {
+      if (error instanceof LeaseLostError) {
+        // issue 23: another process took the conversation over and answers it; this one says nothing more.
+        this.site.deps.logger.warn({ session: this.site.key, err: errorMessage(error) }, 'run left to the process that took the conversation over');
+        this.handedOver = true;
+        return;
+      }
       this.site.deps.logger.error({ session: this.site.key, err: errorMessage(error) }, 'run failed');
       this.reporter.onEvent({ type: 'error', message: 'Something went wrong on my side; the details are in hob\'s log. Please try again.', retryable: false });
     } finally {
@@ -114,8 +124,8 @@ export class ConversationRun {
 
   /** The answer, the error or "Stopped." to the chat, after `play`. Never throws. */
   async deliver(): Promise<void> {
-    // A run cut by the shutdown resumes at the next start: no "Stopped." for it now.
-    if (this.site.output.closing && !this.reporter.answered) return this.reporter.abandon();
+    // A run cut by the shutdown resumes at the next start, one taken over in another process: no "Stopped." for it now.
+    if ((this.site.output.closing || this.handedOver) && !this.reporter.answered) return this.reporter.abandon();
     try {
       await this.reporter.finish();
     } catch (error) {

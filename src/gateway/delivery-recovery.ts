@@ -40,9 +40,18 @@ export class DeliveryRecovery {
 
   constructor(private readonly deps: RecoveryDeps) {}
 
-  /** At start-up: the live rows still recorded are the previous process's. */
-  takeLeftLive(): void {
-    this.leftLive = this.deps.outbox.liveRows();
+  /**
+   * At start-up: the live rows still recorded are the previous process's. With `keys`, only
+   * those conversations' (taken over from another process that stopped or died: the live
+   * messages other conversations show are their own processes' runs).
+   */
+  takeLeftLive(keys?: ReadonlySet<string>): void {
+    if (!keys) {
+      this.leftLive = this.deps.outbox.liveRows();
+      return;
+    }
+    const known = new Set(this.leftLive.map((row) => row.id));
+    this.leftLive.push(...this.deps.outbox.liveRows().filter((row) => row.sessionKey !== null && keys.has(row.sessionKey) && !known.has(row.id)));
   }
 
   get hasLeftLive(): boolean {

@@ -212,6 +212,11 @@ export class Delivery {
     this.recovery.takeLeftLive();
   }
 
+  /** Conversations taken over from a process that stopped or died: their live messages are left to settle (its sends were released with its node). */
+  takeLeftLive(keys: ReadonlySet<string>): void {
+    this.recovery.takeLeftLive(keys);
+  }
+
   /** Settles the live messages a previous process left (see DeliveryRecovery); the next passes retry what failed. */
   settleLeftLive(): Promise<void> {
     return this.recovery.settleLeftLive();

@@ -12,6 +12,7 @@ import type { SharedDecisions } from '../store/shared-decisions.js';
 import type { Store } from '../store/store.js';
 import { AccessControl, type ChannelAccess } from './access.js';
 import { ApprovalBroker } from './approvals.js';
+import { LocalCluster, type Cluster } from './cluster/cluster.js';
 import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink } from './channel.js';
 import type { ChannelChatCommand } from './channel-module.js';
 import { ChatCommands } from './chat-commands.js';
@@ -27,7 +28,7 @@ import { PairingService } from './pairing.js';
 import { ConversationPool, type OpenConversation } from './pool.js';
 import { listenForDecisions, PressRouter, questionPresses, stopElsewhere, type PressHandler } from './presses.js';
 import { ChatEditClock } from './reply.js';
-import { recoverAfterRestart } from './restart-recovery.js';
+import { pullInbox, recoverAfterRestart, type RestartDeps } from './restart-recovery.js';
 import type { GatewayVoice } from './hearing.js';
 import { InboundRouter } from './router.js';
 import type { GroupSessions } from './session-key.js';
@@ -78,6 +79,11 @@ export type GatewayOptions = {
    * and answers spoken. Without it a voice note is a file like any other.
    */
   voice?: GatewayVoice;
+  /**
+   * issue 23: who runs which conversation when several processes share a PostgreSQL store.
+   * Default: this process runs them all (LocalCluster: a start recovers what a restart left).
+   */
+  cluster?: Cluster;
 };
 
 /**
@@ -94,6 +100,7 @@ export class Gateway implements InboundSink {
   readonly broker: ApprovalBroker;
   readonly access: AccessControl;
   readonly pairing: PairingService;
+  readonly cluster: Cluster;
   private readonly inbox: InboxRepository;
   private readonly adapters = new Map<string, ChannelAdapter>();
   private readonly editClock = new ChatEditClock();
@@ -116,6 +123,7 @@ export class Gateway implements InboundSink {
     });
     this.pairing = new PairingService(pairings, this.access, this.delivery, clock, logger);
     this.inbox = store.inbox;
+    this.cluster = options.cluster ?? new LocalCluster();
     const { access, broker, pairing, delivery, inbox } = this;
     const conversation: OpenConversation = (...args) => this.conversation(...args);
     const adapter = (platform: string) => this.adapters.get(platform);
@@ -127,7 +135,7 @@ export class Gateway implements InboundSink {
       stopElsewhere: options.sharedDecisions && ((key) => stopElsewhere(store.conversations, options.sharedDecisions as SharedDecisions, key)),
     });
     this.router = new InboundRouter({
-      store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation,
+      store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation, cluster: this.cluster,
       extensions: options.extensions, pasteWaitMs: options.pasteWaitMs, albumWaitMs: options.albumWaitMs,
       // Only with a transcription endpoint can hob hear whether a group's voice note is for it.
       overhears: options.voice?.notes.configured === true,
@@ -138,9 +146,19 @@ export class Gateway implements InboundSink {
   /** Recovers what a restart left (approvals, queued messages, cut-off runs), then listens. */
   async start(): Promise<void> {
     for (const adapter of this.adapters.values()) this.delivery.register(adapter);
-    await recoverAfterRestart({
+    const recovery: RestartDeps = {
       conversations: this.options.store.conversations, inbox: this.inbox, delivery: this.delivery, broker: this.broker, adapters: this.adapters,
       conversation: (...args) => this.conversation(...args),
+      unseen: (key, rows) => this.cluster.unseen(key, rows),
+    };
+    await this.cluster.start({
+      recover: (keys) => {
+        // A conversation this process ran before it was taken from it reads its history afresh.
+        for (const key of keys ?? []) this.pool.peek(key)?.evict();
+        return recoverAfterRestart(recovery, keys);
+      },
+      pull: (key) => pullInbox(recovery, key),
+      platforms: [...this.adapters.keys()],
     });
     // Each channel comes up as fast as its own platform answers, not after the others.
     await Promise.all([...this.adapters.values()].map(async (adapter) => {
@@ -174,6 +192,8 @@ export class Gateway implements InboundSink {
       clearTimeout(timer);
     }
     await this.delivery.stop();
+    // Last: the runs have written their state, so the conversations are handed over whole.
+    await this.cluster.stop();
   }
 
   message(message: InboundMessage): void {

@@ -4,11 +4,15 @@
  * approvals are closed and the runs they held resume, told which tool calls never ran; runs
  * cut off mid-way resume; messages still queued in the inbox are queued again, in order, the
  * parts of one paste or album together.
+ *
+ * issue 23: with several processes on one database, a process takes over only the
+ * conversations whose process stopped or died (`keys`): the same steps for those alone, the
+ * sends of that process already released with its node (gateway/cluster/).
  */
 import { oneLine } from '../core/text.js';
 import { isTaskSession } from '../engine/tasks/notification.js';
 import type { ConversationRepository } from '../store/conversations.js';
-import type { InboxRepository } from '../store/inbox.js';
+import type { InboxRepository, QueuedInbound } from '../store/inbox.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { ChannelAdapter, ChatType } from './channel.js';
 import type { Conversation } from './conversation.js';
@@ -20,6 +24,8 @@ import { readInbound, restoreParts, type StoredInbound } from './stored-inbound.
 
 export type RestartDeps = {
   conversations: Pick<ConversationRepository, 'pendingWork'>;
+  /** Of queued inbox rows, those not queued in this process yet (issue 23's cluster keeps count; one process: all). */
+  unseen<Row extends { id: number }>(key: string, rows: Row[]): Row[];
   inbox: InboxRepository;
   delivery: Delivery;
   broker: ApprovalBroker;
@@ -27,18 +33,25 @@ export type RestartDeps = {
   conversation: OpenConversation;
 };
 
-export async function recoverAfterRestart(deps: RestartDeps): Promise<void> {
+export async function recoverAfterRestart(deps: RestartDeps, keys?: ReadonlySet<string>): Promise<void> {
   // First: what the previous process leased is due again, its live messages settled, before anything new is sent.
-  deps.delivery.releaseLeases();
+  if (keys) deps.delivery.takeLeftLive(keys);
+  else deps.delivery.releaseLeases();
   await deps.delivery.settleLeftLive();
-  const notStarted = await deps.broker.recoverAfterRestart(deps.adapters);
+  const notStarted = await deps.broker.recoverAfterRestart(deps.adapters, keys);
   for (const key of deps.conversations.pendingWork()) {
     // A background task's run is the task manager's to resume, not a chat's.
-    if (isTaskSession(key)) continue;
+    if (isTaskSession(key) || (keys && !keys.has(key))) continue;
     const found = conversationForKey(deps, key);
     found?.conversation.resume(found.requesterId, notStarted.get(key) ?? new Set());
   }
-  requeueInbox(deps);
+  if (keys) for (const key of keys) requeueRows(deps, deps.unseen(key, deps.inbox.queuedFor(key)));
+  else requeueRows(deps, deps.inbox.queued());
+}
+
+/** Another process stored messages for a conversation this one runs: those not queued here yet are queued, in order. */
+export function pullInbox(deps: Pick<RestartDeps, 'inbox' | 'unseen' | 'adapters' | 'conversation' | 'delivery'>, key: string): void {
+  requeueRows(deps, deps.unseen(key, deps.inbox.queuedFor(key)));
 }
 
 /** Rebuilds a conversation from its key alone, and who its cut-off run was for. */
@@ -55,9 +68,8 @@ function conversationForKey(deps: RestartDeps, key: string): { conversation: Con
   return { conversation: deps.conversation(key, adapter, { chatId, threadId }, chatType), requesterId };
 }
 
-/** Messages still queued when hob stopped, in order; parts of one paste or album together. */
-function requeueInbox(deps: RestartDeps): void {
-  const rows = deps.inbox.queued();
+/** Messages still queued (when hob stopped, or stored by another process), in order; parts of one paste or album together. */
+function requeueRows(deps: Pick<RestartDeps, 'adapters' | 'conversation' | 'delivery' | 'inbox'>, rows: QueuedInbound[]): void {
   const taken = new Set<number>();
   for (const row of rows) {
     if (taken.has(row.id)) continue;
@@ -69,7 +81,7 @@ function requeueInbox(deps: RestartDeps): void {
 }
 
 /** One queued message (or the parts of one); files come back through their refs. */
-function requeue(deps: RestartDeps, key: string, parts: { id: number; stored: StoredInbound }[]): void {
+function requeue(deps: Pick<RestartDeps, 'adapters' | 'conversation' | 'delivery' | 'inbox'>, key: string, parts: { id: number; stored: StoredInbound }[]): void {
   const [head] = parts;
   const adapter = head ? deps.adapters.get(head.stored.platform) : undefined;
   if (!head || !adapter) return;

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { AccessControl } from './access.js';
+import type { Cluster } from './cluster/cluster.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
 import type { ChatCommands } from './chat-commands.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
@@ -43,6 +44,8 @@ export type RouterDeps = {
   commands: ChatCommands;
   extensions?: ExtensionCommands;
   conversation: OpenConversation;
+  /** issue 23: whether this process runs the message's conversation, or hands it on. */
+  cluster: Pick<Cluster, 'admit' | 'forget'>;
   /**
    * issue 22: a voice note in a group that does not address hob is taken (from people hob
    * talks to there) and answered only when what it says names hob. Needs a transcription endpoint.
@@ -75,6 +78,7 @@ export class InboundRouter {
     try {
       this.deps.store.transaction(() => this.route(message, key)); // one commit: the inbox row and, when the conversation is free, the engine storing the message
     } catch (error) {
+      this.deps.cluster.forget(key);
       this.deps.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
       void replyTo(this.deps.delivery, message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
     }
@@ -120,6 +124,8 @@ export class InboundRouter {
     message = { ...message, text: framedText(message) };
     const inboxId = this.deps.inbox.add({ platform: message.platform, updateId, sessionKey: key, message: storeInbound(message, { overheard }), now: this.deps.clock.now() });
     if (inboxId === undefined) return; // a redelivered update: handled already
+    // issue 23: another process runs this conversation (it is woken and reads the row), or this one just took it over.
+    if (!this.deps.cluster.admit(key, inboxId)) return;
     if (!this.coalescer.offer(key, { message, inboxId })) this.enqueue(key, [{ message, inboxId }]);
   }
 

@@ -37,6 +37,11 @@ export type Scheduling = {
     logger: Logger;
     intervalMs?: number;
     fault?(point: FaultPoint): void;
+    /**
+     * issue 23: who claims the runs, and when another runner's claims may be taken over (its
+     * process is gone: with several processes on PostgreSQL, its node's heartbeat ran out).
+     */
+    runner?: { nodeId: string; isGone(runner: string): boolean };
     /** Whether a job's maker is on allow_from, so `full_auto` applies to their reports (default: the terminal's person only). */
     isTrusted?(platform: string, userId: string): boolean;
   }): Scheduler;
@@ -71,6 +76,7 @@ export function createScheduling(options: SchedulingOptions): Scheduling {
         runReport: reportRunner(runner.engine, runner.isTrusted),
         timezoneFor: (personId) => personTimezone(access, personId),
         fault: runner.fault,
+        ...(runner.runner ? { runnerId: runner.runner.nodeId, isGone: runner.runner.isGone.bind(runner.runner) } : {}),
       });
       scheduler.start(runner.intervalMs);
       return scheduler;

@@ -37,6 +37,8 @@ export type SchedulerDeps = {
   /** The timezone answers about a job's owner use. */
   timezoneFor(ownerId: string): string;
   runnerId?: string;
+  /** Whether another runner's process is gone (its claims are taken over); default: a process on this host that no longer exists. */
+  isGone?(runner: string): boolean;
   fault?(point: FaultPoint): void;
 };
 
@@ -121,7 +123,7 @@ export class Scheduler {
     if (this.controller.signal.aborted) return;
     const { jobs, clock } = this.deps;
     let handed = false;
-    for (const run of jobs.takeOverOrphans(clock.now(), this.runnerId, CLAIM_LEASE_MS, isGone)) {
+    for (const run of jobs.takeOverOrphans(clock.now(), this.runnerId, CLAIM_LEASE_MS, this.deps.isGone ?? isGone)) {
       const reports: { job: Job; run: JobRun }[] = [];
       handed = this.safely(run, reports) || handed;
       for (const report of reports) this.startReport(report.job, report.run);

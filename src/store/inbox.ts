@@ -21,6 +21,8 @@ export interface InboxRepository {
   markDoneWith(ids: number[], work: () => void): void;
   /** Rows not yet taken by a run, oldest first. */
   queued(): QueuedInbound[];
+  /** One conversation's rows not yet taken by a run, oldest first. */
+  queuedFor(sessionKey: string): QueuedInbound[];
   /** Marks rows as parts of one message (a long paste, an album): they are answered together. */
   setBatch(ids: number[]): void;
 }

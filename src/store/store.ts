@@ -8,6 +8,7 @@
  * thread. Timestamps are epoch milliseconds; ids of rows are numbers.
  */
 import type { ApprovalRepository } from './approvals.js';
+import type { ClusterRepository } from './cluster.js';
 import type { ConversationRepository } from './conversations.js';
 import type { InboxRepository } from './inbox.js';
 import type { JobRepository } from './jobs.js';
@@ -57,6 +58,11 @@ export interface Store {
   readonly memory: MemoryEntryRepository;
   readonly profiles: ProfileRepository;
   readonly tokenCalibration: TokenCalibrationRepository;
+  /**
+   * Nodes and conversation leases for several processes on one database (cluster.ts): the
+   * PostgreSQL store has them; the SQLite store is one process and has none.
+   */
+  readonly cluster?: ClusterRepository;
 }
 
 /** What opening a store needs besides where it is. */

@@ -73,6 +73,7 @@ describe('defaults', () => {
       mcp: { servers: {}, call_timeout_seconds: 60 },
       plugins: { enabled: [], disabled: [] },
       store: { kind: 'sqlite' },
+      cluster: { lease_ms: 15_000 },
     } satisfies HobConfig);
   });
 

@@ -16,7 +16,12 @@ export type BridgeRequest =
   | { id: number; kind: 'begin' }
   | { id: number; kind: 'commit' }
   | { id: number; kind: 'rollback' }
-  | { id: number; kind: 'close' };
+  | { id: number; kind: 'close' }
+  /**
+   * Runs a statement on the worker's own timer, every `everyMs`, until close (a node's
+   * heartbeat: it keeps beating while the main thread is busy). Failures are dropped; the next beat retries.
+   */
+  | { id: number; kind: 'repeat'; sql: string; params: readonly SqlValue[]; everyMs: number };
 
 export type BridgeFailure = { message: string; code?: string; detail?: string };
 

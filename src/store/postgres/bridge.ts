@@ -54,6 +54,11 @@ export class PostgresBridge {
     this.connectTimeoutMs = settings.connectTimeoutMs ?? 5000;
   }
 
+  /** Another bridge to the same database, with a worker and a connection of its own. */
+  sibling(): PostgresBridge {
+    return new PostgresBridge(this.settings);
+  }
+
   /** Runs one statement. */
   query<Row = Record<string, unknown>>(sql: string, params: readonly SqlValue[] = []): QueryResult<Row> {
     const reply = this.call({ kind: 'query', sql, params });
@@ -88,6 +93,15 @@ export class PostgresBridge {
     }
     this.call({ kind: 'commit' });
     return result;
+  }
+
+  /**
+   * Runs `sql` every `everyMs` on the worker's own timer until `close`, whatever the main
+   * thread is doing (a node's heartbeat). Use a bridge of its own for it: its statements
+   * would otherwise fall between a transaction's.
+   */
+  repeat(sql: string, params: readonly SqlValue[], everyMs: number): void {
+    this.call({ kind: 'repeat', sql, params, everyMs });
   }
 
   /** Ends the connection and the worker. Calls after this fail. */

@@ -357,4 +357,28 @@ export const postgresMigrations: PostgresMigration[] = [
     );
     `,
   },
+  {
+    name: 'issue 23: several processes: nodes with a heartbeat, conversation leases with an epoch, outbox claims by node',
+    sql: `
+    -- The database's clock, in hob's epoch milliseconds: every process judges liveness by one clock.
+    CREATE FUNCTION hob_now_ms() RETURNS BIGINT LANGUAGE sql VOLATILE AS $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+    CREATE TABLE nodes (
+      id TEXT PRIMARY KEY,
+      started_at BIGINT NOT NULL,
+      heartbeat_at BIGINT NOT NULL
+    );
+    -- node_id NULL: released (its process stopped); the row stays so the epoch keeps growing.
+    CREATE TABLE conversation_leases (
+      session_key TEXT PRIMARY KEY,
+      node_id TEXT,
+      epoch BIGINT NOT NULL,
+      taken_at BIGINT NOT NULL
+    );
+    CREATE INDEX conversation_leases_node ON conversation_leases (node_id);
+    ALTER TABLE outbox ADD COLUMN lease_node TEXT;
+    CREATE INDEX outbox_lease_node ON outbox (lease_node) WHERE lease_node IS NOT NULL;
+    CREATE INDEX inbox_queued_key ON inbox (session_key, id) WHERE status = 'queued';
+    CREATE INDEX sessions_running ON sessions (session_key) WHERE active AND running;
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { describeTarget } from './errors.js';
 import { migratePostgres } from './migrate.js';
 import { vectorSupport } from './memory-search.js';
 import { PostgresApprovals, PostgresPairings } from './repositories/approvals.js';
+import { PostgresCluster } from './repositories/cluster.js';
 import { PostgresConversations } from './repositories/conversations.js';
 import { PostgresInbox } from './repositories/inbox.js';
 import { PostgresJobs } from './repositories/jobs.js';
@@ -37,6 +38,7 @@ export class PostgresStore implements Store {
   readonly memory: PostgresMemoryEntries;
   readonly profiles: PostgresProfiles;
   readonly tokenCalibration: PostgresTokenCalibration;
+  readonly cluster: PostgresCluster;
   private readonly vectorRepository: PostgresVectors;
   private support: VectorSupport | undefined;
 
@@ -50,7 +52,10 @@ export class PostgresStore implements Store {
     this.conversations = new PostgresConversations(sql, clock);
     this.archive = new PostgresSessionArchive(sql);
     this.inbox = new PostgresInbox(sql);
-    this.outbox = new PostgresOutbox(sql);
+    // The node this process joins as claims the sends it makes (set by cluster.join).
+    const claimant = { nodeId: undefined };
+    this.outbox = new PostgresOutbox(sql, claimant);
+    this.cluster = new PostgresCluster(sql, claimant);
     this.approvals = new PostgresApprovals(sql);
     this.pairings = new PostgresPairings(sql);
     this.permissionRules = new PostgresPermissionRules(sql, clock);

@@ -20,6 +20,8 @@ let depth = 0;
 /** The connection died inside a transaction: refuse statements until the caller rolls back. */
 let lostTransaction = false;
 let current: number | undefined;
+/** The statement run on a timer (`repeat`), if any. */
+let repeating: NodeJS.Timeout | undefined;
 
 async function connection(): Promise<pg.Client> {
   if (client) return client;
@@ -82,7 +84,20 @@ async function handle(request: BridgeRequest): Promise<BridgeReply> {
         await client.query(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT hob_${depth}; RELEASE SAVEPOINT hob_${depth}`);
       }
       return { id, ok: true, rows: [], rowCount: 0 };
+    case 'repeat': {
+      const { sql, params } = request;
+      if (repeating) clearInterval(repeating);
+      repeating = setInterval(() => {
+        usable()
+          .then((db) => db.query({ text: sql, values: [...params] }))
+          .catch((error: unknown) => {
+            if (!(error instanceof pg.DatabaseError)) dropConnection(client);
+          });
+      }, request.everyMs);
+      return { id, ok: true, rows: [], rowCount: 0 };
+    }
     case 'close': {
+      if (repeating) clearInterval(repeating);
       const closing = client;
       client = undefined;
       await closing?.end();

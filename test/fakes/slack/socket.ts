@@ -4,13 +4,17 @@ import { WebSocketServer, type WebSocket } from 'ws';
 export type EnvelopeType = 'events_api' | 'interactive' | 'slash_commands';
 
 type Connection = { socket: WebSocket; silent: boolean; closed: boolean };
-type Pending = { id: string; type: EnvelopeType; resolve(payload: unknown): void };
+type Pending = { id: string; type: EnvelopeType; resolve(payload: unknown): void; connection?: Connection; payload: unknown; retryAttempt: number };
 
 /**
  * Slack's Socket Mode end on 127.0.0.1: each connection gets `hello`, then envelopes; the
  * client must ack each (`{envelope_id, payload}`). Slack pings the client on a timer and
  * answers its pings; a "silent" connection does neither and delivers nothing, as a socket
  * that looks open but is dead. `close()` fails when an envelope was never acked.
+ *
+ * An app may hold several connections (one per hob process, issue 23): as Slack does, the
+ * envelopes are spread across the live ones, and an events envelope whose connection closed
+ * before it was acked is delivered again on another (a retry, `retry_attempt` one more).
  */
 export class FakeSocketMode {
   readonly connections: Connection[] = [];
@@ -29,6 +33,7 @@ export class FakeSocketMode {
   private readonly wss: WebSocketServer;
   private readonly pinger: NodeJS.Timeout;
   private counter = 0;
+  private turn = 0;
 
   constructor(pingIntervalMs: number) {
     // autoPong off: a silent connection must not answer the client's pings.
@@ -50,6 +55,8 @@ export class FakeSocketMode {
       });
       socket.on('close', () => {
         connection.closed = true;
+        // Undelivered stays pending: close() then names it.
+        for (const pending of this.pending.values()) if (pending.connection === connection && pending.type === 'events_api') this.deliver(pending, pending.retryAttempt + 1).catch(() => undefined);
       });
       socket.send(JSON.stringify({ type: 'hello', num_connections: this.open().length, debug_info: { host: 'fake-slack' }, connection_info: { app_id: 'A1' } }));
     });
@@ -78,8 +85,19 @@ export class FakeSocketMode {
   async send(type: EnvelopeType, payload: unknown, retryAttempt = 0): Promise<unknown> {
     this.counter += 1;
     const id = `env-${this.counter}`;
-    const acked = new Promise<unknown>((resolve) => this.pending.set(id, { id, type, resolve }));
+    let pending: Pending | undefined;
+    const acked = new Promise<unknown>((resolve) => (pending = { id, type, resolve, payload, retryAttempt }));
+    this.pending.set(id, pending as Pending);
+    await this.deliver(pending as Pending, retryAttempt);
+    return acked;
+  }
+
+  /** Sends (or sends again) one envelope on a live connection. */
+  private async deliver(pending: Pending, retryAttempt: number): Promise<void> {
     const connection = await this.live();
+    pending.connection = connection;
+    pending.retryAttempt = retryAttempt;
+    const { id, type, payload } = pending;
     connection.socket.send(JSON.stringify({
       envelope_id: id,
       type,
@@ -87,7 +105,6 @@ export class FakeSocketMode {
       accepts_response_payload: type !== 'events_api',
       ...(type === 'events_api' ? { retry_attempt: retryAttempt, retry_reason: retryAttempt ? 'timeout' : '' } : {}),
     }));
-    return acked;
   }
 
   /** The newest connection stops pinging, ponging and delivering (it looks open). */
@@ -122,11 +139,13 @@ export class FakeSocketMode {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
+  /** The next live connection, in turn (one app's several connections share its envelopes). */
   private async live(): Promise<Connection> {
     const deadline = Date.now() + 10_000;
     if (this.deliverOn !== undefined) return this.labelled(this.deliverOn, deadline);
     for (;;) {
-      const connection = this.open().filter((candidate) => !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN).at(-1);
+      const live = this.open().filter((candidate) => !candidate.silent && candidate.socket.readyState === candidate.socket.OPEN);
+      const connection = live[this.turn++ % Math.max(1, live.length)];
       if (connection) return connection;
       if (Date.now() > deadline) throw new Error('fake Slack: no live Socket Mode connection to deliver to');
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -37,6 +37,12 @@ export class PostgresInbox implements InboxRepository {
       .map((row) => ({ id: row.id, platform: row.platform, sessionKey: row.session_key, message: row.message, batch: row.batch }));
   }
 
+  queuedFor(sessionKey: string): QueuedInbound[] {
+    return this.sql
+      .all<{ id: number; platform: string; session_key: string; message: string; batch: number | null }>("SELECT id, platform, session_key, message, batch FROM inbox WHERE status = 'queued' AND session_key = ? ORDER BY id", sessionKey)
+      .map((row) => ({ id: row.id, platform: row.platform, sessionKey: row.session_key, message: row.message, batch: row.batch }));
+  }
+
   setBatch(ids: number[]): void {
     const [first] = ids;
     if (first === undefined) return;

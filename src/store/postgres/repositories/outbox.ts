@@ -2,23 +2,35 @@
 import type { EncodedMessage } from '../../outbox-message.js';
 import type { LiveRow, OutboxRepository, OutboxRow, OutboxStatus } from '../../outbox.js';
 import type { Sql } from '../sql.js';
+import type { Claimant } from './cluster.js';
 
 type Where = { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null };
 const whereOf = (row: Where) => ({ id: row.id, platform: row.platform, chatId: row.chat_id, threadId: row.thread_id, sessionKey: row.session_key });
 
+/**
+ * A send in flight is claimed by its node (`lease_node`) as well as by time: when the node
+ * stops or dies, its claims are released at once (cluster.ts) rather than when the time runs out.
+ */
 export class PostgresOutbox implements OutboxRepository {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly claimant: Claimant = { nodeId: undefined },
+  ) {}
+
+  private get node(): string | null {
+    return this.claimant.nodeId ?? null;
+  }
 
   add(entry: { platform: string; chatId: string; threadId?: string; sessionKey?: string; message: EncodedMessage; now: number; leaseUntil?: number }): number {
     return this.sql.get<{ id: number }>(
-      `INSERT INTO outbox (platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, created_at, attempted_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING id`,
-      entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.leaseUntil ?? entry.now, entry.now, entry.leaseUntil === undefined ? null : entry.now,
+      `INSERT INTO outbox (platform, chat_id, thread_id, session_key, message, status, attempts, next_attempt_at, created_at, attempted_at, lease_node)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?) RETURNING id`,
+      entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.leaseUntil ?? entry.now, entry.now, entry.leaseUntil === undefined ? null : entry.now, entry.leaseUntil === undefined ? null : this.node,
     )!.id;
   }
 
   markSent(id: number, platformMessageId: string, now: number): void {
-    this.sql.run("UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + 1, unconfirmed = false WHERE id = ?", platformMessageId, now, id);
+    this.sql.run("UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + 1, unconfirmed = false, lease_node = NULL WHERE id = ?", platformMessageId, now, id);
   }
 
   markPartsSent(id: number, partsSent: number): void {
@@ -26,7 +38,7 @@ export class PostgresOutbox implements OutboxRepository {
   }
 
   markRetry(id: number, error: string, nextAttemptAt: number, partsSent = 0): void {
-    this.sql.run('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, parts_sent = greatest(parts_sent, ?), unconfirmed = true WHERE id = ?', error, nextAttemptAt, partsSent, id);
+    this.sql.run('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, parts_sent = greatest(parts_sent, ?), unconfirmed = true, lease_node = NULL WHERE id = ?', error, nextAttemptAt, partsSent, id);
   }
 
   confirm(id: number, partsSent: number): void {
@@ -42,11 +54,17 @@ export class PostgresOutbox implements OutboxRepository {
   }
 
   lease(id: number, now: number, until: number): boolean {
-    return this.sql.run("UPDATE outbox SET next_attempt_at = ?, attempted_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?", until, now, id, now) === 1;
+    // SKIP LOCKED: a row another process is claiming this instant is left to it, without waiting.
+    return (
+      this.sql.run(
+        "UPDATE outbox SET next_attempt_at = ?, attempted_at = ?, lease_node = ? WHERE id = (SELECT id FROM outbox WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? FOR UPDATE SKIP LOCKED)",
+        until, now, this.node, id, now,
+      ) === 1
+    );
   }
 
   releaseLeases(now: number): void {
-    this.sql.run("UPDATE outbox SET next_attempt_at = ?, unconfirmed = (attempted_at IS NOT NULL OR unconfirmed) WHERE status = 'pending' AND next_attempt_at > ?", now, now);
+    this.sql.run("UPDATE outbox SET next_attempt_at = ?, unconfirmed = (attempted_at IS NOT NULL OR unconfirmed), lease_node = NULL WHERE status = 'pending' AND next_attempt_at > ?", now, now);
   }
 
   createdAt(id: number): number | undefined {
@@ -78,7 +96,7 @@ export class PostgresOutbox implements OutboxRepository {
   }
 
   liveToPending(id: number, now: number, leaseUntil: number): void {
-    this.sql.run("UPDATE outbox SET status = 'pending', platform_message_id = NULL, next_attempt_at = ?, attempted_at = ? WHERE id = ? AND status = 'live'", leaseUntil, now, id);
+    this.sql.run("UPDATE outbox SET status = 'pending', platform_message_id = NULL, next_attempt_at = ?, attempted_at = ?, lease_node = ? WHERE id = ? AND status = 'live'", leaseUntil, now, this.node, id);
   }
 
   liveRows(): LiveRow[] {
@@ -94,7 +112,7 @@ export class PostgresOutbox implements OutboxRepository {
   }
 
   defer(id: number, reason: string, nextAttemptAt: number): void {
-    this.sql.run('UPDATE outbox SET last_error = ?, next_attempt_at = ? WHERE id = ?', reason, nextAttemptAt, id);
+    this.sql.run('UPDATE outbox SET last_error = ?, next_attempt_at = ?, lease_node = NULL WHERE id = ?', reason, nextAttemptAt, id);
   }
 
   due(now: number, limit = 50): OutboxRow[] {

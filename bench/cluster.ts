@@ -1,0 +1,110 @@
+/**
+ * Several `hob start` processes on one PostgreSQL database (issue 23), against the fake Slack
+ * (one Socket Mode connection per process, events spread across them) and an instant fake
+ * model: messages answered per second with 1, 2 and 3 processes beside one process on SQLite
+ * (200 conversations, 2 messages each, 40 of them talking at a time, each waiting for its
+ * answer before its next message), and the takeover time after kill -9 of the process running a conversation
+ * (from the kill to the cut-off run's answer, at cluster.lease_ms 1500).
+ */
+import { join } from 'node:path';
+import { startFakeAnthropic, type FakeAnthropic } from '../test/fakes/anthropic.js';
+import { dmOf, startFakeSlack, type FakeSlack } from '../test/fakes/slack/index.js';
+import { ensureBuiltDist } from '../test/support/built-dist.js';
+import { answersIn, answerTokens, exchange, liftEditLimit, lastToken, people, startNode, type HobNode } from '../test/support/hob-cluster.js';
+import { createDatabase, postgresSkipReason, startCluster, stopCluster, type Cluster } from '../test/support/postgres.js';
+import pg from 'pg';
+import { fmt, runIfMain, type BenchResult } from './stats.js';
+
+const CONVERSATIONS = 200;
+const MESSAGES = 2;
+const IN_FLIGHT = 40;
+const TAKEOVER_LEASE_MS = 1500;
+
+type Bed = { model: FakeAnthropic; slack: FakeSlack; nodes: HobNode[] };
+
+async function withBed<T>(count: number, url: string | undefined, leaseMs: number, use: (bed: Bed, everyone: ReturnType<typeof people>) => Promise<T>, slow?: (token: string) => number): Promise<T> {
+  const model = await startFakeAnthropic();
+  const slack = await startFakeSlack();
+  liftEditLimit(slack);
+  const everyone = people(CONVERSATIONS + 1);
+  for (const person of everyone) slack.person(person);
+  answerTokens(model, slow);
+  const nodes: HobNode[] = [];
+  try {
+    nodes.push(...(await Promise.all(Array.from({ length: count }, () => startNode({ model, slack, people: everyone, ...(url ? { url } : {}), leaseMs })))));
+    return await use({ model, slack, nodes }, everyone);
+  } finally {
+    for (const node of nodes) node.kill();
+    await model.close();
+    await slack.close().catch(() => undefined);
+  }
+}
+
+async function throughput(count: number, url: string | undefined): Promise<number> {
+  return withBed(count, url, 15_000, async ({ slack }, everyone) => {
+    const started = performance.now();
+    let next = 0;
+    // At most IN_FLIGHT conversations talk at once, each one message after the other.
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        for (let index = next++; index < CONVERSATIONS; index = next++) {
+          const person = everyone[index] ?? everyone[0]!;
+          for (let n = 1; n <= MESSAGES; n++) await exchange(slack, person, `c${index}-m${n}`, 120_000);
+        }
+      }),
+    );
+    return (CONVERSATIONS * MESSAGES) / ((performance.now() - started) / 1000);
+  });
+}
+
+async function takeover(url: string): Promise<number> {
+  let first = true;
+  const slowToken = 'c999-m1';
+  return withBed(2, url, TAKEOVER_LEASE_MS, async ({ model, slack, nodes }, everyone) => {
+    const person = everyone[CONVERSATIONS] ?? everyone[0]!;
+    await slack.dm(person, `please answer ${slowToken}`);
+    await slack.waitFor(() => model.requests.some((request) => lastToken(request.body) === slowToken), 30_000, 'the run to start');
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const owner = (await db.query<{ node_id: string }>("SELECT node_id FROM conversation_leases WHERE session_key LIKE '%' || $1", [dmOf(person.id)])).rows[0]?.node_id ?? '';
+    await db.end();
+    const victim = nodes.find((node) => owner.split(':')[1] === String(node.child.pid));
+    if (!victim) throw new Error(`no process runs the conversation (${owner})`);
+    const killed = performance.now();
+    victim.kill();
+    await slack.waitFor(() => answersIn(slack, person).includes(slowToken), 60_000, 'the resumed answer');
+    return performance.now() - killed;
+  }, (token) => {
+    if (token !== slowToken || !first) return 0;
+    first = false;
+    return 120_000;
+  });
+}
+
+export async function run(): Promise<BenchResult> {
+  if (postgresSkipReason) {
+    const line = `cluster: not measured (${postgresSkipReason})`;
+    console.log(line);
+    return { name: 'cluster', summary: [line] };
+  }
+  ensureBuiltDist(join(import.meta.dirname, '..'));
+  const summary: string[] = [];
+  const say = (line: string) => {
+    console.log(line);
+    summary.push(line);
+  };
+  const cluster: Cluster = await startCluster();
+  try {
+    const sqlite = await throughput(1, undefined);
+    const rates: string[] = [];
+    for (const count of [1, 2, 3]) rates.push(`${count} process${count > 1 ? 'es' : ''} ${fmt(await throughput(count, await createDatabase(cluster)))}`);
+    say(`cluster: messages answered per second (${CONVERSATIONS} conversations × ${MESSAGES}, ${IN_FLIGHT} at a time, Slack Socket Mode, instant model): PostgreSQL ${rates.join(', ')}; SQLite 1 process ${fmt(sqlite)}`);
+    const ms = await takeover(await createDatabase(cluster));
+    say(`cluster: kill -9 of the process running a conversation → its cut-off run answered by another process after ${fmt(ms / 1000)} s (cluster.lease_ms ${TAKEOVER_LEASE_MS})`);
+  } finally {
+    stopCluster(cluster);
+  }
+  return { name: 'cluster', summary };
+}
+
+runIfMain(import.meta.url, run);

@@ -1,0 +1,117 @@
+/**
+ * issue 23: three `hob start` processes on one PostgreSQL database serve one Slack app, each
+ * with its own Socket Mode connection (the fake spreads the events across them, as Slack
+ * does). Every message is answered once, in order, whichever process received it; a process
+ * killed mid-run is taken over within the lease, its run resumed, nothing lost or doubled.
+ */
+import '../support/env.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { dmOf, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { answersIn, answerTokens, exchange, liftEditLimit, lastToken, people, startNode, type HobNode } from '../support/hob-cluster.js';
+import { postgresSkipReason, testDatabase } from '../support/postgres.js';
+
+const LEASE_MS = 1500;
+const CONVERSATIONS = 45;
+const everyone = people(CONVERSATIONS + 10);
+/** The conversation whose run is cut off by the kill: its first answer takes a while. */
+const SLOW = 'c900-m1';
+/** The conversation whose run a stop (SIGTERM) cuts off. */
+const STOPPED = 'c901-m1';
+
+let model: FakeAnthropic;
+let slack: FakeSlack;
+let db: pg.Client;
+let nodes: HobNode[] = [];
+const asked = new Map<string, number>();
+
+describe.skipIf(postgresSkipReason)('several hob processes on one database', () => {
+  beforeAll(async () => {
+    const { url } = await testDatabase();
+    model = await startFakeAnthropic();
+    slack = await startFakeSlack();
+    liftEditLimit(slack);
+    for (const person of everyone) slack.person(person);
+    answerTokens(model, (token) => {
+      const times = (asked.get(token) ?? 0) + 1;
+      asked.set(token, times);
+      return (token === SLOW || token === STOPPED) && times === 1 ? 60_000 : 0;
+    });
+    db = new pg.Client({ connectionString: url });
+    await db.connect();
+    nodes = await Promise.all([0, 1, 2].map(() => startNode({ model, slack, people: everyone, url, leaseMs: LEASE_MS })));
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const node of nodes) node.kill();
+    await db?.end();
+    await model?.close();
+    await slack?.close();
+  });
+
+  it('answers every message of many conversations once and in order, across the processes', async () => {
+    expect(slack.socket.open()).toHaveLength(3);
+    const talkers = everyone.slice(0, CONVERSATIONS);
+    await Promise.all(
+      talkers.map(async (person, index) => {
+        for (const n of [1, 2]) await exchange(slack, person, `c${index}-m${n}`, 30_000);
+      }),
+    );
+    for (const [index, person] of talkers.entries()) expect(answersIn(slack, person)).toEqual([`c${index}-m1`, `c${index}-m2`]);
+    // The conversations are spread over the processes, each held by one.
+    const owners = await db.query<{ node_id: string; n: string }>('SELECT node_id, count(*) n FROM conversation_leases GROUP BY node_id');
+    expect(owners.rows.length).toBeGreaterThan(1);
+    expect(owners.rows.reduce((sum, row) => sum + Number(row.n), 0)).toBe(CONVERSATIONS);
+  }, 120_000);
+
+  it('a process killed mid-run: another takes its conversations over, resumes the run, loses and doubles nothing', async () => {
+    const slowOne = everyone[CONVERSATIONS] ?? everyone[0]!;
+    await slack.dm(slowOne, `please answer ${SLOW}`);
+    await slack.waitFor(() => model.requests.some((request) => lastToken(request.body) === SLOW), 20_000, 'the slow run to start');
+    const owner = await ownerOf(dmOf(slowOne.id));
+    const victim = nodes.find((node) => owner.startsWith(`${hostPart(owner)}:${node.child.pid}:`));
+    if (!victim) throw new Error(`no process is ${owner}`);
+    // Conversations the victim runs get new messages right after it dies (each arrives at a live process).
+    const orphaned = (await db.query<{ session_key: string }>('SELECT session_key FROM conversation_leases WHERE node_id = $1', [owner])).rows.map((row) => row.session_key);
+    const talkers = everyone.slice(0, CONVERSATIONS).filter((person) => orphaned.some((key) => key.includes(dmOf(person.id))));
+    expect(talkers.length).toBeGreaterThan(0);
+    victim.kill();
+    await victim.exited;
+    await Promise.all(talkers.map((person) => exchange(slack, person, `c${everyone.indexOf(person)}-m3`, 30_000)));
+    await slack.waitFor(() => answersIn(slack, slowOne).includes(SLOW), 30_000, 'the cut-off run to be answered by another process');
+    expect(answersIn(slack, slowOne)).toEqual([SLOW]);
+    for (const person of talkers) {
+      const index = everyone.indexOf(person);
+      expect(answersIn(slack, person)).toEqual([`c${index}-m1`, `c${index}-m2`, `c${index}-m3`]);
+    }
+    // The survivors hold what the victim held.
+    const after = await ownerOf(dmOf(slowOne.id));
+    expect(after).not.toBe(owner);
+    expect(slack.socket.open()).toHaveLength(2);
+  }, 90_000);
+
+  it('a process that stops hands its conversations over: the run it cut off is answered once by another', async () => {
+    const person = everyone[CONVERSATIONS + 1] ?? everyone[0]!;
+    await slack.dm(person, `please answer ${STOPPED}`);
+    await slack.waitFor(() => model.requests.some((request) => lastToken(request.body) === STOPPED), 20_000, 'the run to start');
+    const owner = await ownerOf(dmOf(person.id));
+    const stopping = nodes.find((node) => owner.startsWith(`${hostPart(owner)}:${node.child.pid}:`));
+    if (!stopping) throw new Error(`no running process is ${owner}`);
+    stopping.child.kill('SIGTERM');
+    expect(await stopping.exited).toBe(0);
+    await slack.waitFor(() => answersIn(slack, person).includes(STOPPED), 30_000, 'the cut-off run to be answered by the other process');
+    expect(answersIn(slack, person)).toEqual([STOPPED]);
+    expect(await ownerOf(dmOf(person.id))).not.toBe(owner);
+  }, 60_000);
+});
+
+async function ownerOf(chat: string): Promise<string> {
+  const row = (await db.query<{ node_id: string }>("SELECT node_id FROM conversation_leases WHERE session_key LIKE '%' || $1 || '%'", [chat])).rows[0];
+  if (!row) throw new Error(`no lease for ${chat}`);
+  return row.node_id;
+}
+
+function hostPart(nodeId: string): string {
+  return nodeId.split(':')[0] ?? '';
+}

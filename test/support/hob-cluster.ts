@@ -19,8 +19,6 @@ export type HobClusterOptions = {
   /** A PostgreSQL URL; without it each process has its own SQLite file (use one process then). */
   url?: string;
   leaseMs?: number;
-  /** This process's own Socket Mode label (FakeSlack.appTokenFor), so `slack.socket.deliverOn = label` picks it. */
-  label?: string;
   /** Telegram in webhook mode too: this process's webhook listens on `port` (the fake's balancer posts to it). */
   telegram?: { token: string; apiRoot: string; port: number; allow: string[] };
 };
@@ -44,7 +42,7 @@ export async function startNode(options: HobClusterOptions): Promise<HobNode> {
 ${store}model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 3, base_delay_ms: 100 } }
 channels:
   console: { enabled: false }
-  slack: { bot_token: ${slack.botToken}, app_token: ${options.label ? slack.appTokenFor(options.label) : slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${options.people.map((person) => `"${person.id}"`).join(', ')}] }
+  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${options.people.map((person) => `"${person.id}"`).join(', ')}] }
 ${telegramSection(options.telegram)}`,
   );
   const hob = spawnHob(['--config', config, 'start'], cleanEnv());

@@ -34,6 +34,14 @@ export const COMMANDS = [
 /** The names of hob's own commands (the extensions may not take them). */
 export const COMMAND_NAMES: ReadonlySet<string> = new Set(COMMANDS.map((entry) => entry.command));
 
+/**
+ * issue 23: commands that read or change the conversation's run, history or figures. With
+ * several processes they run in the process that runs the conversation (the router hands them
+ * on through the inbox); `/stop` is not among them: it reaches a run elsewhere through the
+ * shared decisions, at once, even when messages wait in front of it.
+ */
+export const CONVERSATION_COMMANDS: ReadonlySet<string> = new Set(['new', 'status', 'usage', 'sessions', 'resume', 'compact']);
+
 export const OWNER_ONLY = new Set<string>(['model', 'permissions', 'pairing', ...EXTENSION_OWNER_ONLY]);
 
 /**

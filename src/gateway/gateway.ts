@@ -16,7 +16,7 @@ import { LocalCluster, type Cluster } from './cluster/cluster.js';
 import type { ButtonPress, ChannelAdapter, ChatType, InboundMessage, InboundSink } from './channel.js';
 import type { ChannelChatCommand } from './channel-module.js';
 import { ChatCommands } from './chat-commands.js';
-import { commandMenus } from './commands.js';
+import { commandMenus, parseCommand } from './commands.js';
 import { handleJobPress } from './commands/jobs.js';
 import { handleTaskPress } from './commands/tasks.js';
 import { handleMemoryPress } from './commands/memory.js';
@@ -31,6 +31,7 @@ import { ChatEditClock } from './reply.js';
 import { pullInbox, recoverAfterRestart, type RestartDeps } from './restart-recovery.js';
 import type { GatewayVoice } from './hearing.js';
 import { InboundRouter } from './router.js';
+import { storedCommand } from './stored-inbound.js';
 import type { GroupSessions } from './session-key.js';
 
 export type GatewayOptions = {
@@ -105,6 +106,7 @@ export class Gateway implements InboundSink {
   private readonly adapters = new Map<string, ChannelAdapter>();
   private readonly editClock = new ChatEditClock();
   private readonly router: InboundRouter;
+  private readonly commands: ChatCommands;
   private readonly presses: PressRouter;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -127,13 +129,13 @@ export class Gateway implements InboundSink {
     const { access, broker, pairing, delivery, inbox } = this;
     const conversation: OpenConversation = (...args) => this.conversation(...args);
     const adapter = (platform: string) => this.adapters.get(platform);
-    const commands = new ChatCommands({
+    const commands = (this.commands = new ChatCommands({
       archive: store.archive, logger, access, broker, pairing, delivery, conversation,
       model: options.model, permissions: options.permissions, memory: options.memory, jobs: options.jobs, extensions: options.extensions, people: options.people,
       tasks: options.tasks, now: () => clock.now(),
       channelCommands: options.channelCommands,
       stopElsewhere: options.sharedDecisions && ((key) => stopElsewhere(store.conversations, options.sharedDecisions as SharedDecisions, key)),
-    });
+    }));
     this.router = new InboundRouter({
       store, clock, logger, groupSessions: options.groupSessions, adapter, access, pairing, inbox, delivery, commands, conversation, cluster: this.cluster,
       extensions: options.extensions, pasteWaitMs: options.pasteWaitMs, albumWaitMs: options.albumWaitMs,
@@ -150,6 +152,10 @@ export class Gateway implements InboundSink {
       conversations: this.options.store.conversations, inbox: this.inbox, delivery: this.delivery, broker: this.broker, adapters: this.adapters,
       conversation: (...args) => this.conversation(...args),
       unseen: (key, rows) => this.cluster.unseen(key, rows),
+      command: (key, stored, adapter) => {
+        const command = parseCommand(stored.text);
+        if (command) void this.commands.run(command.name, command.args, storedCommand(stored), key, adapter);
+      },
     };
     await this.cluster.start({
       recover: (keys) => {

@@ -31,7 +31,11 @@ export type RestartDeps = {
   broker: ApprovalBroker;
   adapters: Map<string, ChannelAdapter>;
   conversation: OpenConversation;
+  /** issue 23: runs a chat command another process stored for a conversation this one runs (its row is done already). */
+  command?(key: string, stored: StoredInbound, adapter: ChannelAdapter): void;
 };
+
+type RequeueDeps = Pick<RestartDeps, 'adapters' | 'conversation' | 'delivery' | 'inbox' | 'command'>;
 
 export async function recoverAfterRestart(deps: RestartDeps, keys?: ReadonlySet<string>): Promise<void> {
   // First: what the previous process leased is due again, its live messages settled, before anything new is sent.
@@ -50,7 +54,7 @@ export async function recoverAfterRestart(deps: RestartDeps, keys?: ReadonlySet<
 }
 
 /** Another process stored messages for a conversation this one runs: those not queued here yet are queued, in order. */
-export function pullInbox(deps: Pick<RestartDeps, 'inbox' | 'unseen' | 'adapters' | 'conversation' | 'delivery'>, key: string): void {
+export function pullInbox(deps: RequeueDeps & Pick<RestartDeps, 'unseen'>, key: string): void {
   requeueRows(deps, deps.unseen(key, deps.inbox.queuedFor(key)));
 }
 
@@ -69,7 +73,7 @@ function conversationForKey(deps: RestartDeps, key: string): { conversation: Con
 }
 
 /** Messages still queued (when hob stopped, or stored by another process), in order; parts of one paste or album together. */
-function requeueRows(deps: Pick<RestartDeps, 'adapters' | 'conversation' | 'delivery' | 'inbox'>, rows: QueuedInbound[]): void {
+function requeueRows(deps: RequeueDeps, rows: QueuedInbound[]): void {
   const taken = new Set<number>();
   for (const row of rows) {
     if (taken.has(row.id)) continue;
@@ -81,10 +85,16 @@ function requeueRows(deps: Pick<RestartDeps, 'adapters' | 'conversation' | 'deli
 }
 
 /** One queued message (or the parts of one); files come back through their refs. */
-function requeue(deps: Pick<RestartDeps, 'adapters' | 'conversation' | 'delivery' | 'inbox'>, key: string, parts: { id: number; stored: StoredInbound }[]): void {
+function requeue(deps: RequeueDeps, key: string, parts: { id: number; stored: StoredInbound }[]): void {
   const [head] = parts;
   const adapter = head ? deps.adapters.get(head.stored.platform) : undefined;
   if (!head || !adapter) return;
+  if (head.stored.command) {
+    // Done before it runs, as a command handled where it arrived: once, also if this process stops mid-way.
+    deps.inbox.markDone(head.id);
+    deps.command?.(key, head.stored, adapter);
+    return;
+  }
   const { text, attachments, overheard } = restoreParts(parts.map((part) => part.stored), adapter.download?.bind(adapter));
   const { stored } = head;
   const inboxIds = parts.map((part) => part.id);

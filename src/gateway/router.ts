@@ -16,7 +16,7 @@ import type { Cluster } from './cluster/cluster.js';
 import type { ChannelAdapter, InboundMessage } from './channel.js';
 import type { ChatCommands } from './chat-commands.js';
 import { Coalescer, type HeldMessage } from './coalesce.js';
-import { parseCommand } from './commands.js';
+import { CONVERSATION_COMMANDS, parseCommand } from './commands.js';
 import type { ExtensionCommands } from './commands/skills.js';
 import type { Delivery } from './delivery.js';
 import { framedText } from './framing.js';
@@ -45,7 +45,7 @@ export type RouterDeps = {
   extensions?: ExtensionCommands;
   conversation: OpenConversation;
   /** issue 23: whether this process runs the message's conversation, or hands it on. */
-  cluster: Pick<Cluster, 'admit' | 'forget'>;
+  cluster: Pick<Cluster, 'admit' | 'forget' | 'several'>;
   /**
    * issue 22: a voice note in a group that does not address hob is taken (from people hob
    * talks to there) and answered only when what it says names hob. Needs a transcription endpoint.
@@ -112,7 +112,9 @@ export class InboundRouter {
     }
     if (command && this.deps.commands.has(command.name)) {
       // An edited command is not run again.
-      if (message.editedAfterSeconds !== undefined || !firstTime()) return;
+      if (message.editedAfterSeconds !== undefined) return;
+      if (this.deps.cluster.several && CONVERSATION_COMMANDS.has(command.name)) return this.routeCommand(message, key, updateId, command, adapter);
+      if (!firstTime()) return;
       void this.deps.commands.run(command.name, command.args, message, key, adapter);
       return;
     }
@@ -127,6 +129,21 @@ export class InboundRouter {
     // issue 23: another process runs this conversation (it is woken and reads the row), or this one just took it over.
     if (!this.deps.cluster.admit(key, inboxId)) return;
     if (!this.coalescer.offer(key, { message, inboxId })) this.enqueue(key, [{ message, inboxId }]);
+  }
+
+  /**
+   * issue 23: a command for the conversation, with several processes: stored in the inbox like
+   * a message, so the process that runs the conversation runs it (woken as for a message; one
+   * that takes the conversation over finds it there) and answers it once. Run here when this
+   * process runs the conversation, or takes it now.
+   */
+  private routeCommand(message: InboundMessage, key: string, updateId: string, command: { name: string; args: string }, adapter: ChannelAdapter): void {
+    const { inbox, cluster, clock } = this.deps;
+    const inboxId = inbox.add({ platform: message.platform, updateId, sessionKey: key, message: storeInbound(message, { command: true }), now: clock.now() });
+    if (inboxId === undefined) return; // a redelivered update: handled already
+    if (!cluster.admit(key, inboxId)) return;
+    inbox.markDone(inboxId);
+    void this.deps.commands.run(command.name, command.args, message, key, adapter);
   }
 
   private overheard(message: InboundMessage): boolean {

@@ -21,10 +21,15 @@ export type StoredInbound = {
   attachments: StoredAttachment[] | number;
   /** A group's voice note not addressed to hob: answered only when it names hob. */
   overheard?: boolean;
+  /**
+   * issue 23: a chat command for the conversation (its text is the command), stored where it
+   * arrived for the process that runs the conversation: that process runs it, not the model.
+   */
+  command?: true;
 };
 
 /** The inbox row's message column. */
-export function storeInbound(message: InboundMessage, marks: { overheard?: boolean } = {}): string {
+export function storeInbound(message: InboundMessage, marks: { overheard?: boolean; command?: boolean } = {}): string {
   const stored: StoredInbound = {
     platform: message.platform,
     chatId: message.chatId,
@@ -35,8 +40,15 @@ export function storeInbound(message: InboundMessage, marks: { overheard?: boole
     text: message.text,
     attachments: message.attachments.map(({ download: _download, ...kept }) => kept),
     ...(marks.overheard ? { overheard: true } : {}),
+    ...(marks.command ? { command: true } : {}),
   };
   return JSON.stringify(stored);
+}
+
+/** A stored command as the message it came in (its files and platform-only parts, such as a private way to answer, do not travel). */
+export function storedCommand(stored: StoredInbound): InboundMessage {
+  const { platform, chatId, threadId, chatType, userId, userName, text } = stored;
+  return { platform, chatId, ...(threadId ? { threadId } : {}), chatType, userId, userName, text, attachments: [], mentionsBot: true, replyToBot: false, messageId: '' };
 }
 
 export function readInbound(json: string): StoredInbound {

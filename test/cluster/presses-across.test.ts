@@ -2,7 +2,8 @@
  * issue 23: two `hob start` processes on one PostgreSQL database and one Slack app (one
  * Socket Mode connection each). A conversation runs in the process its message reached (A);
  * the buttons of its approval and its question are pressed through the other (B): B decides
- * in the database, answers the press and closes the prompt, and A's run goes on.
+ * in the database, answers the press and closes the prompt, and A's run goes on. Commands
+ * for the conversation typed through B act in A, where it runs, and are answered once.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -148,5 +149,48 @@ channels:
     await slack.dm(ann, 'hello again');
     await slack.waitFor(() => answers('Fresh start.').length === 1, 15_000, 'the next answer');
     expect(answers('Too late.')).toHaveLength(0);
+  }, 60_000);
+
+  const said = () => slack.seen(dm).map((message) => message.text);
+  /** Sends `text` on `label`'s connection; resolves with how many messages the DM showed before. */
+  async function sendOn(label: string, text: string): Promise<number> {
+    const before = said().length;
+    slack.socket.deliverOn = label;
+    await slack.dm(ann, text);
+    return before;
+  }
+
+  it('/status through B while the run is in flight in A: answered once, by A, which sees the run', async () => {
+    const seen = model.requests.length;
+    model.push({ text: 'Slow thoughts done.', delayMs: 3_000 });
+    await sendOn(A, 'think it over slowly once more');
+    await slack.waitFor(() => model.requests.length > seen, 10_000, 'the slow model call');
+    const before = await sendOn(B, '/status');
+    const status = await slack.waitFor(() => said().slice(before).find((text) => text.startsWith('Model:')), 10_000, 'the status');
+    // Only A, where the run is in flight, knows it is running.
+    expect(status).toContain('State: running');
+    await slack.waitFor(() => answers('Slow thoughts done.').length === 1, 15_000, 'the slow answer');
+    expect(said().filter((text) => text.startsWith('Model:'))).toHaveLength(1);
+  }, 60_000);
+
+  it('/new through B: the next message is answered once, in a fresh session that holds no earlier turn; /usage through B counts it', async () => {
+    const before = await sendOn(B, '/new');
+    await slack.waitFor(() => said().slice(before).includes('Started a new conversation. I no longer see the earlier messages.'), 10_000, 'the /new reply');
+
+    const seen = model.requests.length;
+    model.push({ text: 'Hello, new session.' });
+    await sendOn(B, 'what did we talk about?');
+    await slack.waitFor(() => answers('Hello, new session.').length === 1, 15_000, 'the answer in the new session');
+    const request = model.requests[seen];
+    expect(request?.body.messages).toHaveLength(1);
+    expect(JSON.stringify(request?.body.messages)).not.toContain('slowly');
+    expect(answers('Hello, new session.')).toHaveLength(1);
+    expect(said().filter((text) => text.startsWith('Started a new conversation.'))).toHaveLength(1);
+
+    // A's figures for the new session: one request so far.
+    const usageFrom = await sendOn(B, '/usage');
+    const usage = await slack.waitFor(() => said().slice(usageFrom).find((text) => text.startsWith('Requests:')), 10_000, 'the usage');
+    expect(usage).toContain('Requests: 1');
+    expect(said().filter((text) => text.startsWith('Requests:'))).toHaveLength(1);
   }, 60_000);
 });

@@ -25,6 +25,11 @@ export interface Cluster {
   /** This process's id (host:pid:random): the runner of its job runs and tasks. */
   readonly nodeId: string;
   /**
+   * Whether other processes may run conversations: then a command that acts on a conversation
+   * is stored in the inbox and handed to its owner like a message (`admit`), not run where it arrived.
+   */
+  readonly several: boolean;
+  /**
    * A message for `key` was just stored in the inbox as row `inboxId` (called inside that
    * transaction): true when this process runs the conversation and queues it now; false when
    * it was handed on (another process runs it and is woken, or this process just took the
@@ -51,6 +56,7 @@ export interface Cluster {
 /** One process runs every conversation: a start recovers everything a restart left. */
 export class LocalCluster implements Cluster {
   readonly nodeId = newRunnerId();
+  readonly several = false;
 
   admit(): boolean {
     return true;

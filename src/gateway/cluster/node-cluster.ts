@@ -38,6 +38,7 @@ export type NodeClusterDeps = {
 
 export class NodeCluster implements Cluster {
   readonly nodeId: string;
+  readonly several = true;
   /** Conversations this node holds, with the epoch it holds each at. */
   private readonly held = new Map<string, number>();
   /** Conversations this node held and lost (its heartbeat lapsed): their writes are refused. */

@@ -57,7 +57,15 @@ async function throughput(count: number, url: string | undefined): Promise<numbe
         }
       }),
     );
-    return (CONVERSATIONS * MESSAGES) / ((performance.now() - started) / 1000);
+    const rate = (CONVERSATIONS * MESSAGES) / ((performance.now() - started) / 1000);
+    // The figure counts only if every conversation got each answer once, in order.
+    for (let index = 0; index < CONVERSATIONS; index++) {
+      const person = everyone[index] ?? everyone[0]!;
+      const seen = answersIn(slack, person).join(' ');
+      const expected = Array.from({ length: MESSAGES }, (_, n) => `c${index}-m${n + 1}`).join(' ');
+      if (seen !== expected) throw new Error(`conversation ${index} shows "${seen}", expected "${expected}" (an answer lost, doubled or out of order)`);
+    }
+    return rate;
   });
 }
 

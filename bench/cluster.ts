@@ -4,10 +4,13 @@
  * model: messages answered per second with 1, 2 and 3 processes beside one process on SQLite
  * (200 conversations, 2 messages each, 40 of them talking at a time, each waiting for its
  * answer before its next message), and the takeover time after kill -9 of the process running a conversation
- * (from the kill to the cut-off run's answer, at cluster.lease_ms 1500).
+ * (from the kill to the cut-off run's answer, at cluster.lease_ms 1500). Discord: the same
+ * throughput against the fake Discord, a server per conversation spread over two shards, run
+ * by one process (both shards) or two (one shard each).
  */
 import { join } from 'node:path';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fakes/anthropic.js';
+import { BOT_ID, startFakeDiscord } from '../test/fakes/discord/index.js';
 import { dmOf, startFakeSlack, type FakeSlack } from '../test/fakes/slack/index.js';
 import { ensureBuiltDist } from '../test/support/built-dist.js';
 import { answersIn, answerTokens, exchange, liftEditLimit, lastToken, people, startNode, type HobNode } from '../test/support/hob-cluster.js';
@@ -19,6 +22,7 @@ const CONVERSATIONS = 200;
 const MESSAGES = 2;
 const IN_FLIGHT = 40;
 const TAKEOVER_LEASE_MS = 1500;
+const DISCORD_SERVERS = 60;
 
 type Bed = { model: FakeAnthropic; slack: FakeSlack; nodes: HobNode[] };
 
@@ -81,6 +85,40 @@ async function takeover(url: string): Promise<number> {
   });
 }
 
+/** Messages per second on Discord: `split` processes share the bot's two shards (1: one runs both). */
+async function discordThroughput(split: 1 | 2, url: string): Promise<number> {
+  const model = await startFakeAnthropic();
+  const slack = await startFakeSlack();
+  const discord = await startFakeDiscord();
+  discord.buckets.limit = 10_000;
+  answerTokens(model);
+  const person = { id: '310000000000000000', name: 'person' };
+  const rooms = Array.from({ length: DISCORD_SERVERS }, (_, index) => discord.addGuild(`server ${index}`, [index % 2, 2]).channelId);
+  const answered = (channelId: string, token: string) => discord.botMessages(channelId).some((message) => message.content === `answer ${token}`);
+  const nodes: HobNode[] = [];
+  try {
+    const shards = split === 1 ? [[0, 1]] : [[0], [1]];
+    const options = (ids: number[]) => ({ model, slack, people: people(1), url, discord: { token: discord.token, apiRoot: discord.apiRoot, allow: [person.id], shards: { ids, count: 2 } } });
+    nodes.push(...(await Promise.all(shards.map((ids) => startNode(options(ids))))));
+    const started = performance.now();
+    await Promise.all(
+      rooms.map(async (channelId, index) => {
+        for (let n = 1; n <= MESSAGES; n++) {
+          const token = `c${index}-m${n}`;
+          discord.say(person, channelId, `<@${BOT_ID}> please answer ${token}`);
+          await discord.waitFor(() => answered(channelId, token), 120_000, `the answer to ${token}`);
+        }
+      }),
+    );
+    return (DISCORD_SERVERS * MESSAGES) / ((performance.now() - started) / 1000);
+  } finally {
+    for (const node of nodes) node.kill();
+    await model.close();
+    await slack.close().catch(() => undefined);
+    await discord.close();
+  }
+}
+
 export async function run(): Promise<BenchResult> {
   if (postgresSkipReason) {
     const line = `cluster: not measured (${postgresSkipReason})`;
@@ -99,6 +137,8 @@ export async function run(): Promise<BenchResult> {
     const rates: string[] = [];
     for (const count of [1, 2, 3]) rates.push(`${count} process${count > 1 ? 'es' : ''} ${fmt(await throughput(count, await createDatabase(cluster)))}`);
     say(`cluster: messages answered per second (${CONVERSATIONS} conversations × ${MESSAGES}, ${IN_FLIGHT} at a time, Slack Socket Mode, instant model): PostgreSQL ${rates.join(', ')}; SQLite 1 process ${fmt(sqlite)}`);
+    const discord = [`1 process (both shards) ${fmt(await discordThroughput(1, await createDatabase(cluster)))}`, `2 processes (a shard each) ${fmt(await discordThroughput(2, await createDatabase(cluster)))}`];
+    say(`cluster: Discord messages answered per second (${DISCORD_SERVERS} servers over 2 shards × ${MESSAGES}, all at once, instant model) on PostgreSQL: ${discord.join(', ')}`);
     const ms = await takeover(await createDatabase(cluster));
     say(`cluster: kill -9 of the process running a conversation → its cut-off run answered by another process after ${fmt(ms / 1000)} s (cluster.lease_ms ${TAKEOVER_LEASE_MS})`);
   } finally {

@@ -198,10 +198,15 @@ class DiscordChannel implements DiscordAdapter {
     return Buffer.from(await response.arrayBuffer());
   };
 
-  /** Application commands by bulk overwrite, in each allowed guild and globally for DMs (command-menu.ts). */
+  /**
+   * Application commands by bulk overwrite, in each allowed guild and globally for DMs
+   * (command-menu.ts). The menu is the bot's, not a shard's: with several processes only the
+   * one that runs shard 0 writes it, so a restart of the others costs no overwrites.
+   */
   async setCommands(everyone: BotCommand[], owners?: { userIds: string[]; commands: BotCommand[] }): Promise<void> {
     const applicationId = this.client.application?.id;
     if (!applicationId || this.failure !== undefined) return;
+    if (this.options.shards && !this.options.shards.ids.includes(0)) return;
     await registerCommands(this.client.rest, applicationId, this.options.allowedGuilds ?? [], this.logger, everyone, owners);
   }
 

@@ -21,6 +21,8 @@ export type HobClusterOptions = {
   leaseMs?: number;
   /** Telegram in webhook mode too: this process's webhook listens on `port` (the fake's balancer posts to it). */
   telegram?: { token: string; apiRoot: string; port: number; allow: string[] };
+  /** Discord too: this process runs gateway shards `ids` of `count` (the fake routes events by shard). */
+  discord?: { token: string; apiRoot: string; allow: string[]; shards: { ids: number[]; count: number } };
 };
 
 /**
@@ -43,10 +45,10 @@ ${store}model: { provider: anthropic, name: claude-test, api_key: test-key, base
 channels:
   console: { enabled: false }
   slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${options.people.map((person) => `"${person.id}"`).join(', ')}] }
-${telegramSection(options.telegram)}`,
+${telegramSection(options.telegram)}${discordSection(options.discord)}`,
   );
   const hob = spawnHob(['--config', config, 'start'], cleanEnv());
-  await hob.waitFor(/hob is running on .*slack/, 30_000);
+  await hob.waitFor(options.discord ? /hob is running on .*discord/ : /hob is running on .*slack/, 30_000);
   return Object.assign(hob, { dir });
 }
 
@@ -54,6 +56,12 @@ function telegramSection(telegram: HobClusterOptions['telegram']): string {
   if (!telegram) return '';
   const allow = telegram.allow.map((id) => `"${id}"`).join(', ');
   return `  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: [${allow}], webhook: { url: "https://hob.example.com/telegram", secret_token: team-secret, port: ${telegram.port} } }\n`;
+}
+
+function discordSection(discord: HobClusterOptions['discord']): string {
+  if (!discord) return '';
+  const allow = discord.allow.map((id) => `"${id}"`).join(', ');
+  return `  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: [${allow}], shards: { ids: [${discord.shards.ids.join(', ')}], count: ${discord.shards.count} } }\n`;
 }
 
 /** A port free on 127.0.0.1 now (for a process's webhook). */

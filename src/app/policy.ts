@@ -40,11 +40,12 @@ export function createAppPolicy(config: HobConfig, configPath: string | undefine
     sensitive,
     alwaysRules: rules.all().map(({ userId, rule }) => ({ ...rule, userId })),
   });
+  const permissionAdmin = createPermissionAdmin(permissions, rules, config.permissions.mode);
   const gate: PermissionGate = {
     evaluate: (query) => permissions.evaluate(query),
-    rememberAlways: (userId, rule) => rules.add(userId, permissions.addAlwaysRule(userId, rule)),
+    rememberAlways: (userId, rule) => permissionAdmin.remember(userId, rule),
     isSensitivePath: (path, resolved) => permissions.isSensitivePath(path, resolved),
     mode: () => permissions.mode(),
   };
-  return { sensitive, sandbox, permissions, gate, permissionAdmin: createPermissionAdmin(permissions, rules, config.permissions.mode) };
+  return { sensitive, sandbox, permissions, gate, permissionAdmin };
 }

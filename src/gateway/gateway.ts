@@ -174,7 +174,7 @@ export class Gateway implements InboundSink {
     }));
     this.delivery.start(1000);
     // Runs resumed above may already wait: listening reads what they wait for once, so nothing decided meanwhile is missed.
-    await listenForDecisions(this.options.sharedDecisions, this.broker, () => this.pool.all(), this.options.logger);
+    await listenForDecisions(this.options.sharedDecisions, this.broker, () => this.pool.all(), this.options.logger, { permissions: this.options.permissions, tasks: this.options.tasks });
     this.sweepTimer = setInterval(() => this.pool.sweep(), 60_000);
     this.sweepTimer.unref();
   }

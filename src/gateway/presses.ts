@@ -5,7 +5,9 @@
  * active. A new kind of button is one more handler in the list the gateway builds.
  */
 import { errorMessage } from '../core/errors.js';
+import type { TaskManager } from '../engine/tasks/task-manager.js';
 import type { Logger } from '../logger.js';
+import type { PermissionAdmin } from '../policy/permission-admin.js';
 import type { ConversationRepository } from '../store/conversations.js';
 import type { SharedDecisions } from '../store/shared-decisions.js';
 import type { ApprovalBroker } from './approvals.js';
@@ -68,14 +70,22 @@ function answerElsewhere(shared: SharedDecisions, press: ButtonPress, id: string
   return shared.answerQuestion(id, answer, press.userId, now) ? `You chose: ${answer}` : 'This question is no longer open.';
 }
 
+/** What else follows the other processes: permission rules and mode, background task stops. */
+export type SharedFollowers = { permissions: PermissionAdmin; tasks?: TaskManager };
+
 /**
  * Several processes on one database: a decision taken in any process wakes the run waiting
- * for it here, and a `/stop` given in any process stops the run here. Once listening starts,
- * and after a lost connection, every waiting approval and question is read again. Never throws
- * from a notice: a failed read is logged (the run then waits for its timeout).
+ * for it here, a `/stop` given in any process stops the run here, a task stopped elsewhere
+ * stops here, and "always allow" rules or the mode changed elsewhere apply here. Once
+ * listening starts, and after a lost connection, every waiting approval and question and the
+ * rules are read again (a mode switch whose notice was lost is not: it lives in no table).
+ * Never throws from a notice: a failed read is logged (the run then waits for its timeout).
  */
-export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[], logger: Logger): Promise<void> {
+export async function listenForDecisions(shared: SharedDecisions | undefined, broker: ApprovalBroker, conversations: () => Conversation[], logger: Logger, followers: SharedFollowers): Promise<void> {
   if (!shared) return;
+  const { permissions, tasks } = followers;
+  permissions.announceTo({ rulesChanged: () => shared.rulesChanged(), modeSwitched: (mode) => shared.modeSwitched(mode) });
+  tasks?.announceTo({ taskStopped: (id) => shared.taskStopped(id) });
   const guarded = (what: string, fn: () => void) => () => {
     try {
       fn();
@@ -84,12 +94,19 @@ export async function listenForDecisions(shared: SharedDecisions | undefined, br
     }
   };
   const recheck = guarded('recheck', () => {
+    permissions.reload();
     broker.recheck();
     for (const conversation of conversations()) conversation.questions.recheck();
   });
   await shared.listen(({ kind, id }) => guarded(`${kind}:${id}`, () => {
     if (kind === 'approval') broker.woken(id);
     else if (kind === 'question') conversations().find((conversation) => conversation.questions.asks(id))?.questions.woken(id);
+    else if (kind === 'rules' || kind === 'mode') {
+      if (kind === 'rules') permissions.reload();
+      else permissions.applyMode(id);
+      logger.info({ notice: kind, ...(kind === 'mode' ? { mode: id } : {}) }, 'permissions changed in some process: applied here');
+    }
+    else if (kind === 'task') tasks?.stoppedElsewhere(id);
     // `/stop` given in another process: the run here stops (and says so in the chat, as after a local /stop).
     else conversations().find((conversation) => conversation.key === id)?.stop();
   })(), recheck);

@@ -63,6 +63,8 @@ export type PermissionChecker = {
   listAlwaysRules(userId: string): AlwaysRule[];
   /** Takes back one of that person's rules; false when they have no such rule. */
   removeAlwaysRule(userId: string, rule: AlwaysRule): boolean;
+  /** Replaces every person's rules (another process changed the stored ones). */
+  replaceAlwaysRules(rules: (AlwaysRule & { userId: string })[]): void;
   /** The mode in force (the config's, until the owner switches it). */
   mode(): PermissionMode;
   setMode(mode: PermissionMode): void;
@@ -199,6 +201,10 @@ export function createPermissionChecker(
       if (index < 0) return false;
       list.splice(index, 1);
       return true;
+    },
+    replaceAlwaysRules(rules) {
+      alwaysRules.clear();
+      for (const { userId, ...rule } of rules) addAlwaysRule(userId, rule);
     },
     mode: () => currentMode,
     setMode(mode) {

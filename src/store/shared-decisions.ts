@@ -29,9 +29,12 @@ export type SharedQuestionRow = SharedQuestion & {
 
 /**
  * What a notice woke: the approval or question with this id was decided in some process, or
- * (`stop`, the id a session key) someone asked to stop that conversation's run wherever it runs.
+ * (`stop`, the id a session key) someone asked to stop that conversation's run wherever it runs;
+ * (`rules`, no id) someone's "always allow" rules changed; (`mode`, the id the mode) the owner
+ * switched the permission mode; (`task`, the id a task's) a background task was stopped from a
+ * process that does not run it.
  */
-export type Woken = { kind: 'approval' | 'question' | 'stop'; id: string };
+export type Woken = { kind: 'approval' | 'question' | 'stop' | 'rules' | 'mode' | 'task'; id: string };
 
 export interface SharedDecisions {
   /**
@@ -48,6 +51,12 @@ export interface SharedDecisions {
   closeQuestion(id: string, now: number): void;
   /** `/stop` given in a process that is not running the conversation: the process that is stops its run. */
   requestStop(sessionKey: string): void;
+  /** "Always allow" rules were added or taken back here (already stored): every process reads them again. */
+  rulesChanged(): void;
+  /** `/permissions mode` switched the mode here: every process takes it. */
+  modeSwitched(mode: string): void;
+  /** A task was stopped (its row ended) here while another process runs it: that process stops it now. */
+  taskStopped(taskId: string): void;
   /**
    * Starts listening: `woken` for each decision taken anywhere (this process's own included),
    * `reconnected` after a lost connection came back — notices sent meanwhile are lost, so the

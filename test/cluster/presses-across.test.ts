@@ -27,6 +27,7 @@ describe.skipIf(postgresSkipReason)('presses across two hob processes on one dat
   const ann = { id: 'UANN', name: 'Ann' };
   const bob = { id: 'UBOB', name: 'Bob' };
   const dm = dmOf(ann.id);
+  const team = 'CTEAM';
   const db = postgresDatabase();
 
   beforeAll(async () => {
@@ -45,7 +46,7 @@ store: { kind: postgres, url: "${url}" }
 model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
 channels:
   console: { enabled: false }
-  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appTokenFor(label)}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}", "${bob.id}"] }
+  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appTokenFor(label)}, api_url: "${slack.apiUrl}", allow_from: ["${ann.id}", "${bob.id}"], allowed_channels: ["${team}"] }
 `,
       );
       const hob = spawnHob(['--config', config, 'start'], cleanEnv());
@@ -81,6 +82,7 @@ channels:
 
   const answers = (text: string) => slack.seen(dm).filter((message) => message.text === text);
   const workspaceOfA = () => join(dirs[0] as string, 'data', 'workspace');
+  const logOf = (index: number) => readFileSync(join(dirs[index] as string, 'data', 'logs', 'hob.log'), 'utf8');
 
   it('approve on B: another person is refused, then the tool runs once in A and the answer arrives once', async () => {
     model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> approve-marker.txt' } }] }, { text: 'The marker is written.' });
@@ -192,5 +194,70 @@ channels:
     const usage = await slack.waitFor(() => said().slice(usageFrom).find((text) => text.startsWith('Requests:')), 10_000, 'the usage');
     expect(usage).toContain('Requests: 1');
     expect(said().filter((text) => text.startsWith('Requests:'))).toHaveLength(1);
+  }, 60_000);
+
+  it('"Always allow" pressed in B: A runs the same command for that person without asking', async () => {
+    // Bob's DM runs in B: he is asked there and presses "Always allow".
+    model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> always-marker.txt' } }] }, { text: 'Written in B.' });
+    slack.socket.deliverOn = B;
+    await slack.dm(bob, 'write the always marker');
+    const bobDm = dmOf(bob.id);
+    const prompt = await slack.waitFor(() => slack.web.messages.find((message) => message.channel === bobDm && message.buttons.some((button) => button.label === 'Always allow')), 15_000, "Bob's prompt");
+    const before = slack.ephemeralsFor(bob).length;
+    await slack.pressData(bob, bobDm, prompt.ts, prompt.buttons.find((button) => button.label === 'Always allow') as SlackButtonSeen);
+    await slack.waitFor(() => slack.ephemeralsFor(bob)[before], 10_000, "the answer to Bob's press");
+    await slack.waitFor(() => slack.seen(bobDm).some((message) => message.text === 'Written in B.'), 15_000, "B's answer");
+    // A heard that the rules changed and read them again.
+    await slack.waitFor(() => logOf(0).includes('"notice":"rules"'), 10_000, 'A reading the rules again');
+
+    // The team channel's conversation starts in A: the same command runs there without a prompt.
+    model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> always-marker.txt' } }] }, { text: 'Written in A.' });
+    slack.socket.deliverOn = A;
+    await slack.mention(bob, team, 'write the always marker here too');
+    await slack.waitFor(() => slack.seen(team).some((message) => message.text === 'Written in A.'), 15_000, "A's answer");
+    expect(slack.seen(team).filter((message) => message.buttons.length > 0)).toEqual([]);
+    expect(readFileSync(join(workspaceOfA(), 'always-marker.txt'), 'utf8')).toBe('ran\n');
+  }, 60_000);
+
+  it('a background task running in A is stopped through B at once, and sends nothing more', async () => {
+    // The task's model call never finishes on its own: only a stop ends it.
+    model.push({ hang: true, text: 'half an answer' });
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, '/bg count the stars slowly');
+    const started = await slack.waitFor(() => slack.seen(dm).find((message) => message.text.startsWith('Started background task')), 15_000, 'the task starting');
+    const id = /task (t[0-9a-f]{8})/.exec(started.text)?.[1] as string;
+    await slack.waitFor(() => model.requests.some((request) => JSON.stringify(request.body.messages).includes('count the stars')), 10_000, "the task's model call");
+
+    slack.socket.deliverOn = B;
+    await slack.dm(ann, '/tasks');
+    const list = await slack.waitFor(() => slack.web.messages.find((message) => message.channel === dm && message.buttons.some((button) => button.label === `Stop ${id}`)), 15_000, 'the task list');
+    expect(await pressOnB(ann, list.ts, list.buttons.find((button) => button.label === `Stop ${id}`) as SlackButtonSeen)).toBe(`Stopped task ${id}.`);
+    // A stops on B's notice (the lease renewal, its fallback, would not say so).
+    await slack.waitFor(() => logOf(0).includes(`"task":"${id}"`) && logOf(0).includes('background task stopped from another process'), 10_000, 'A stopping the task');
+
+    model.push({ text: 'Still here.' });
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, 'are you there?');
+    await slack.waitFor(() => answers('Still here.').length === 1, 15_000, 'the next answer');
+    expect(slack.seen(dm).filter((message) => message.text.includes(`Background task ${id}`) || message.text.includes('half an answer'))).toEqual([]);
+  }, 60_000);
+
+  it('/permissions mode given to one process holds in both', async () => {
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, '/permissions mode plan');
+    await slack.waitFor(() => slack.seen(dm).some((message) => message.text.startsWith('Permission mode is now plan')), 10_000, 'the switch');
+    await slack.waitFor(() => logOf(0).includes('"mode":"plan"') && logOf(1).includes('"mode":"plan"'), 10_000, 'both processes taking the mode');
+    // Bob's DM runs in B, the team channel in A: each refuses a write without asking.
+    for (const [process, channel, send] of [[B, dmOf(bob.id), () => slack.dm(bob, 'write the plan marker')], [A, team, () => slack.mention(bob, team, 'write the plan marker')]] as const) {
+      const seen = model.requests.length;
+      model.push({ toolCalls: [{ name: 'bash', input: { command: 'echo ran >> plan-marker.txt' } }] }, { text: `Refused in ${process}.` });
+      slack.socket.deliverOn = process;
+      await send();
+      await slack.waitFor(() => slack.seen(channel).some((message) => message.text === `Refused in ${process}.`), 15_000, `the answer in ${process}`);
+      expect(JSON.stringify(model.requests[seen + 1]?.body.messages)).toContain('plan mode allows only read-only tools');
+    }
+    slack.socket.deliverOn = A;
+    await slack.dm(ann, '/permissions mode default');
+    await slack.waitFor(() => logOf(1).includes('"mode":"default"'), 10_000, 'B back in default mode');
   }, 60_000);
 });

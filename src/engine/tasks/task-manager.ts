@@ -60,6 +60,9 @@ export type StopOutcome = 'stopping' | 'stopped' | 'finished' | 'not_found';
 
 type Running = { controller: AbortController; done: Promise<void>; said: string };
 
+/** Several processes: how a Stop given here reaches the process that runs the task. */
+export type TaskNotices = { taskStopped(taskId: string): void };
+
 export class TaskManager {
   readonly runnerId: string;
   private readonly running = new Map<string, Running>();
@@ -67,6 +70,7 @@ export class TaskManager {
   private kick: () => void = () => undefined;
   private isTrusted: (platform: string, userId: string) => boolean = (platform) => platform === 'console';
   private sweeper: NodeJS.Timeout | undefined;
+  private notices: TaskNotices | undefined;
 
   constructor(private readonly deps: TaskManagerDeps) {
     this.runnerId = deps.runnerId ?? newRunnerId();
@@ -86,6 +90,25 @@ export class TaskManager {
       this.sweeper = setInterval(() => this.sweep(), Math.max(100, Math.floor(lease.ms / 3)));
       this.sweeper.unref();
     }
+  }
+
+  /** Several processes on one database: a Stop of a task another process runs is told through `notices`. */
+  announceTo(notices: TaskNotices): void {
+    this.notices = notices;
+  }
+
+  /**
+   * A notice: the task was stopped in another process. If it runs here and its row ended or
+   * moved, the run stops now, recording nothing (the stopping process recorded the end); the
+   * lease renewal does the same later if the notice is lost.
+   */
+  stoppedElsewhere(taskId: string): void {
+    const run = this.running.get(taskId);
+    if (!run) return;
+    const row = this.deps.tasks.get(taskId);
+    if (row && (row.status === 'queued' || row.status === 'running') && row.runner === this.runnerId) return;
+    this.deps.logger.info({ session: row?.originSession, task: taskId }, 'background task stopped from another process; its run here ends');
+    run.controller.abort(SHUTDOWN_REASON);
   }
 
   /** Open rows no live process holds: workers a crash cut off are closed (their caller's tool call is answered by its own resume); tasks are resumed here. */
@@ -168,8 +191,9 @@ export class TaskManager {
       running.controller.abort(STOPPED_BY_PERSON);
       return 'stopping';
     }
-    // Not running here (queued before start, or left by a process that is gone).
+    // Not running here (queued before start, left by a process that is gone, or run by another process, which is told).
     this.end(task, { ...spendOf(task), status: 'stopped', result: task.result });
+    if (task.runner !== undefined && task.runner !== this.runnerId) this.notices?.taskStopped(id);
     return 'stopped';
   }
 

@@ -10,7 +10,10 @@ import { PostgresListener } from './notifications.js';
 import { Sql } from './sql.js';
 import { PostgresStore } from './store.js';
 
-/** The one channel every process listens on; the payload is `approval:<id>`, `question:<id>` or `stop:<session key>`. */
+/**
+ * The one channel every process listens on; the payload is `approval:<id>`, `question:<id>`,
+ * `stop:<session key>`, `rules:*`, `mode:<mode>` or `task:<task id>`.
+ */
 const CHANNEL = 'hob_decisions';
 
 const QUESTION = `id, session_key "sessionKey", asker_id "askerId", platform, options, created_at "createdAt", closed_at "closedAt", answer, answered_by "answeredBy"`;
@@ -68,10 +71,22 @@ export class PostgresSharedDecisions implements SharedDecisions {
     this.notify('stop', sessionKey);
   }
 
+  rulesChanged(): void {
+    this.notify('rules', '*');
+  }
+
+  modeSwitched(mode: string): void {
+    this.notify('mode', mode);
+  }
+
+  taskStopped(taskId: string): void {
+    this.notify('task', taskId);
+  }
+
   async listen(woken: (what: Woken) => void, reconnected: () => void): Promise<void> {
     this.reconnected = reconnected;
     await this.listener.listen(CHANNEL, (payload) => {
-      const match = /^(approval|question|stop):(.+)$/.exec(payload);
+      const match = /^(approval|question|stop|rules|mode|task):(.+)$/.exec(payload);
       if (match) woken({ kind: match[1] as Woken['kind'], id: match[2] as string });
     });
   }

@@ -114,11 +114,21 @@ async function discordThroughput(split: 1 | 2, url: string): Promise<number> {
         for (let n = 1; n <= MESSAGES; n++) {
           const token = `c${index}-m${n}`;
           discord.say(person, channelId, `<@${BOT_ID}> please answer ${token}`);
-          await discord.waitFor(() => answered(channelId, token), 120_000, `the answer to ${token}`);
+          await discord.waitFor(() => answered(channelId, token), 120_000, `the answer to ${token}`).catch((error: unknown) => {
+            const shown = discord.botMessages(channelId).map((message) => JSON.stringify(message.content));
+            throw new Error(`${error instanceof Error ? error.message : String(error)}; server ${index} shows from hob: ${shown.join(', ') || 'nothing'}`);
+          });
         }
       }),
     );
-    return (DISCORD_SERVERS * MESSAGES) / ((performance.now() - started) / 1000);
+    const rate = (DISCORD_SERVERS * MESSAGES) / ((performance.now() - started) / 1000);
+    // The figure counts only if every server shows each answer once, in order (a live answer is edited in place, so none stays behind).
+    for (const [index, channelId] of rooms.entries()) {
+      const seen = discord.botMessages(channelId).map((message) => message.content);
+      const expected = Array.from({ length: MESSAGES }, (_, n) => `answer c${index}-m${n + 1}`);
+      if (seen.join(' | ') !== expected.join(' | ')) throw new Error(`server ${index} shows "${seen.join(' | ')}", expected "${expected.join(' | ')}" (an answer lost, doubled or out of order)`);
+    }
+    return rate;
   } finally {
     for (const node of nodes) node.kill();
     await model.close();
@@ -139,16 +149,25 @@ export async function run(): Promise<BenchResult> {
     console.log(line);
     summary.push(line);
   };
+  // BENCH_CLUSTER_ONLY=slack|discord|takeover runs one part (to iterate on it); unset runs all three.
+  const only = process.env.BENCH_CLUSTER_ONLY;
+  const part = (name: string) => !only || only === name;
   const cluster: Cluster = await startCluster();
   try {
-    const sqlite = await throughput(1, undefined);
-    const rates: string[] = [];
-    for (const count of [1, 2, 3]) rates.push(`${count} process${count > 1 ? 'es' : ''} ${fmt(await throughput(count, await createDatabase(cluster)))}`);
-    say(`cluster: messages answered per second (${CONVERSATIONS} conversations × ${MESSAGES}, ${IN_FLIGHT} at a time, Slack Socket Mode, instant model): PostgreSQL ${rates.join(', ')}; SQLite 1 process ${fmt(sqlite)}`);
-    const discord = [`1 process (both shards) ${fmt(await discordThroughput(1, await createDatabase(cluster)))}`, `2 processes (a shard each) ${fmt(await discordThroughput(2, await createDatabase(cluster)))}`];
-    say(`cluster: Discord messages answered per second (${DISCORD_SERVERS} servers over 2 shards × ${MESSAGES}, all at once, instant model) on PostgreSQL: ${discord.join(', ')}`);
-    const ms = await takeover(await createDatabase(cluster));
-    say(`cluster: kill -9 of the process running a conversation → its cut-off run answered by another process after ${fmt(ms / 1000)} s (cluster.lease_ms ${TAKEOVER_LEASE_MS})`);
+    if (part('slack')) {
+      const sqlite = await throughput(1, undefined);
+      const rates: string[] = [];
+      for (const count of [1, 2, 3]) rates.push(`${count} process${count > 1 ? 'es' : ''} ${fmt(await throughput(count, await createDatabase(cluster)))}`);
+      say(`cluster: messages answered per second (${CONVERSATIONS} conversations × ${MESSAGES}, ${IN_FLIGHT} at a time, Slack Socket Mode, instant model): PostgreSQL ${rates.join(', ')}; SQLite 1 process ${fmt(sqlite)}`);
+    }
+    if (part('discord')) {
+      const discord = [`1 process (both shards) ${fmt(await discordThroughput(1, await createDatabase(cluster)))}`, `2 processes (a shard each) ${fmt(await discordThroughput(2, await createDatabase(cluster)))}`];
+      say(`cluster: Discord messages answered per second (${DISCORD_SERVERS} servers over 2 shards × ${MESSAGES}, all at once, instant model) on PostgreSQL: ${discord.join(', ')}`);
+    }
+    if (part('takeover')) {
+      const ms = await takeover(await createDatabase(cluster));
+      say(`cluster: kill -9 of the process running a conversation → its cut-off run answered by another process after ${fmt(ms / 1000)} s (cluster.lease_ms ${TAKEOVER_LEASE_MS})`);
+    }
   } finally {
     stopCluster(cluster);
   }

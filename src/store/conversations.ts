@@ -97,3 +97,18 @@ export function answerText(role: string, content: string): string | undefined {
   const text = blocks.filter((block) => block.type === 'text').map((block) => block.text ?? '').join('');
   return text.trim() === '' ? undefined : text;
 }
+
+/**
+ * A session's history as the model sees it: the last compaction's carried messages (if any),
+ * then the rows after it, consecutive rows of one role joined into one message.
+ */
+export function historyFrom(boundaryMessages: string | undefined, rows: Iterable<{ role: 'user' | 'assistant'; content: string }>): Message[] {
+  const history: Message[] = boundaryMessages ? (JSON.parse(boundaryMessages) as Message[]) : [];
+  for (const row of rows) {
+    const content = JSON.parse(row.content) as Message['content'];
+    const last = history.at(-1);
+    if (last && last.role === row.role) last.content.push(...content);
+    else history.push({ role: row.role, content });
+  }
+  return history;
+}

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { newId, type IdGenerator } from '../../core/ids.js';
 import type { Message, Usage } from '../../core/messages.js';
-import { answerText, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../conversations.js';
+import { answerText, historyFrom, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../conversations.js';
 import type { Db } from './db.js';
 
 /** Conversations on SQLite (see the port, ../conversations.ts); session search through FTS5 (messages_fts). */
@@ -116,14 +116,7 @@ export class SqliteConversations implements ConversationRepository {
 
   loadMessages(sessionId: string): Message[] {
     const boundary = this.statements.boundary.get(sessionId);
-    const history: Message[] = boundary ? (JSON.parse(boundary.messages) as Message[]) : [];
-    for (const row of this.statements.messages.all(sessionId, boundary?.through_message_id ?? 0)) {
-      const content = JSON.parse(row.content) as Message['content'];
-      const last = history.at(-1);
-      if (last && last.role === row.role) last.content.push(...content);
-      else history.push({ role: row.role, content });
-    }
-    return history;
+    return historyFrom(boundary?.messages, this.statements.messages.all(sessionId, boundary?.through_message_id ?? 0));
   }
 
   recordUsage(sessionId: string, model: string, usage: Usage, costUsd: number): void {

@@ -2,7 +2,7 @@
 import type { Clock } from '../../../core/clock.js';
 import { newId, type IdGenerator } from '../../../core/ids.js';
 import type { Message, Usage } from '../../../core/messages.js';
-import { answerText, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../../conversations.js';
+import { answerText, historyFrom, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../../conversations.js';
 import type { Sql } from '../sql.js';
 
 type SessionDb = { id: string; session_key: string; created_at: number; updated_at: number };
@@ -80,14 +80,8 @@ export class PostgresConversations implements ConversationRepository {
 
   loadMessages(sessionId: string): Message[] {
     const boundary = this.sql.get<{ through_message_id: number; messages: string }>('SELECT through_message_id, messages FROM compactions WHERE session_id = ? ORDER BY id DESC LIMIT 1', sessionId);
-    const history: Message[] = boundary ? (JSON.parse(boundary.messages) as Message[]) : [];
-    for (const row of this.sql.all<{ role: 'user' | 'assistant'; content: string }>('SELECT role, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id', sessionId, boundary?.through_message_id ?? 0)) {
-      const content = JSON.parse(row.content) as Message['content'];
-      const last = history.at(-1);
-      if (last && last.role === row.role) last.content.push(...content);
-      else history.push({ role: row.role, content });
-    }
-    return history;
+    const rows = this.sql.all<{ role: 'user' | 'assistant'; content: string }>('SELECT role, content FROM messages WHERE session_id = ? AND id > ? ORDER BY id', sessionId, boundary?.through_message_id ?? 0);
+    return historyFrom(boundary?.messages, rows);
   }
 
   recordUsage(sessionId: string, model: string, usage: Usage, costUsd: number): void {

@@ -18,5 +18,10 @@ export default defineConfig({
     isolate: false,
     unstubEnvs: true,
     sequence: { sequencer: LongestFirstSequencer },
+    // Keeps the TypeScript vite compiled for the workers on disk (node_modules/.experimental-
+    // vitest-cache, keyed by each file's content and the config), so a run compiles only the
+    // files changed since the last one: vitest's own process spent 7.4 s of CPU on 47 files
+    // without it, 4.0 s with it. A fresh clone compiles everything once, as before.
+    experimental: { fsModuleCache: true },
   },
 });

@@ -42,7 +42,8 @@ ${slackLine}`);
 }
 
 describe('hob start with several channels', () => {
-  // One hob serves the three platforms (one start instead of one per pair with Telegram).
+  // One hob serves the three platforms (one start instead of one per pair with Telegram); three
+  // fakes and three answers take longer than the default 20 s on a loaded machine.
   it('serves Telegram, Discord and Slack at once, and SIGTERM closes the Slack socket', async () => {
     const hob = await startHob({ slack: true });
     await hob.waitFor(/hob is running on .*telegram as @hob_bot/, 20_000);
@@ -63,7 +64,7 @@ describe('hob start with several channels', () => {
     hob.child.kill('SIGTERM');
     expect(await hob.exited).toBe(0);
     await slack.waitFor(() => slack?.socket.open().length === 0, 5_000, 'the socket closed');
-  });
+  }, 60_000);
 
   it('keeps Telegram running when Discord refuses the intents, and says how to fix it', async () => {
     const hob = await startHob({ prepare: (fake) => (fake.gateway.closeIdentifyWith = 4014) });

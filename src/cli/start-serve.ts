@@ -47,15 +47,13 @@ export async function serve({ config, configPath, logger, adapters, release }: S
   let health: HealthServer | undefined;
   try {
     // With chat channels, the model SDK loads once they are up (warmUp below).
-    app = await createApp({ config, configPath, channel: 'a terminal', deferModelLoad: adapters.length > 0, logger });
-    reportExtensionProblems(app);
+    const built = (app = await createApp({ config, configPath, channel: 'a terminal', deferModelLoad: adapters.length > 0, logger }));
+    reportExtensionProblems(built);
     for (const sentence of shadowedChatCommands(config)) {
-      app.logger.warn(sentence);
+      built.logger.warn(sentence);
       process.stderr.write(`${sentence}\n`);
     }
-    const built = app;
-    const gate = adapters.length ? createGateway(built, adapters) : undefined;
-    gateway = gate;
+    const gate = (gateway = adapters.length ? createGateway(built, adapters) : undefined);
     if (gate) {
       await gate.start();
       built.scheduling.setOwnerCheck((platform, userId) => gate.access.isOwner(platform, userId));

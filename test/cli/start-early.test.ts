@@ -71,17 +71,22 @@ describe('hob start connects its channels first', () => {
       if (starting()) sentWhileStarting.push('telegram');
       telegram.sendText(person.telegram, { id: person.telegram.id, type: 'private' }, 'hello while you start');
     };
-    slack.socket.onConnection = () => {
-      if (starting()) sentWhileStarting.push('slack');
-      // After the socket's hello, which the fake sends right after this call.
-      setImmediate(() => void slack.dm(person.slack, 'hello while you start'));
-    };
+    const slackWritten = new Promise<void>((resolve) => {
+      slack.socket.onConnection = () => {
+        slack.socket.onConnection = undefined;
+        if (starting()) sentWhileStarting.push('slack');
+        // After the socket's hello, which the fake sends right after this call.
+        setImmediate(() => void slack.dm(person.slack, 'hello while you start').then(() => resolve()));
+      };
+    });
+    const identified = discord.gateway.identifies().length;
     hob = start({ people: [1] });
-    await discord.waitFor(() => discord.gateway.identifies().length > 0, 20_000, 'the IDENTIFY');
+    await discord.waitFor(() => discord.gateway.identifies().length > identified, 20_000, 'the IDENTIFY');
     if (starting()) sentWhileStarting.push('discord');
     discord.dm(person.discord, 'hello while you start');
+    await telegram.waitFor(() => polled, 20_000, 'the first poll');
+    await slackWritten;
     telegram.onCall = undefined;
-    slack.socket.onConnection = undefined;
 
     await hob.waitFor(RUNNING, 20_000);
     expect(sentWhileStarting).toEqual(expect.arrayContaining(['telegram', 'slack', 'discord']));

@@ -19,6 +19,7 @@ import { tempDir } from '../support/engine.js';
 import { makeContext } from '../tools/tool-harness.js';
 import { SETTINGS } from '../scheduler/harness.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 let bed: DiscordBed | undefined;
 let hob: TestGateway | undefined;
@@ -229,7 +230,7 @@ describe('discord: application commands', () => {
 
   it('answers /jobs in a server channel privately, and posts nothing in the channel', async () => {
     const dir = tempDir('hob-discord-jobs-');
-    const scheduling = createScheduling({ store: openSqliteStore(join(dir, 'hob.db'), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+    const scheduling = createScheduling({ store: openSqliteStore(migratedDbFile(join(dir, 'hob.db')), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
     const create = scheduling.tools.find((tool) => tool.name === 'schedule_create') as AnyTool;
     await create.run(create.input.parse({ kind: 'reminder', text: 'call the dentist', in: '2h' }), { ...makeContext(dir), sessionKey: `discord:${GENERAL_ID}:u${FRIEND.id}`, userId: FRIEND.id });
     const { fake } = await start(new ScriptedModel([]), { dir, jobs: scheduling.access });

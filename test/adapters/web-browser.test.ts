@@ -23,7 +23,7 @@ import { freePort, webBed, type Person, type WebBed } from '../support/web-testb
  * start-up and background services, at about half the CPU per file.
  */
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
-const CHROMIUM = process.env['HOB_CHROMIUM'] ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
+const CHROMIUM = process.env['HOB_CHROMIUM'] || (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 const available = existsSync(CHROMIUM);
 const title = available
   ? 'the web page in Chromium'

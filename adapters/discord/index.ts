@@ -3,7 +3,7 @@
  * adapter (discord.js loads only then) and its doctor checks. Listed once in adapters/index.ts.
  */
 import type { ChannelModule } from '../../src/gateway/channel-module.js';
-import { DISCORD_CAPABILITIES, MAX_COMMANDS } from './capabilities.js';
+import { DISCORD_CAPABILITIES } from './capabilities.js';
 import { discordConfigSchema, type DiscordConfig } from './config.js';
 
 export type { DiscordConfig };
@@ -14,7 +14,6 @@ export const discordChannel: ChannelModule<DiscordConfig> = {
   configSchema: discordConfigSchema,
   capabilities: DISCORD_CAPABILITIES,
   secretEnv: ['DISCORD_*'],
-  menu: { maxCommands: MAX_COMMANDS },
   // Discord ids are unique across guilds and channels, so one list holds both.
   access: (config) => ({ allowFrom: config.allow_from, allowedGroups: [...config.allowed_guilds, ...config.allowed_channels] }),
   async create(config, context) {

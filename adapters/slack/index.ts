@@ -15,8 +15,6 @@ export const slackChannel: ChannelModule<SlackConfig> = {
   configSchema: slackConfigSchema,
   capabilities: SLACK_CAPABILITIES,
   secretEnv: ['SLACK_*'],
-  // One command, /hob, whose first word names hob's command: no menu to fill.
-  menu: {},
   access: (config) => ({ allowFrom: config.allow_from, allowedGroups: config.allowed_channels }),
   async create(config, context) {
     const { createSlackAdapter } = await import('./slack-adapter.js');

@@ -3,7 +3,7 @@
  * adapter (grammy loads only then) and its doctor check. Listed once in adapters/index.ts.
  */
 import type { ChannelModule } from '../../src/gateway/channel-module.js';
-import { MAX_COMMANDS, TELEGRAM_CAPABILITIES } from './capabilities.js';
+import { TELEGRAM_CAPABILITIES } from './capabilities.js';
 import { telegramConfigSchema, type TelegramConfig } from './config.js';
 
 export type { TelegramConfig };
@@ -19,7 +19,6 @@ export const telegramChannel: ChannelModule<TelegramConfig> = {
   configSchema: telegramConfigSchema,
   capabilities: TELEGRAM_CAPABILITIES,
   secretEnv: ['TELEGRAM_*'],
-  menu: { maxCommands: MAX_COMMANDS },
   access: (config) => ({ allowFrom: config.allow_from, allowedGroups: config.allowed_groups }),
   // Telegram hands each update to one getUpdates caller and cuts off a second poller (409):
   // several processes need the webhook, where any of them may take an update.

@@ -4,7 +4,7 @@
  * terminal and `/web` in an owner's chat on any platform. Listed once in adapters/index.ts.
  */
 import type { ChannelModule } from '../../src/gateway/channel-module.js';
-import { MAX_COMMANDS, WEB_CAPABILITIES } from './capabilities.js';
+import { WEB_CAPABILITIES } from './capabilities.js';
 import { webChatCommands, webCli } from './commands.js';
 import { webConfigSchema, type WebConfig } from './config.js';
 
@@ -19,7 +19,6 @@ export const webChannel: ChannelModule<WebConfig> = {
   // No tokens in the environment: sign-in codes and sessions are hashed in data_dir/web/web.db.
   secretEnv: [],
   // The page has no platform limit; the cap keeps its list readable (the adapter applies it too).
-  menu: { maxCommands: MAX_COMMANDS },
   // The allow list's first id is the owner; the web has no groups.
   access: (config) => ({ allowFrom: config.allow_from, allowedGroups: [] }),
   async create(config, context) {

@@ -48,12 +48,6 @@ export type ChannelDoctorContext = {
   mask(secret: string): string;
 };
 
-/** The platform's bot-command menu. */
-export type ChannelMenu = {
-  /** Commands one menu takes at most (hob's own first, plugins' after; the rest still work typed). Undefined: no limit. */
-  maxCommands?: number;
-};
-
 /** What a channel's terminal command is run with. */
 export type ChannelCliContext<Config> = {
   /** The channel's parsed config section; undefined when the config has none. */
@@ -110,7 +104,6 @@ export interface ChannelModule<Config = unknown> {
    * hob starts (bash, hooks): exact names, or a prefix ending in `*` (`TELEGRAM_*`).
    */
   readonly secretEnv: readonly string[];
-  readonly menu: ChannelMenu;
   /** Who may talk to hob here, from the section. */
   access(config: Config): ChannelAccess;
   /** The adapter, its SDK loaded on demand; it connects on `start`. Throws with words to fix the config. */

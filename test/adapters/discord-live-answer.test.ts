@@ -86,4 +86,19 @@ describe('discord live answers (streaming: edit)', () => {
     expect(await live?.finish({ text: 'final answer', parts: ['final answer'] })).toBeUndefined();
     expect(fake.restCalls('DELETE', /\/messages\/\d+$/)).toHaveLength(1);
   });
+
+  it('an answer sent under the key of a live message that was withdrawn still shows (the live message has its own nonce)', async () => {
+    const { adapter, fake } = await started();
+    const channel = fake.dmChannelOf(OWNER);
+    // As the gateway does: the live message and the answer's first part come from one delivery key.
+    const live = adapter.liveAnswer?.({ chatId: channel }, { chatType: 'dm', userId: OWNER.id, onCreating: () => 'k1.abc' });
+    live?.update('partial');
+    await fake.waitFor(() => fake.botMessages(channel).length === 1, 5000, 'the live message');
+    const stored = fake.botMessages(channel)[0];
+    if (stored) stored.channelId = 'elsewhere'; // the final edit fails (404), so the live message is withdrawn
+    expect(await live?.finish({ text: 'final answer', parts: ['final answer'] })).toBeUndefined();
+    // The fake, like the worst Discord could do, answers a known nonce with its message even when that one is gone.
+    await adapter.send({ chatId: channel }, { text: 'final answer' }, { deliveryKey: 'k1.abc' });
+    expect(fake.botMessages(channel).map((message) => message.content)).toEqual(['final answer']);
+  });
 });

@@ -127,8 +127,15 @@ function initializedData(dir: string, data: string): string {
   return password;
 }
 
+/**
+ * The shared test cluster's own settings: no autovacuum. Its databases live for one test file
+ * and hold a few rows; the launcher would still visit each of them every minute, a process a
+ * visit. (Benchmarks keep it: their large tables need the statistics it gathers.)
+ */
+const TEST_RUN_SETTINGS = ['-c autovacuum=off'];
+
 /** Starts a new cluster and its `hob` role. Call `stopCluster` when done. */
-export async function startCluster(onFolder?: (dir: string) => void): Promise<Cluster> {
+export async function startCluster({ onFolder, settings = [] }: { onFolder?: (dir: string) => void; settings?: string[] } = {}): Promise<Cluster> {
   const { runAs } = binaries();
   const dir = mkdtempSync(join(tmpdir(), 'hob-pg-'));
   onFolder?.(dir);
@@ -142,7 +149,7 @@ export async function startCluster(onFolder?: (dir: string) => void): Promise<Cl
   // A free port can be taken between asking and starting: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const options = [`-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`, ...settings].join(' ');
     try {
       runTool('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o', options, 'start']);
     } catch (error) {
@@ -213,7 +220,7 @@ export async function sharedCluster(): Promise<Cluster> {
   }
   if (starter) {
     try {
-      const cluster = await startCluster((dir) => writeFileSync(starting, dir));
+      const cluster = await startCluster({ onFolder: (dir) => writeFileSync(starting, dir), settings: TEST_RUN_SETTINGS });
       try {
         writeFileSync(`${info}.tmp`, JSON.stringify(cluster));
         renameSync(`${info}.tmp`, info);
@@ -238,7 +245,7 @@ export async function sharedCluster(): Promise<Cluster> {
 
 let own: Promise<Cluster> | undefined;
 function privateCluster(): Promise<Cluster> {
-  own ??= startCluster().then((cluster) => {
+  own ??= startCluster({ settings: TEST_RUN_SETTINGS }).then((cluster) => {
     process.once('exit', () => stopCluster(cluster));
     return cluster;
   });

@@ -1,6 +1,6 @@
 /**
- * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a temp folder,
- * `pg_ctl start` on 127.0.0.1 and a free port, password logins only (scram-sha-256, no trust),
+ * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb`'s output (made once, kept
+ * in node_modules/.cache) copied into a temp folder, `pg_ctl start` on 127.0.0.1 and a free port, password logins only (scram-sha-256, no trust),
  * the server running as the `postgres` OS user when the run is root (PostgreSQL refuses root,
  * and it should), stopped and removed at the end.
  *

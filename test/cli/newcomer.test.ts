@@ -1,19 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { describe, expect, it } from 'vitest';
 import { startFakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
 
 const BIN = join(import.meta.dirname, '../../bin/hob.mjs');
-
-let fake: FakeAnthropic | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
 
 /** A checkout of its own: bin/hob.mjs, and whatever else the test lays out. */
 function checkout(files: Record<string, string>): string {
@@ -53,7 +46,7 @@ describe('bin/hob.mjs before a build', () => {
   });
 });
 
-describe('early exits and the terminal', () => {
+describe('early exits', () => {
   it('hob start whose chat token is refused ends with hob’s own sentence, the log flushed', async () => {
     const telegram = await startFakeTelegram();
     try {
@@ -81,19 +74,5 @@ describe('early exits and the terminal', () => {
     const out = hob.output();
     expect(out).not.toMatch(/sonic boom|at .+\.js:\d+/);
     expect(out.trim().split('\n').at(-1)).toMatch(/^hob failed: Telegram is not reachable at http:\/\/127\.0\.0\.1:9 \(.*\)\. Check the network, or channels\.telegram\.api_root\.$/);
-  });
-
-  it('hob chat: an approval answer other than y, a or n asks again', async () => {
-    fake = await startFakeAnthropic();
-    fake.push({ toolCalls: [{ name: 'bash', input: { command: 'echo hi > made.txt' } }] }, { text: 'Made it.' });
-    const dir = tempDir();
-    const path = writeConfig(dir, `data_dir: ${dir}/data\nmodel: { name: claude-test, api_key: test-key, base_url: ${fake.baseUrl}, retry: { max_attempts: 1 } }\n`);
-    const hob = spawnHob(['--config', path, 'chat'], cleanEnv());
-    hob.child.stdin.end('make the file\nsure thing\n\ny\n');
-    expect(await hob.exited).toBe(0);
-    const out = hob.output();
-    expect(out.split('Please answer y (once), a (always) or n (no)')).toHaveLength(3);
-    expect(out).toContain('Made it.');
-    expect(existsSync(join(dir, 'data', 'workspace', 'made.txt'))).toBe(true);
   });
 });

@@ -97,5 +97,5 @@ describe('hob start survives being killed', () => {
     await telegram.waitFor(() => telegram?.chat(100).find((m) => m.text.includes('cut short by a restart')), 15_000, 'the resumed run');
     expect(JSON.stringify(model.requests[1]?.body.messages)).toContain('hob is shutting down');
     second.kill();
-  });
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
-import { cleanEnv, spawnHob, writeStartConfig, type HobProcess } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, unsettled, writeStartConfig, type HobProcess } from '../support/hob-process.js';
 
 const ANN = { id: 100, first_name: 'Ann' };
 const DM = { id: 100, type: 'private' as const };
@@ -21,7 +21,8 @@ describe('a background task across kill -9', () => {
   it('is resumed from its stored history after the restart, and its result is delivered once', async () => {
     model = await startFakeAnthropic();
     telegram = await startFakeTelegram({ botUsername: 'hob_bot' });
-    const path = writeStartConfig(tempDir('hob-task-kill-'), { model, telegram });
+    const dir = tempDir('hob-task-kill-');
+    const path = writeStartConfig(dir, { model, telegram });
     // The task's first turn looks at the workspace; its second hangs until hob is killed.
     model.push({ toolCalls: [{ id: 'toolu_glob', name: 'glob', input: { pattern: '*' } }] }, { hang: true });
 
@@ -44,8 +45,11 @@ describe('a background task across kill -9', () => {
     const resumed = JSON.stringify(model.requests[2]?.body.messages);
     expect(resumed).toContain('toolu_glob');
     expect(model.requests).toHaveLength(3);
-    // Nothing doubled: one result, also after the delivery worker has run again.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Nothing doubled: once the outbox holds nothing more to send, hob stops; what the chat
+    // shows then is all it will ever get from these two processes.
+    await telegram.waitFor(() => unsettled(dir) === 0 || undefined, 10_000, 'every delivery settled');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
     expect(telegram.chat(100).filter((m) => m.text.startsWith('✅ Background task'))).toHaveLength(1);
   });
 });

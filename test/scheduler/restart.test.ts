@@ -5,6 +5,7 @@ import { SqliteJobs } from '../../src/store/sqlite/jobs.js';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
+import { bundleChild } from '../support/bundled-child.js';
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig, writeStartConfig, type HobProcess } from '../support/hob-process.js';
 
@@ -88,8 +89,9 @@ describe('two hob processes on one database', () => {
       jobs.create({ id: `j${i.toString(16).padStart(8, '0')}`, ownerId: 'telegram:100', createdBy: '100', originSession: 'telegram:100', target: { platform: 'telegram', chatId: '100' }, kind: 'reminder', text: `r${i}`, schedule: { kind: 'every', everyMs }, timezone: 'UTC', nextRunAt: base + everyMs, createdAt: base });
     }
     const endAt = base + 10.5 * 60_000;
+    const script = await bundleChild(join(import.meta.dirname, 'runner-child.ts'));
     const child = () => {
-      const proc = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'runner-child.ts'), dbPath, String(base), '200', String(endAt)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const proc = spawn(process.execPath, [script, dbPath, String(base), '200', String(endAt)], { stdio: ['pipe', 'pipe', 'inherit'] });
       let out = '';
       let markReady: () => void = () => undefined;
       const ready = new Promise<void>((resolve) => (markReady = resolve));

@@ -2,17 +2,24 @@ import Database from 'better-sqlite3';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp-dirs.js';
 
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
 
-/** A clean environment for a spawned hob: no model keys, no config from the developer. */
+/**
+ * A clean environment for a spawned hob: no model keys, no config from the developer, and a
+ * home folder of its own, empty. The walk for secrets on disk that every hob takes after it
+ * starts (src/policy/secret-walk.ts) looks through the home folder, up to 20,000 entries: the
+ * developer's home cost each spawned hob about a third of a second of CPU, an empty one costs
+ * nothing, and no test depends on what the developer keeps there.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith('ANTHROPIC_') || name.startsWith('OPENAI_') || name.startsWith('HOB_')) continue;
     env[name] = value;
   }
-  return { ...env, ...extra };
+  return { ...env, HOME: tempDir('hob-home-'), ...extra };
 }
 
 export function writeConfig(dir: string, yaml: string): string {

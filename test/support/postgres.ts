@@ -277,6 +277,7 @@ export async function testDatabase(): Promise<{ url: string; cluster: Cluster }>
  * Bundles `entries` (name → source file) with the PostgreSQL worker beside them, as dist/ is
  * built (scripts/build.mjs), into a temp folder; returns the folder. A process started on a
  * bundled entry runs hob's code as installed, without a TypeScript loader in it or its worker.
+ * (test/support/bundled-child.ts makes a single file: a bridge in it would find no worker.)
  */
 export async function bundleWithWorker(entries: Record<string, string>): Promise<string> {
   const [{ build }, { bundleOptions }, { tempDir }] = await Promise.all([import('esbuild'), import('../../scripts/build.mjs'), import('./temp-dirs.js')]);

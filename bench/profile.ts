@@ -5,18 +5,21 @@
  * all three channels are up (`--cpu-prof`). The other modes cover the messages after a
  * warm-up of 90:
  * - `cpu`: a CPU profile (inspector `Profiler`);
+ * - `burst`: a CPU profile of 20 new people writing on Telegram at once (as bench/vs-floor.ts's
+ *   burst): what a person's first message costs;
  * - `alloc`: every allocation sampled, also those collected since (inspector
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
  * - `promoted`: as `alloc`, without what a minor GC collected: what outlived the young
  *   generation (held, or collected later by a major GC), the garbage that grows the old one;
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held;
- * - `sql`: the SQLite statements, writes and commits per answer, and which (bench/sql-count.cjs).
+ * - `sql`: the SQLite statements, writes and commits per answer, and which (bench/sql-count.cjs),
+ *   then the same per first message of 20 new people at once.
  * `start`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts start|cpu|alloc|promoted|heap|sql [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql [messages=600] [floor]
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -33,6 +36,7 @@ import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 
 const WARMUP = 90;
 const PEOPLE = 10;
+const BURST = 20;
 const TOP = Number(process.env.TOP ?? 25);
 
 type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
@@ -161,14 +165,14 @@ async function main(): Promise<void> {
   const mode = process.argv[2];
   if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
   if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
-  if (mode !== 'cpu' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|alloc|promoted|heap|sql [messages] [floor]');
-  const messages = Number(process.argv[3] ?? 600);
+  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql [messages] [floor]');
+  const messages = mode === 'burst' ? BURST : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
   const dir = tempDir('hob-profile-');
   const nodeFlags = mode === 'heap' ? [`--diagnostic-dir=${dir}`, '--heapsnapshot-signal=SIGUSR2'] : ['--inspect=127.0.0.1:0'];
   const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
-  const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE, nodeFlags });
+  const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST, nodeFlags });
   const pid = hob.child.pid as number;
   const lines: string[] = [];
   try {
@@ -178,14 +182,15 @@ async function main(): Promise<void> {
     await sendMany(fakes, 0, WARMUP);
     const rssWarm = residentBytes(pid) ?? Number.NaN;
     const warm = mode === 'heap' ? await snapshot(pid, dir) : undefined;
-    if (mode === 'cpu') await send?.('Profiler.enable').then(() => send('Profiler.start'));
+    if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.start'));
     if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
-    await sendMany(fakes, WARMUP, messages);
+    if (mode === 'burst') await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + index, 'all at once')));
+    else await sendMany(fakes, WARMUP, messages);
     // Taken before the second snapshot (writing one costs memory of its own).
     const rssEnd = residentBytes(pid) ?? Number.NaN;
     lines.push(`${subject}, RSS: ${fmtBytes(rssReady)} when up, ${fmtBytes(rssWarm)} after ${WARMUP} messages, ${fmtBytes(rssEnd)} after ${WARMUP + messages}`);
     if (warm) lines.push(...heapByConstructor(warm, await snapshot(pid, dir), TOP));
-    if (mode === 'cpu' && send) {
+    if ((mode === 'cpu' || mode === 'burst') && send) {
       const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
       lines.push('CPU (sampled):', ...summarise(cpuCosts(profile), messages, ' ms', fmt));
     }
@@ -208,7 +213,7 @@ type SqlCounts = { statements: number; writes: number; commits: number; bySql: R
 async function countStatements(messages: number): Promise<void> {
   const fakes = await ThreeChannels.start();
   const dir = tempDir('hob-profile-');
-  const hob = spawnSubject('hob', fakes, { dir, floorBundle: '', people: PEOPLE, nodeFlags: ['--require', join(import.meta.dirname, 'sql-count.cjs')] });
+  const hob = spawnSubject('hob', fakes, { dir, floorBundle: '', people: PEOPLE + BURST, nodeFlags: ['--require', join(import.meta.dirname, 'sql-count.cjs')] });
   const pid = hob.child.pid as number;
   const file = join(tmpdir(), `hob-sql-count-${pid}.json`);
   const counts = async (): Promise<SqlCounts> => {
@@ -224,16 +229,23 @@ async function countStatements(messages: number): Promise<void> {
     const before = await counts();
     await sendMany(fakes, WARMUP, messages);
     const after = await counts();
-    const per = (key: 'statements' | 'writes' | 'commits') => fmt((after[key] - before[key]) / messages);
-    console.log(`hob, per answer over ${messages} messages: ${per('statements')} SQLite statements, ${per('writes')} of them writes, ${per('commits')} commits`);
-    const rows = Object.entries(after.bySql).map(([sql, n]) => [sql, (n - (before.bySql[sql] ?? 0)) / messages] as const);
-    for (const [sql, n] of rows.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])) console.log(`  ${fmt(n).padStart(5)}  ${sql.slice(0, 110)}`);
+    printCounts(`per answer over ${messages} messages`, before, after, messages);
+    // A person's first message: the burst of bench/vs-floor.ts, 20 new people at once.
+    await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + index, 'all at once')));
+    printCounts(`per first message of ${BURST} new people at once`, after, await counts(), BURST);
   } finally {
     await hob.stop();
     await fakes.close();
     rmSync(file, { force: true });
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function printCounts(title: string, before: SqlCounts, after: SqlCounts, messages: number): void {
+  const per = (key: 'statements' | 'writes' | 'commits') => fmt((after[key] - before[key]) / messages);
+  console.log(`hob, ${title}: ${per('statements')} SQLite statements, ${per('writes')} of them writes, ${per('commits')} commits`);
+  const rows = Object.entries(after.bySql).map(([sql, n]) => [sql, (n - (before.bySql[sql] ?? 0)) / messages] as const);
+  for (const [sql, n] of rows.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])) console.log(`  ${fmt(n).padStart(5)}  ${sql.slice(0, 110)}`);
 }
 
 /** From the spawn until all three channels are up: where the start-up's CPU goes. */

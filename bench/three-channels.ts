@@ -25,6 +25,8 @@ export function personId(platform: Platform, index: number): string {
 export class ThreeChannels {
   /** performance.now() when each channel came up: first poll, socket connected, IDENTIFY. */
   readonly readyAt: Partial<Record<Platform, number>> = {};
+  /** Called once per channel, the moment it comes up (bench/vs-floor.ts writes its first message then). */
+  onReady: ((platform: Platform) => void) | undefined;
   private readonly waiting = new Map<string, () => void>();
   private readonly callCounts: Record<Platform, number> = { telegram: 0, slack: 0, discord: 0 };
 
@@ -36,11 +38,11 @@ export class ThreeChannels {
   ) {
     telegram.onCall = (call) => {
       const method = call.method.toLowerCase();
-      if (method === 'getupdates') return void (this.readyAt.telegram ??= performance.now());
+      if (method === 'getupdates') return this.up('telegram');
       this.callCounts.telegram += 1;
       if (method === 'sendmessage') this.answered('telegram', String(call.body.chat_id));
     };
-    slack.socket.onConnection = () => void (this.readyAt.slack ??= performance.now());
+    slack.socket.onConnection = () => this.up('slack');
     slack.web.onCall = (call) => {
       this.callCounts.slack += 1;
       if (call.method === 'chat.postMessage') this.answered('slack', String(call.params.channel));
@@ -64,7 +66,7 @@ export class ThreeChannels {
   /** Resolves once every channel is up (the IDENTIFY is Discord's sign; it is polled). */
   async allReady(failed: Promise<never>): Promise<void> {
     const identified = this.discord.waitFor(() => {
-      if (this.discord.gateway.identifies().length > 0) this.readyAt.discord ??= performance.now();
+      if (this.discord.gateway.identifies().length > 0) this.up('discord');
       return this.readyAt.telegram !== undefined && this.readyAt.slack !== undefined && this.readyAt.discord !== undefined;
     }, 30_000, 'all three channels up');
     await Promise.race([identified, failed]);
@@ -129,6 +131,12 @@ channels:
     await this.slack.close().catch(() => undefined);
     await this.discord.close();
     await this.model.close();
+  }
+
+  private up(platform: Platform): void {
+    if (this.readyAt[platform] !== undefined) return;
+    this.readyAt[platform] = performance.now();
+    this.onReady?.(platform);
   }
 
   private chatOf(platform: Platform, index: number): string {

@@ -7,9 +7,13 @@
  * platforms and 10 people each), a burst of 20 people on Telegram at once, and 580 more one
  * at a time. Printed for both and as hob / floor: reply median per platform, CPU per
  * message, RSS after 90 and after 690 messages, cold start to each channel, the burst, and
- * platform calls per answer.
+ * platform calls per answer. Each sitting also starts each subject cold once more and writes
+ * a message on each channel the moment it is up: the time from the spawn to its answer shows
+ * what a person writing at once waits (hob holds what arrives while it builds the rest of
+ * itself, so its channels being up is not the whole start).
  *
- * `BENCH_SITTINGS=N` sets the number of sittings per subject (3); `BENCH_HOB_DIST=DIR` runs
+ * `BENCH_SITTINGS=N` sets the number of sittings per subject (3); `BENCH_FLOOR_PART=start`
+ * measures only the cold starts (ready and first answers, no messages after); `BENCH_HOB_DIST=DIR` runs
  * another build of hob than dist/ (bench/subjects.ts).
  * Soak: `BENCH_SOAK=5000 node --import tsx bench/vs-floor.ts` sends that many DMs one at a
  * time to each (hob first, then the floor) and prints RSS every 500, so a steady climb shows.
@@ -23,16 +27,22 @@ import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 
 /** Sittings per subject (`BENCH_SITTINGS` overrides). */
 const SITTINGS = Number(process.env.BENCH_SITTINGS ?? 3);
+/** `start`: the cold starts only. */
+const START_ONLY = process.env.BENCH_FLOOR_PART === 'start';
 const PEOPLE = 10;
 const BURST = 20;
 const FIRST = 90;
 const REST = 580;
 const SOAK_STEP = 500;
+/** The person who writes on each channel the moment it is up (allowed beside the others). */
+const FIRST_WRITER = PEOPLE + BURST;
 const MB = 1024 * 1024;
 
 /** One cold start and 690 messages of one subject. */
 type Sitting = {
   readyMs: Record<Platform, number>;
+  /** From the spawn to the answer of a message written the moment the channel was up (a cold start of its own). */
+  firstAnswerMs: Record<Platform, number>;
   replies: Record<Platform, number[]>;
   cpuPerMessageMs: number;
   rssReady: number;
@@ -42,11 +52,22 @@ type Sitting = {
   callsPerAnswer: Record<Platform, number>;
 };
 
-/** Starts the subject cold against fresh fakes, hands it to `use`, and stops everything after. */
-async function withSubject<T>(subject: Subject, floorBundle: string, use: (fakes: ThreeChannels, process: StartedHob) => Promise<T>): Promise<T> {
+/**
+ * Starts the subject cold against fresh fakes, hands it to `use`, and stops everything after.
+ * `prepare` sees the fakes and the spawn's time before the spawn.
+ */
+async function withSubject<T>(
+  subject: Subject,
+  floorBundle: string,
+  use: (fakes: ThreeChannels, process: StartedHob) => Promise<T>,
+  prepare?: (fakes: ThreeChannels, spawnedAt: () => number) => void,
+): Promise<T> {
   const fakes = await ThreeChannels.start();
   const dir = tempDir(`hob-bench-floor-${subject}-`);
-  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST });
+  let spawnedAt = Number.NaN;
+  prepare?.(fakes, () => spawnedAt);
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: FIRST_WRITER + 1 });
+  spawnedAt = started.startedAt;
   try {
     await fakes.allReady(started.failed);
     await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, `the running line (stderr: ${started.stderr()})`);
@@ -66,10 +87,27 @@ async function sendOne(fakes: ThreeChannels, index: number, replies?: Record<Pla
   replies?.[platform].push(ms);
 }
 
-function sit(subject: Subject, floorBundle: string): Promise<Sitting> {
+async function sit(subject: Subject, floorBundle: string): Promise<Sitting> {
+  const sitting = START_ONLY ? await coldStart(subject, floorBundle) : await sitWithoutFirstAnswers(subject, floorBundle);
+  return { ...sitting, firstAnswerMs: await firstAnswers(subject, floorBundle) };
+}
+
+/** A cold start to all three up, and nothing after (`BENCH_FLOOR_PART=start`): the other figures stay empty. */
+function coldStart(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs'>> {
+  return withSubject(subject, floorBundle, async (fakes, started) => {
+    const none = { telegram: Number.NaN, slack: Number.NaN, discord: Number.NaN };
+    return { readyMs: readyMsOf(fakes, started), replies: { telegram: [], slack: [], discord: [] }, cpuPerMessageMs: Number.NaN, rssReady: residentBytes(started.child.pid) ?? Number.NaN, rss90: Number.NaN, rss690: Number.NaN, burstMs: Number.NaN, callsPerAnswer: none };
+  });
+}
+
+function readyMsOf(fakes: ThreeChannels, started: StartedHob): Record<Platform, number> {
+  return Object.fromEntries(PLATFORMS.map((platform) => [platform, (fakes.readyAt[platform] as number) - started.startedAt])) as Record<Platform, number>;
+}
+
+function sitWithoutFirstAnswers(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs'>> {
   return withSubject(subject, floorBundle, async (fakes, started) => {
     const pid = started.child.pid;
-    const readyMs = Object.fromEntries(PLATFORMS.map((platform) => [platform, (fakes.readyAt[platform] as number) - started.startedAt])) as Record<Platform, number>;
+    const readyMs = readyMsOf(fakes, started);
     const rssReady = residentBytes(pid) ?? Number.NaN;
     const replies: Record<Platform, number[]> = { telegram: [], slack: [], discord: [] };
     const cpuBefore = cpuMs(pid) ?? Number.NaN;
@@ -86,6 +124,30 @@ function sit(subject: Subject, floorBundle: string): Promise<Sitting> {
     const callsPerAnswer = Object.fromEntries(PLATFORMS.map((platform, at) => [platform, (fakes.calls(platform) - (callsBefore[at] as number)) / answers(platform)])) as Record<Platform, number>;
     return { readyMs, replies, cpuPerMessageMs, rssReady, rss90, rss690: residentBytes(pid) ?? Number.NaN, burstMs, callsPerAnswer };
   });
+}
+
+/**
+ * A cold start of the subject with a message written on each channel the moment it is up:
+ * milliseconds from the spawn to each answer.
+ */
+async function firstAnswers(subject: Subject, floorBundle: string): Promise<Record<Platform, number>> {
+  const answers: Partial<Record<Platform, Promise<number>>> = {};
+  return withSubject(
+    subject,
+    floorBundle,
+    async () => {
+      const times = await Promise.all(PLATFORMS.map((platform) => answers[platform] as Promise<number>));
+      return Object.fromEntries(PLATFORMS.map((platform, at) => [platform, times[at] as number])) as Record<Platform, number>;
+    },
+    (fakes, spawnedAt) => {
+      fakes.onReady = (platform) => {
+        // After the fake's own part of the handshake (Slack's hello follows the connection).
+        const answered = new Promise<void>((resolve) => setImmediate(resolve)).then(() => fakes.message(platform, FIRST_WRITER, 'are you there?'));
+        answers[platform] = answered.then(() => performance.now() - spawnedAt());
+        answers[platform].catch(() => undefined);
+      };
+    },
+  );
 }
 
 /** "12.3 ms (11.0–14.1)": the median over sittings and their spread. */
@@ -134,17 +196,27 @@ export async function run(): Promise<BenchResult> {
       for (const subject of order) {
         const sitting = await sit(subject, floorBundle);
         sittings[subject].push(sitting);
-        console.log(`sitting ${round + 1}, ${subject}: replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; burst ${fmt(sitting.burstMs)} ms`);
+        const messages = START_ONLY ? '' : `replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; burst ${fmt(sitting.burstMs)} ms; `;
+        console.log(`sitting ${round + 1}, ${subject}: ${messages}ready ${PLATFORMS.map((platform) => fmt(sitting.readyMs[platform])).join(' / ')} ms, first answer ${PLATFORMS.map((platform) => fmt(sitting.firstAnswerMs[platform])).join(' / ')} ms (${PLATFORMS.join(' / ')})`);
       }
     }
+    const coldLines = [
+      ...PLATFORMS.map((platform) => compare(`  cold start to ${platform} ready`, (sitting) => sitting.readyMs[platform], sittings, 'ms')),
+      ...PLATFORMS.map((platform) => compare(`  cold start to the first answer on ${platform} (written when it came up)`, (sitting) => sitting.firstAnswerMs[platform], sittings, 'ms')),
+    ];
+    const title = `hob vs a bare bot on the same libraries (${SITTINGS} sittings each, alternately; median over sittings (spread) → hob / floor)`;
+    if (START_ONLY) {
+      for (const line of [title, ...coldLines]) console.log(line);
+      return { name: 'vs floor (cold start)', summary: [title, ...coldLines] };
+    }
     const lines = [
-      `hob vs a bare bot on the same libraries (${SITTINGS} sittings each, alternately; median over sittings (spread) → hob / floor)`,
+      title,
       ...PLATFORMS.map((platform) => compare(`  reply median, ${platform}`, (sitting) => median(sitting.replies[platform]), sittings, 'ms')),
       compare('  CPU per message', (sitting) => sitting.cpuPerMessageMs, sittings, 'ms'),
       compare('  RSS when all three are up', (sitting) => sitting.rssReady, sittings, 'MB', MB),
       compare(`  RSS after ${FIRST} messages`, (sitting) => sitting.rss90, sittings, 'MB', MB),
       compare(`  RSS after ${FIRST + BURST + REST} messages`, (sitting) => sitting.rss690, sittings, 'MB', MB),
-      ...PLATFORMS.map((platform) => compare(`  cold start to ${platform} ready`, (sitting) => sitting.readyMs[platform], sittings, 'ms')),
+      ...coldLines,
       compare(`  burst of ${BURST} people (Telegram) all answered`, (sitting) => sitting.burstMs, sittings, 'ms'),
       ...PLATFORMS.map((platform) => compare(`  platform calls per answer, ${platform}`, (sitting) => sitting.callsPerAnswer[platform], sittings, '')),
     ];

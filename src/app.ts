@@ -32,12 +32,17 @@ import { createAppPolicy } from './app/policy.js';
 import { appSystemPrompt } from './app/prompt.js';
 import { createAppTools } from './app/tools.js';
 
+/** How long after `warmUp` the sandbox's walk for secrets on disk starts (`hob start`'s first answers go first). */
+const SECRET_WALK_DELAY_MS = 5_000;
+
 export type AppOptions = {
   config: HobConfig;
   configPath?: string;
   /** Where the person talks from, for the system prompt ("a terminal", "Telegram"). */
   channel: string;
   logDestination?: 'file' | 'stderr' | 'silent';
+  /** A logger made before the app (`hob start` makes it for its channels, which connect first); `logDestination` is then unused. */
+  logger?: Logger;
   clock?: Clock;
   /** Tests hand in a scripted model. */
   provider?: ProviderClient;
@@ -84,9 +89,9 @@ export type App = {
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
   /**
-   * Loads the model SDK in the background, if it is not loaded yet, logs the bash sandbox's
-   * state (once), and starts the sandbox's first walk for secrets on disk, so the first bash
-   * call does not wait for it. From then on the heap's growth is bounded (core/steady-heap.ts:
+   * Loads the model SDK in the background, if it is not loaded yet, learns and logs the bash
+   * sandbox's state (once, bwrap run in the background), and a few seconds later starts the
+   * sandbox's first walk for secrets on disk, so the first bash call does not wait for it. From then on the heap's growth is bounded (core/steady-heap.ts:
    * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
@@ -102,7 +107,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (!options.deferModelLoad) model.preload();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
-  const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
+  const logger = options.logger ?? createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
   const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
   const conversations = store.conversations;
   const cluster = openCluster({ store, settings: { dataDir: config.data_dir, store: config.store }, leaseMs: config.cluster.lease_ms, logger });
@@ -141,7 +146,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     mcpConnection: options.mcpConnection,
     provider: () => deps.provider,
   });
-  // Learning the sandbox's state runs bwrap once (tens of ms): `hob start` logs it after its channels are up.
+  // Learning the sandbox's state runs bwrap once (tens of ms): `hob start` learns it in the background once its channels are up.
   let sandboxLogged = false;
   const logSandbox = () => {
     if (!sandboxLogged) logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
@@ -214,9 +219,12 @@ export async function createApp(options: AppOptions): Promise<App> {
       keepHeapSteady();
       model.preload();
       void model.windows.resolve(deps.provider.model);
-      logSandbox();
-      // In slices between other work: `hob start` calls this once its channels are up.
-      if (sandbox.status().state === 'active') void policy.sensitive.onDisk.current().catch(() => undefined);
+      void sandbox.prepare().then((status) => {
+        logSandbox();
+        // The walk for secrets on disk (in slices, but a second or more of CPU on a full home
+        // folder) waits until start-up's first answers are out; the first bash call starts it sooner.
+        if (status.state === 'active') setTimeout(() => void policy.sensitive.onDisk.current().catch(() => undefined), SECRET_WALK_DELAY_MS).unref();
+      });
     },
     close: async () => {
       await delegation.tasks.shutdown();

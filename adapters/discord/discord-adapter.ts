@@ -86,7 +86,10 @@ class DiscordChannel implements DiscordAdapter {
       // Without the partial DM channel, discord.js drops a DM from someone it has not cached;
       // without partial messages it drops edits of messages it did not keep (it keeps none).
       partials: [Partials.Channel, Partials.Message],
-      rest: { api: options.apiUrl ?? 'https://discord.com/api' },
+      // Requests through the global fetch, not discord.js's own undici: another library's undici
+      // (Slack's Socket Mode, in the same process) makes itself the process's dispatcher when it
+      // loads, and that one cannot send discord.js's own form data (file uploads failed).
+      rest: { api: options.apiUrl ?? 'https://discord.com/api', makeRequest: fetch },
       // Several processes split the shards; ClientReady then waits for every shard of this one.
       ...(options.shards ? { shards: options.shards.ids, shardCount: options.shards.count } : {}),
       allowedMentions: { parse: [], repliedUser: false },

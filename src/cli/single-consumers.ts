@@ -5,8 +5,7 @@
  * goes the moment that process stops or dies). Another process leaves the channel out and
  * says why in the channel's own words. On SQLite one process owns the data dir: no lock.
  */
-import { postgresUrl, type StoreSettings } from '../store/open.js';
-import { PostgresAdvisoryLocks } from '../store/postgres/advisory-locks.js';
+import type { StoreSettings } from '../store/open.js';
 import type { ConfiguredChannel } from './channels.js';
 
 export type SingleConsumerClaim = {
@@ -27,6 +26,8 @@ export async function claimSingleConsumers(
   if (settings.store?.kind !== 'postgres' || single.every(({ consumer }) => consumer === undefined)) {
     return { kept: channels, refused: [], release: async () => {} };
   }
+  // Loaded only here: on SQLite `hob start` never pays for the PostgreSQL client.
+  const [{ PostgresAdvisoryLocks }, { postgresUrl }] = await Promise.all([import('../store/postgres/advisory-locks.js'), import('../store/open.js')]);
   const locks = new PostgresAdvisoryLocks({
     url: postgresUrl(settings),
     onLost: (error) => report(`${error.message} The channels only one process may receive are no longer reserved for this one.`),

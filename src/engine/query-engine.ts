@@ -51,7 +51,9 @@ export class QueryEngine {
       bufferTokens: deps.compactionBufferTokens,
       maxTokens: deps.maxTokens,
     });
-    this.state = SessionState.open(deps.conversations, deps.conversations.activeSession(sessionKey));
+    const row = deps.conversations.activeSession(sessionKey);
+    // A session started just now holds nothing: a new person's first message reads no history.
+    this.state = row.started ? SessionState.fresh(deps.conversations, row) : SessionState.open(deps.conversations, row);
   }
 
   /**

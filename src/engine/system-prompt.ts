@@ -1,5 +1,5 @@
 /** The system prompt: who hob is, when and where it is, and how its tools and approvals work. */
-import { zonedFormat, type DateShape } from '../core/zoned-format.js';
+import { formatLongDay, formatShortDayAndTime } from '../core/zoned-format.js';
 
 export type SystemPromptInput = {
   now: Date;
@@ -53,15 +53,12 @@ function leanSystemPrompt(input: SystemPromptInput): string {
   return lines.join('\n');
 }
 
-const DAY: DateShape = { locale: 'en-GB', options: { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' } };
-const SENT_AT: DateShape = { locale: 'en-GB', options: { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false } };
-
 /** The day, as the system prompt names it: "Tuesday, 1 December 2026". */
 export function formatDay(now: Date, timezone: string): string {
-  return zonedFormat(DAY, timezone).format(now);
+  return formatLongDay(now, timezone);
 }
 
-/** When a message was sent, as the model reads it at the start of the message: "Sun 29 Nov 2026, 20:54". */
+/** When a message was sent, as the model reads it at the start of the message: "Sun, 29 Nov 2026, 20:54". */
 export function formatSentAt(now: Date, timezone: string): string {
-  return zonedFormat(SENT_AT, timezone).format(now);
+  return formatShortDayAndTime(now, timezone);
 }

@@ -2,6 +2,7 @@ import type {
   BotCommand, ChannelAdapter, ChannelCapabilities, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
   UnconfirmedDelivery,
 } from './channel.js';
+import { HeldInbound } from './held-inbound.js';
 
 /**
  * A channel whose adapter is still loading. A channel's SDK is most of its start-up (the
@@ -10,10 +11,15 @@ import type {
  * another's code still compiles, instead of after it. What is known without the SDK — the
  * platform and its capabilities — is given; every call waits for the adapter, and a live
  * answer (asked synchronously) is offered once it has loaded.
+ *
+ * `connect()` starts the channel before the gateway exists (`hob start` connects its channels
+ * first and builds the rest of hob while their handshakes wait on the network): what arrives
+ * meanwhile is held until the gateway's `start(sink)` takes it (HeldInbound).
  */
 export class DeferredAdapter implements ChannelAdapter {
   private loaded: ChannelAdapter | undefined;
   private readonly loading: Promise<ChannelAdapter>;
+  private early: { inbound: HeldInbound; started: Promise<void> } | undefined;
 
   constructor(
     readonly platform: string,
@@ -23,6 +29,16 @@ export class DeferredAdapter implements ChannelAdapter {
     this.loading = load().then((adapter) => (this.loaded = adapter));
     // A failed load surfaces where the adapter is used (start first); not as an unhandled rejection.
     this.loading.catch(() => undefined);
+  }
+
+  /** Resolves once the SDK is loaded and the adapter made, or failed to be (never rejects). */
+  get sdkLoaded(): Promise<void> {
+    return this.loading.then(() => undefined, () => undefined);
+  }
+
+  /** Resolves once `connect()` brought the channel up, or it failed to (never rejects); at once without `connect()`. */
+  get connected(): Promise<void> {
+    return this.early ? this.early.started.catch(() => undefined) : Promise.resolve();
   }
 
   get botName(): string | undefined {
@@ -37,8 +53,29 @@ export class DeferredAdapter implements ChannelAdapter {
     return this.loaded ? this.loaded.down : 'still loading';
   }
 
+  /**
+   * Starts the channel now, its inbound held; resolves once it is up (rejects as `start`
+   * would). Called at most once, before `start`.
+   */
+  connect(): Promise<void> {
+    if (this.early) throw new Error(`the ${this.platform} channel is already connecting`);
+    const inbound = new HeldInbound();
+    const started = this.loading.then((adapter) => adapter.start(inbound));
+    // A failure surfaces at `start` (or to whoever awaits this); never as an unhandled rejection.
+    started.catch(() => undefined);
+    this.early = { inbound, started };
+    return started;
+  }
+
+  /** Events that arrived since `connect()` and wait for `start`. */
+  get held(): number {
+    return this.early?.inbound.waiting ?? 0;
+  }
+
   async start(sink: InboundSink): Promise<void> {
-    await (await this.loading).start(sink);
+    if (!this.early) return (await this.loading).start(sink);
+    await this.early.started;
+    this.early.inbound.release(sink);
   }
 
   async stop(): Promise<void> {

@@ -4,7 +4,7 @@
  * kept, so the prompt cache holds.
  */
 import type { Clock } from '../core/clock.js';
-import { zonedFormat, type DateShape } from '../core/zoned-format.js';
+import { formatClockTime, formatLongDay } from '../core/zoned-format.js';
 import type { MemoryEntryRepository } from '../store/memory/entries.js';
 import type { MemoryEntry } from '../store/memory/entry.js';
 import { readPersona } from './persona.js';
@@ -127,10 +127,7 @@ export function entryLine(entry: MemoryEntry): string {
   return `- [${entry.id}] ${cut}`;
 }
 
-const CLOCK_TIME: DateShape = { locale: 'en-GB', options: { hour: '2-digit', minute: '2-digit', hour12: false } };
-const DAY: DateShape = { locale: 'en-GB', options: { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' } };
-
-/** "14:05 on Tuesday 1 December 2026". */
+/** "14:05 on Tuesday, 1 December 2026". */
 function localTime(now: Date, timezone: string): string {
-  return `${zonedFormat(CLOCK_TIME, timezone).format(now)} on ${zonedFormat(DAY, timezone).format(now)}`;
+  return `${formatClockTime(now, timezone)} on ${formatLongDay(now, timezone)}`;
 }

@@ -13,7 +13,7 @@
  * Without bwrap (mode `auto`), `bash` runs as before and the path checks stay the only,
  * best-effort guard; mode `required` refuses `bash` instead.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { isBelow } from './secret-names.js';
@@ -53,7 +53,10 @@ export type SandboxStatus =
   | { state: 'refused'; reason: string };
 
 export type Sandbox = {
+  /** Runs bwrap once the first time (blocking, tens of ms); `prepare` learns it without blocking. */
   status(): SandboxStatus;
+  /** Learns the status with bwrap run as a child process, not blocking the event loop (`hob start` does this once its channels are up); later calls answer from it. */
+  prepare(): Promise<SandboxStatus>;
   /** One line for `hob doctor` and the start-up log. */
   describe(): string;
   /**
@@ -66,11 +69,15 @@ export type Sandbox = {
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   let cached: SandboxStatus | undefined;
+  let preparing: Promise<SandboxStatus> | undefined;
   const status = (): SandboxStatus => (cached ??= probe(options));
+  const prepare = (): Promise<SandboxStatus> =>
+    cached ? Promise.resolve(cached) : (preparing ??= probeInBackground(options).then((found) => (cached ??= found)));
   const sensitive = options.sensitive ?? createSensitivePaths({ workspace: options.workspace, home: options.home, protectedPaths: options.hiddenPaths ?? [] });
 
   return {
     status,
+    prepare,
     describe() {
       const current = status();
       switch (current.state) {
@@ -89,7 +96,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
     },
     async wrap(argv) {
-      const current = status();
+      const current = await prepare();
       switch (current.state) {
         case 'active': {
           const found = await sensitive.onDisk.current();
@@ -113,22 +120,47 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
 /** Finds bwrap and runs it once, so a missing binary and disabled user namespaces both show. */
 function probe(options: SandboxOptions): SandboxStatus {
-  const { mode } = options.settings;
-  if (mode === 'off') return { state: 'off' };
-  const missing = (reason: string): SandboxStatus => (mode === 'required' ? { state: 'refused', reason } : { state: 'unavailable', reason });
-  if (process.platform !== 'linux') return missing(`bubblewrap needs Linux (this is ${process.platform})`);
-  const bwrap = options.bwrapPath ?? findOnPath('bwrap');
-  if (!bwrap || !isExecutable(bwrap)) return missing('bwrap is not installed');
-  const run = spawnSync(bwrap, ['--ro-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-    env: {},
+  const found = findBwrap(options);
+  if ('state' in found) return found;
+  const run = spawnSync(found.bwrap, PROBE_ARGS, { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, env: {} });
+  return probed(options, found.bwrap, run.status, run.stderr || run.error?.message);
+}
+
+/** As `probe`, with bwrap run as a child process the event loop does not wait on. */
+async function probeInBackground(options: SandboxOptions): Promise<SandboxStatus> {
+  const found = findBwrap(options);
+  if ('state' in found) return found;
+  const { bwrap } = found;
+  return new Promise((resolve) => {
+    let stderr = '';
+    const child = spawn(bwrap, PROBE_ARGS, { env: {}, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', (error) => resolve(probed(options, bwrap, null, error.message)));
+    child.once('close', (code) => resolve(probed(options, bwrap, code, stderr)));
   });
-  if (run.status !== 0) {
-    const why = (run.stderr || run.error?.message || `exit ${run.status}`).trim().split('\n')[0];
-    return missing(`bwrap cannot run here (${why}; user namespaces may be disabled)`);
-  }
-  return { state: 'active', bwrap };
+}
+
+const PROBE_ARGS = ['--ro-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'];
+const PROBE_TIMEOUT_MS = 10_000;
+
+function unusable(options: SandboxOptions, reason: string): SandboxStatus {
+  return options.settings.mode === 'required' ? { state: 'refused', reason } : { state: 'unavailable', reason };
+}
+
+/** The status known without running bwrap, or the bwrap to run. */
+function findBwrap(options: SandboxOptions): SandboxStatus | { bwrap: string } {
+  if (options.settings.mode === 'off') return { state: 'off' };
+  if (process.platform !== 'linux') return unusable(options, `bubblewrap needs Linux (this is ${process.platform})`);
+  const bwrap = options.bwrapPath ?? findOnPath('bwrap');
+  if (!bwrap || !isExecutable(bwrap)) return unusable(options, 'bwrap is not installed');
+  return { bwrap };
+}
+
+/** What one run of bwrap says about the sandbox. */
+function probed(options: SandboxOptions, bwrap: string, exitCode: number | null, stderr: string | undefined): SandboxStatus {
+  if (exitCode === 0) return { state: 'active', bwrap };
+  const why = (stderr || `exit ${exitCode}`).trim().split('\n')[0];
+  return unusable(options, `bwrap cannot run here (${why}; user namespaces may be disabled)`);
 }
 
 function bwrapArgs(options: SandboxOptions, secrets: string[]): string[] {

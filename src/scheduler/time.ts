@@ -1,41 +1,15 @@
 /**
- * Wall-clock time in an IANA timezone, without a date library: Intl gives the local fields of
- * an instant; the inverse (local fields → instant) handles the two daylight-saving cases the
- * way hob promises: a local time that does not exist (spring forward) is the first instant
- * after the gap; a local time that occurs twice (fall back) is its first occurrence.
+ * Wall-clock time in an IANA timezone, without a date library: core/zoned-format.ts gives the
+ * local fields of an instant; the inverse (local fields → instant) handles the two
+ * daylight-saving cases the way hob promises: a local time that does not exist (spring
+ * forward) is the first instant after the gap; a local time that occurs twice (fall back) is
+ * its first occurrence.
  */
 
 export { canonicalTimezone } from '../core/timezone.js';
-import { zonedFormat, type DateShape } from '../core/zoned-format.js';
+import { wallAt, type Wall } from '../core/zoned-format.js';
 
-/** Local date and time fields; month is 1-12. */
-export type Wall = { year: number; month: number; day: number; hour: number; minute: number; second: number };
-
-const WALL: DateShape = {
-  locale: 'en-US',
-  options: { hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' },
-};
-
-const formatter = (timezone: string): Intl.DateTimeFormat => zonedFormat(WALL, timezone);
-
-export function wallAt(instant: number, timezone: string): Wall {
-  const wall: Wall = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
-  for (const part of formatter(timezone).formatToParts(instant)) {
-    switch (part.type) {
-      case 'year':
-      case 'month':
-      case 'day':
-      case 'hour':
-      case 'minute':
-      case 'second':
-        wall[part.type] = Number(part.value);
-        break;
-      default:
-        break;
-    }
-  }
-  return wall;
-}
+export { wallAt, type Wall };
 
 /** The wall time read as if it were UTC: a plain number to compare and step local times. */
 export function wallMs(wall: Wall): number {

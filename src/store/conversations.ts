@@ -5,7 +5,14 @@
  */
 import type { Message, Usage } from '../core/messages.js';
 
-export type SessionRow = { id: string; sessionKey: string; createdAt: number; updatedAt: number };
+export type SessionRow = {
+  id: string;
+  sessionKey: string;
+  createdAt: number;
+  updatedAt: number;
+  /** True when the call that returned it started the session: nothing is stored in it yet. */
+  started?: boolean;
+};
 export type UsageTotals = Usage & { costUsd: number; requests: number };
 export type BoundaryMeta = { trigger: string; level: number; tokensBefore: number; tokensAfter: number };
 /** One model request's usage, as a row of the session's usage. */

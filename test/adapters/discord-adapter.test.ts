@@ -1,6 +1,7 @@
 import '../support/env.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/gateway/commands.js';
 import { askUserTool } from '../../src/tools/ask-user.js';
@@ -19,6 +20,7 @@ import { tempDir } from '../support/engine.js';
 import { makeContext } from '../tools/tool-harness.js';
 import { SETTINGS } from '../scheduler/harness.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 let bed: DiscordBed | undefined;
 let hob: TestGateway | undefined;
@@ -229,7 +231,7 @@ describe('discord: application commands', () => {
 
   it('answers /jobs in a server channel privately, and posts nothing in the channel', async () => {
     const dir = tempDir('hob-discord-jobs-');
-    const scheduling = createScheduling({ store: openSqliteStore(join(dir, 'hob.db'), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+    const scheduling = createScheduling({ store: openSqliteStore(migratedDbFile(join(dir, 'hob.db')), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
     const create = scheduling.tools.find((tool) => tool.name === 'schedule_create') as AnyTool;
     await create.run(create.input.parse({ kind: 'reminder', text: 'call the dentist', in: '2h' }), { ...makeContext(dir), sessionKey: `discord:${GENERAL_ID}:u${FRIEND.id}`, userId: FRIEND.id });
     const { fake } = await start(new ScriptedModel([]), { dir, jobs: scheduling.access });
@@ -328,6 +330,23 @@ describe('discord: output', () => {
     const sent = fake.botMessages(channel).find((message) => message.id === ref.messageId);
     expect(sent?.content).toBe('the report');
     expect(sent?.attachments.map((file) => [file.name, file.bytes.toString()])).toEqual([['report.csv', 'a,b\n1,2\n']]);
+  });
+
+  it('uploads a file also when the Slack adapter runs in the same hob (its undici is then the process\'s HTTP dispatcher)', async () => {
+    const before = getGlobalDispatcher();
+    // What loading Slack's Socket Mode does: undici 7 makes an Agent of its own the process's dispatcher.
+    const slacks = new Agent();
+    setGlobalDispatcher(slacks);
+    try {
+      const { fake, bed } = await start(new ScriptedModel([]));
+      const channel = fake.dmChannelOf(OWNER);
+      const ref = await bed.adapter.send({ chatId: channel }, { text: 'the report', file: { name: 'report.csv', data: Buffer.from('a,b\n1,2\n') } });
+      const sent = fake.botMessages(channel).find((message) => message.id === ref.messageId);
+      expect(sent?.attachments.map((file) => [file.name, file.bytes.toString()])).toEqual([['report.csv', 'a,b\n1,2\n']]);
+    } finally {
+      setGlobalDispatcher(before);
+      await slacks.close();
+    }
   });
 });
 

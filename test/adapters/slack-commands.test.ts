@@ -18,6 +18,7 @@ import { mcpServerScript } from '../support/mcp-servers.js';
 import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { slackAdapter } from '../support/slack-testbed.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 /**
  * The later features' commands through Slack's one slash command: `/hob skill`, a plugin's
@@ -48,7 +49,7 @@ async function start(model: ScriptedModel): Promise<void> {
   const config = parseHobConfig(`data_dir: ${dir}\nmodel: { api_key: test }\nmcp:\n  servers:\n    gone: { command: /nonexistent/mcp-server }\n`, { env: {} });
   extensions = loadExtensions(config, { registry: new ToolRegistry(), reservedCommands: new Set() });
   await extensions.mcp.start();
-  const scheduling = createScheduling({ store: openSqliteStore(join(dir, 'hob.db'), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
+  const scheduling = createScheduling({ store: openSqliteStore(migratedDbFile(join(dir, 'hob.db')), { clock: systemClock }), clock: systemClock, defaultTimezone: 'Europe/Berlin', settings: SETTINGS });
   scheduling.setOwnerCheck((_platform, userId) => userId === OWNER.id);
   const { memory } = testMemory({ dir: tempDir('hob-slack-mem-') });
   fake = await startFakeSlack();

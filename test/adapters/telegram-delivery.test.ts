@@ -9,6 +9,7 @@ import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
 import { tempDir } from '../support/engine.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 /**
  * A long answer goes out in parts. When a later part fails, the outbox retries only the parts
@@ -23,7 +24,7 @@ let delivery: Delivery;
 beforeEach(async () => {
   fake = await startFakeTelegram({ botUsername: 'hob_test_bot' });
   telegram = createTelegramAdapter({ token: fake.token, apiRoot: fake.apiRoot, logger: createLogger({ level: 'silent', destination: 'silent' }), autoRetryMaxDelaySeconds: 1 });
-  db = openDatabase(join(tempDir('hob-delivery-'), 'hob.db'));
+  db = openDatabase(migratedDbFile(join(tempDir('hob-delivery-'), 'hob.db')));
   delivery = new Delivery(new SqliteOutbox(db), systemClock, createLogger({ level: 'silent', destination: 'silent' }), { retryBaseMs: 20 });
   delivery.register(telegram);
 });

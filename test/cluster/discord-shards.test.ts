@@ -11,8 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { BOT_ID, GENERAL_ID, shardOf, startFakeDiscord, type FakeDiscord, type FakePerson } from '../fakes/discord/index.js';
-import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { answerTokens, lastToken, people, startNode, type HobClusterOptions, type HobNode } from '../support/hob-cluster.js';
+import { answerTokens, lastToken, startNode, type HobClusterOptions, type HobNode } from '../support/hob-cluster.js';
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
 
 const LEASE_MS = 1500;
@@ -21,7 +20,6 @@ const SLOW = 'c9-m1';
 const persons: FakePerson[] = Array.from({ length: 6 }, (_, index) => ({ id: `31000000000000000${index}`, name: `person${index}` }));
 
 let model: FakeAnthropic;
-let slack: FakeSlack;
 let discord: FakeDiscord;
 let db: pg.Client;
 let options: (shard: number) => HobClusterOptions;
@@ -34,7 +32,6 @@ describe.skipIf(postgresSkipReason)('two hob processes splitting the Discord sha
   beforeAll(async () => {
     const { url } = await testDatabase();
     model = await startFakeAnthropic();
-    slack = await startFakeSlack();
     discord = await startFakeDiscord();
     discord.buckets.limit = 1000;
     const second = discord.addGuild('Shard zero guild', [0, 2]);
@@ -55,7 +52,8 @@ describe.skipIf(postgresSkipReason)('two hob processes splitting the Discord sha
     db = new pg.Client({ connectionString: url });
     await db.connect();
     const discordOf = (shard: number) => ({ token: discord.token, apiRoot: discord.apiRoot, allow: persons.map((person) => person.id), shards: { ids: [shard], count: 2 } });
-    options = (shard) => ({ model, slack, people: people(1), url, leaseMs: LEASE_MS, discord: discordOf(shard) });
+    // Discord only: each process loads and connects nothing else.
+    options = (shard) => ({ model, url, leaseMs: LEASE_MS, discord: discordOf(shard) });
     nodes.push(...(await Promise.all([0, 1].map((shard) => startNode(options(shard))))));
   }, 90_000);
 
@@ -63,7 +61,6 @@ describe.skipIf(postgresSkipReason)('two hob processes splitting the Discord sha
     for (const node of nodes) node.kill();
     await db?.end();
     await model?.close();
-    await slack?.close();
     await discord?.close();
   });
 

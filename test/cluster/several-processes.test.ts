@@ -1,20 +1,27 @@
 /**
  * issue 23: three `hob start` processes on one PostgreSQL database serve one Slack app, each
  * with its own Socket Mode connection (the fake spreads the events across them, as Slack
- * does). Every message is answered once, in order, whichever process received it; a process
- * killed mid-run is taken over within the lease, its run resumed, nothing lost or doubled.
+ * does), and one Telegram bot in webhook mode behind the fake's balancer (updates take turns
+ * between the processes). Every message is answered once, in order, whichever process received
+ * it; a process killed mid-run is taken over within the lease, its run resumed, nothing lost
+ * or doubled. The processes are started once for the file; the cases that end one come last.
+ * Counts are small: they prove the spread and the order; bench/cluster.ts keeps large ones.
  */
 import '../support/env.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { dmOf, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { answersIn, answerTokens, exchange, liftEditLimit, lastToken, people, startNode, type HobNode } from '../support/hob-cluster.js';
+import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
+import { answersIn, answerTokens, exchange, freePort, liftEditLimit, lastToken, people, startNode, type HobNode } from '../support/hob-cluster.js';
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
 
 const LEASE_MS = 1500;
-const CONVERSATIONS = 45;
+/** Slack conversations, four a process; two messages each. */
+const CONVERSATIONS = 12;
 const everyone = people(CONVERSATIONS + 10);
+/** Telegram conversations behind the webhook balancer, three a process; two messages each. */
+const users = Array.from({ length: 9 }, (_, index) => ({ id: 1000 + index, first_name: `Person${index}` }));
 /** The conversation whose run is cut off by the kill: its first answer takes a while. */
 const SLOW = 'c900-m1';
 /** The conversation whose run a stop (SIGTERM) cuts off. */
@@ -22,6 +29,7 @@ const STOPPED = 'c901-m1';
 
 let model: FakeAnthropic;
 let slack: FakeSlack;
+let telegram: FakeTelegram;
 let db: pg.Client;
 let nodes: HobNode[] = [];
 const asked = new Map<string, number>();
@@ -29,8 +37,7 @@ const asked = new Map<string, number>();
 describe.skipIf(postgresSkipReason)('several hob processes on one database', () => {
   beforeAll(async () => {
     const { url } = await testDatabase();
-    model = await startFakeAnthropic();
-    slack = await startFakeSlack();
+    [model, slack, telegram] = await Promise.all([startFakeAnthropic(), startFakeSlack(), startFakeTelegram({ botUsername: 'hob_bot' })]);
     liftEditLimit(slack);
     for (const person of everyone) slack.person(person);
     answerTokens(model, (token) => {
@@ -40,7 +47,10 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     });
     db = new pg.Client({ connectionString: url });
     await db.connect();
-    nodes = await Promise.all([0, 1, 2].map(() => startNode({ model, slack, people: everyone, url, leaseMs: LEASE_MS })));
+    const ports = await Promise.all([0, 1, 2].map(() => freePort()));
+    const allow = users.map((user) => String(user.id));
+    nodes = await Promise.all(ports.map((port) => startNode({ model, slack, people: everyone, url, leaseMs: LEASE_MS, telegram: { token: telegram.token, apiRoot: telegram.apiRoot, port, allow } })));
+    telegram.balanceWebhook(ports.map((port) => `http://127.0.0.1:${port}/telegram`));
   }, 90_000);
 
   afterAll(async () => {
@@ -48,6 +58,7 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     await db?.end();
     await model?.close();
     await slack?.close();
+    await telegram?.close();
   });
 
   it('answers every message of many conversations once and in order, across the processes', async () => {
@@ -64,6 +75,22 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     expect(owners.rows.length).toBeGreaterThan(1);
     expect(owners.rows.reduce((sum, row) => sum + Number(row.n), 0)).toBe(CONVERSATIONS);
   }, 120_000);
+
+  it('answers every Telegram message once and in order, the webhook updates spread over the processes', async () => {
+    const answers = (id: number) => telegram.chat(id).map((message) => message.text.replace(/^answer /, ''));
+    await Promise.all(
+      users.map(async (user, index) => {
+        for (const n of [1, 2]) {
+          const token = `c${100 + index}-m${n}`;
+          telegram.sendText(user, { id: user.id, type: 'private' }, `please answer ${token}`);
+          await telegram.waitFor(() => answers(user.id).includes(token), 30_000, `the answer to ${token}`);
+        }
+      }),
+    );
+    for (const [index, user] of users.entries()) expect(answers(user.id)).toEqual([`c${100 + index}-m1`, `c${100 + index}-m2`]);
+    const targets = new Set(telegram.webhookDeliveries.filter((delivery) => delivery.status === 200).map((delivery) => delivery.target));
+    expect(targets.size).toBe(3);
+  }, 90_000);
 
   it('a process killed mid-run: another takes its conversations over, resumes the run, loses and doubles nothing', async () => {
     const slowOne = everyone[CONVERSATIONS] ?? everyone[0]!;

@@ -17,6 +17,7 @@ import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
 import { writeFileTool } from '../../src/tools/write-file.js';
 import { ScriptedModel, type ScriptedStep } from '../fakes/scripted-model.js';
 import { answering, collect, ofType, tempDir } from '../support/engine.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 const settings: AgentSettings = { maxParallel: 4, maxTurns: 10, timeoutSeconds: 60, models: [] };
 const isWorker = (request: ProviderRequest) => request.system.includes('a worker started by hob');
@@ -35,7 +36,7 @@ function setup(model: ScriptedModel, options: { catalog?: AgentCatalog; mode?: '
   const dir = tempDir('hob-agents-');
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
-  db = openDatabase(join(dir, 'hob.db'));
+  db = openDatabase(migratedDbFile(join(dir, 'hob.db')));
   const tasks = new SqliteTasks(db);
   const checker = createPermissionChecker({ mode: options.mode ?? 'default', allowed_tools: [], denied_tools: [], path_rules: [], denied_commands: [] }, { workspace, home: join(dir, 'home') });
   const permissions: PermissionGate = { evaluate: (query) => checker.evaluate(query), rememberAlways: () => undefined, mode: () => checker.mode() };

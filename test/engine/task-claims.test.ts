@@ -18,20 +18,28 @@ import { gate, tempDir } from '../support/engine.js';
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
 
 const silent = createLogger({ level: 'silent', destination: 'silent' });
-const LEASE_MS = 300;
+/**
+ * Both "processes" share this thread, and each statement holds it until it returns: on a loaded
+ * machine one's statements can hold back the other's renewal (every LEASE_MS/3) by a few hundred
+ * ms, and a shorter lease then ran out under a live runner.
+ */
+const LEASE_MS = 1000;
 const ANN = { platform: 'memory', chatId: 'ann-chat' };
-const stores: PostgresStore[] = [];
-let url: Promise<string> | undefined;
+/** The two processes' connections, opened once for the file (a worker thread and a connection each). */
+let stores: Promise<[PostgresStore, PostgresStore]> | undefined;
 
-afterAll(() => {
-  for (const store of stores.splice(0)) store.close();
+afterAll(async () => {
+  for (const store of (await stores) ?? []) store.close();
 });
 
-/** One "process": its own connection to the run's database, a model of its own, a task manager. */
-async function hobProcess(model: ScriptedModel) {
-  url ??= testDatabase().then((database) => database.url);
-  const store = openPostgresStore(await url, { clock: systemClock });
-  stores.push(store);
+/**
+ * One "process": `which` of the two connections to the run's database, a model of its own and a
+ * task manager. A process that dies is its manager shut down: its runs end and its lease is no
+ * longer renewed; the next test's process on that connection is a new one (a new runner id).
+ */
+async function hobProcess(which: 0 | 1, model: ScriptedModel) {
+  stores ??= testDatabase().then(({ url }) => [openPostgresStore(url, { clock: systemClock }), openPostgresStore(url, { clock: systemClock })]);
+  const store = (await stores)[which];
   const workspace = tempDir('hob-task-claims-');
   const deps = { provider: model, tools: new ToolRegistry([]), permissions: gate(), hooks: noHooks, conversations: store.conversations, systemPrompt: () => 'system', costUsd: () => 0, workspace, maxTurns: 5, maxTokens: 1000, approvalTimeoutSeconds: 30 };
   const manager = new TaskManager({
@@ -68,11 +76,11 @@ function queued(id: string, createdAt: number): NewTask {
   return { id, kind: 'task', personId: 'memory:ann', userId: 'ann', originSession: 'memory:ann', platform: 'memory', chatId: `chat-${id}`, threadId: undefined, agent: undefined, description: `job ${id}`, prompt: `do ${id}`, createdAt };
 }
 
-// Each test opens two stores (a connection and a worker thread each): slow on a loaded machine.
+// The first test opens the two stores (a connection and a worker thread each): slow on a loaded machine.
 describe.skipIf(postgresSkipReason)('background tasks across processes on one PostgreSQL database', { timeout: 60_000 }, () => {
   it('a task whose process died is resumed by the other once its lease runs out, and its result is delivered once', async () => {
-    const a = await hobProcess(new ScriptedModel([{ hang: true }]));
-    const b = await hobProcess(new ScriptedModel([{ text: 'Plan B is cheapest.' }]));
+    const a = await hobProcess(0, new ScriptedModel([{ hang: true }]));
+    const b = await hobProcess(1, new ScriptedModel([{ text: 'Plan B is cheapest.' }]));
     const created = a.manager.create({ prompt: 'compare the three plans', userId: 'ann', sessionKey: 'memory:ann', chat: ANN });
     if (!('task' in created)) throw new Error(created.error);
     const id = created.task.id;
@@ -94,8 +102,8 @@ describe.skipIf(postgresSkipReason)('background tasks across processes on one Po
   });
 
   it('a Stop pressed on the other process ends the task there, and the process running it stops it without a second message', async () => {
-    const a = await hobProcess(new ScriptedModel([{ hang: true }]));
-    const b = await hobProcess(new ScriptedModel());
+    const a = await hobProcess(0, new ScriptedModel([{ hang: true }]));
+    const b = await hobProcess(1, new ScriptedModel());
     const created = a.manager.create({ prompt: 'watch the build', userId: 'ann', sessionKey: 'memory:ann', chat: { platform: 'memory', chatId: 'ann-stop' } });
     if (!('task' in created)) throw new Error(created.error);
     await until(() => a.model.requests.length === 1, "a's model request");
@@ -109,8 +117,8 @@ describe.skipIf(postgresSkipReason)('background tasks across processes on one Po
   });
 
   it('tasks left queued are each taken by one process: a claim in progress is skipped by the other, not waited for', async () => {
-    const a = await hobProcess(new ScriptedModel());
-    const b = await hobProcess(new ScriptedModel());
+    const a = await hobProcess(0, new ScriptedModel());
+    const b = await hobProcess(1, new ScriptedModel());
     await Promise.all([a.manager.shutdown(0), b.manager.shutdown(0)]);
     const now = Date.now();
     for (const n of [1, 2, 3]) a.store.tasks.insert(queued(`q${n}`, now + n));

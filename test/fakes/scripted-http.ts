@@ -68,8 +68,10 @@ export async function startScriptedServer<Response, Body>(
 
   const server = http.createServer((req, res) => {
     void (async () => {
-      let raw = '';
-      for await (const chunk of req) raw += String(chunk);
+      // Decoded once whole: a character's UTF-8 bytes may be split across chunks.
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const raw = Buffer.concat(chunks).toString('utf8');
       const recorded: RecordedRequest<Body> = {
         method: req.method ?? 'GET',
         path: req.url ?? '/',

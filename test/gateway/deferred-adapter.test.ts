@@ -58,4 +58,26 @@ describe('channels that load in the background', () => {
     await expect(broken.start({ message: () => undefined, button: () => undefined })).rejects.toThrow('Cannot find module discord.js');
     await expect(broken.stop()).resolves.toBeUndefined();
   });
+
+  it('a channel connected before the gateway exists holds what people write, and the gateway answers each once, in order', async () => {
+    const channel = new ObservedChannel();
+    const early = new DeferredAdapter(channel.platform, channel.capabilities, async () => channel);
+    await early.connect();
+    expect(channel.started).toBe(true);
+    channel.say(OWNER, 'first, while hob starts');
+    channel.say(OWNER, 'second, while hob starts');
+    expect(early.held).toBe(2);
+    hob = await startTestGateway(early, new ScriptedModel([{ text: 'Answer one.' }, { text: 'Answer two.' }, { text: 'Answer three.' }]), {
+      access: new Map([[channel.platform, { allowFrom: [OWNER.id], allowedGroups: [] }]]),
+    });
+    const answers = () => channel.chat(`dm-${OWNER.id}`).map((message) => message.text).filter((text) => text.startsWith('Answer'));
+    await channel.waitFor(() => answers().length >= 2, 5000, 'both answers');
+    expect(answers()).toEqual(['Answer one.', 'Answer two.']);
+    expect(early.held).toBe(0);
+    // From now on messages go straight to the gateway.
+    channel.say(OWNER, 'third');
+    expect(early.held).toBe(0);
+    await channel.waitFor(() => answers().length >= 3, 5000, 'the third answer');
+    expect(answers()).toEqual(['Answer one.', 'Answer two.', 'Answer three.']);
+  });
 });

@@ -17,6 +17,7 @@ import { MemoryChannel, type SeenMessage } from '../fakes/memory-channel.js';
 import { ScriptedModel, type ScriptedReply } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 const silent = createLogger({ level: 'silent', destination: 'silent' });
 const lastUserText = (request: ProviderRequest) =>
@@ -33,7 +34,7 @@ async function gatewayWithTasks(reply: (request: ProviderRequest) => ScriptedRep
   const model = new ScriptedModel();
   for (let n = 0; n < 20; n++) model.push(reply);
   const dir = tempDir('hob-gw-tasks-');
-  const db = openDatabase(join(dir, 'hob.db'));
+  const db = openDatabase(migratedDbFile(join(dir, 'hob.db')));
   const channel = new MemoryChannel();
   let gateway: TestGateway | undefined;
   const manager = new TaskManager({
@@ -115,7 +116,7 @@ describe('a worker in a chat', () => {
     ]);
     let gateway: TestGateway | undefined;
     const dir = tempDir('hob-gw-worker-');
-    const tasks = new SqliteTasks(openDatabase(join(dir, 'tasks.db')));
+    const tasks = new SqliteTasks(openDatabase(migratedDbFile(join(dir, 'tasks.db'))));
     const agent = agentTool({
       profile: () => (gateway as TestGateway).deps,
       catalog: loadAgentDefinitions([]),

@@ -29,7 +29,11 @@ function manage(servers: ConstructorParameters<typeof McpManager>[0]['servers'],
  * Servers that tests only call (none kills, slows or reconfigures them) are started once for
  * the file: server-everything as it comes, and server-filesystem over one folder that holds
  * what each test reads — a.txt, notes/, and a home's secrets (.ssh, .hob) beside ordinary notes.
+ * They are started while hob's environment holds a bot token and an API key, as `hob start`'s
+ * does: one test asks the server for its environment.
  */
+const SECRET_TOKEN = 'sekrit-telegram';
+const SECRET_KEY = 'sekrit-anthropic';
 const sharedManagers: McpManager[] = [];
 afterAll(async () => Promise.all(sharedManagers.map((manager) => manager.close())));
 let shared: Promise<{ registry: ToolRegistry; root: string }> | undefined;
@@ -44,6 +48,9 @@ function sharedServers(): Promise<{ registry: ToolRegistry; root: string }> {
     writeFileSync(join(root, '.hob', 'hob.db'), 'SQLITE DATA');
     writeFileSync(join(root, 'notes.txt'), 'ordinary notes');
     const { manager, registry } = manage({ everything: everythingServer(), files: filesystemServer(root) }, 50, sharedManagers);
+    // Undone after the test that happened to start them (unstubEnvs); the servers keep what they got.
+    vi.stubEnv('TELEGRAM_BOT_TOKEN', SECRET_TOKEN);
+    vi.stubEnv('ANTHROPIC_API_KEY', SECRET_KEY);
     await manager.start();
     return { registry, root };
   })();
@@ -163,20 +170,15 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('starts a stdio server without hob\'s environment: its tokens and keys never reach the server', async () => {
-    vi.stubEnv('TELEGRAM_BOT_TOKEN', 'sekrit-telegram');
-    vi.stubEnv('ANTHROPIC_API_KEY', 'sekrit-anthropic');
-    try {
-      const { manager, registry } = manage({ everything: everythingServer() });
-      await manager.start();
-      const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__get-env', input: {} }] }, { text: 'ok' }]);
-      const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
-      const [result] = toolResults(events);
-      const text = result?.type === 'tool_result' ? String(result.content) : '';
-      expect(text).toContain('PATH');
-      expect(text).not.toContain('sekrit');
-    } finally {
-      vi.unstubAllEnvs();
-    }
+    // The shared servers were started with SECRET_TOKEN and SECRET_KEY in hob's environment.
+    const { registry } = await sharedServers();
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__get-env', input: {} }] }, { text: 'ok' }]);
+    const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
+    const [result] = toolResults(events);
+    const text = result?.type === 'tool_result' ? String(result.content) : '';
+    expect(text).toContain('PATH');
+    expect(text).not.toContain(SECRET_TOKEN);
+    expect(text).not.toContain(SECRET_KEY);
   });
 
   it('answers "unavailable" while a killed server restarts, then works again', async () => {

@@ -6,12 +6,13 @@ import { Memory, type MemoryOptions } from '../../src/memory/memory.js';
 import type { Db } from '../../src/store/sqlite/db.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import { tempDir } from '../support/engine.js';
+import { migratedDbFile } from '../support/migrated-db.js';
 
 /** A Memory over a real SQLite file in a fresh data dir. */
 export function testMemory(options: Partial<MemoryOptions> & { dir?: string; embedder?: Embedder; clock?: Clock } = {}): { memory: Memory; store: SqliteStore; db: Db; dir: string } {
   const dir = options.dir ?? tempDir('hob-mem-');
   const clock = options.clock ?? { now: () => Date.now() };
-  const store = openSqliteStore(join(dir, 'hob.db'), { clock });
+  const store = openSqliteStore(migratedDbFile(join(dir, 'hob.db')), { clock });
   const memory = new Memory({
     store,
     clock,

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { runChat } from '../../src/cli/chat.js';
-import { createGateway } from '../../src/cli/start.js';
+import { createGateway } from '../../src/cli/start-serve.js';
 import { parseHobConfig } from '../../src/cli/channels.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';

@@ -6,6 +6,7 @@ import { runDoctor } from '../../src/cli/doctor.js';
 import { hobConfigSchemaFor } from '../../src/config/schema.js';
 import { createSandbox, type SandboxSettings } from '../../src/policy/sandbox.js';
 import { bashTool } from '../../src/tools/bash.js';
+import { bundleChild } from '../support/bundled-child.js';
 import { makeContext, runTool } from '../tools/tool-harness.js';
 
 const KEY = 'PRIVATE-KEY-7f3a';
@@ -144,10 +145,12 @@ describe.skipIf(status.state !== 'active')(`inside bubblewrap${skipReason}`, () 
     expect((await interfaces(on)).content).toBe(`${host}[exit code 0]`);
   });
 
-  it("keeps hob's process and its environment out of sight (/proc/$PPID/environ, ps eww)", () => {
+  it("keeps hob's process and its environment out of sight (/proc/$PPID/environ, ps eww)", async () => {
+    // Bundled rather than run with tsx: the same child, a second of CPU less.
+    const probe = await bundleChild('test/policy/fixtures/bash-env-probe.ts');
     const probeRun = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'test/policy/fixtures/bash-env-probe.ts', workspace, home, 'required', 'cat /proc/$PPID/environ | tr "\\0" "\\n"; ps eww; ps -ef'],
+      [probe, workspace, home, 'required', 'cat /proc/$PPID/environ | tr "\\0" "\\n"; ps eww; ps -ef'],
       { encoding: 'utf8', env: { ...process.env, TELEGRAM_BOT_TOKEN: TOKEN, ANTHROPIC_API_KEY: `sk-ant-${KEY}` }, timeout: 60_000 },
     );
     expect(probeRun.stderr).toBe('');

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordAdapter } from '../../adapters/discord/discord-adapter.js';
 import { createTelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
 import { createApp, type App } from '../../src/app.js';
-import { createGateway } from '../../src/cli/start.js';
+import { createGateway } from '../../src/cli/start-serve.js';
 import { loadHobConfig, parseHobConfig } from '../../src/cli/channels.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { drainer } from '../../src/scheduler/index.js';

@@ -7,10 +7,11 @@ import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
 import type { ProviderClient } from '../../src/providers/types.js';
 import { gate, tempDir } from './engine.js';
+import { migratedDbFile } from './migrated-db.js';
 
 /** Engine dependencies over a real SQLite file in a temp dir. */
 export function engineDeps(provider: ProviderClient, tools: AnyTool[] = [], dir = tempDir()): EngineDeps & { db: Db; dir: string } {
-  const db = openDatabase(join(dir, 'hob.db'));
+  const db = openDatabase(migratedDbFile(join(dir, 'hob.db')));
   return {
     db,
     dir,

@@ -13,6 +13,7 @@ import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.
 import { bashTool } from '../../src/tools/bash.js';
 import { ToolRegistry, type AnyTool } from '../../src/tools/tool.js';
 import { tempDir } from './engine.js';
+import { migratedDbFile } from './migrated-db.js';
 
 export const OWNER = { id: '100', name: 'Ann' };
 export const FRIEND = { id: '200', name: 'Bob' };
@@ -33,7 +34,7 @@ export async function startTestGateway(
   overrides: Partial<GatewayOptions> & { tools?: AnyTool[]; dir?: string } = {},
 ): Promise<TestGateway> {
   const dir = overrides.dir ?? tempDir('hob-gw-');
-  const store = openSqliteStore(join(dir, 'hob.db'), { clock: systemClock });
+  const store = openSqliteStore(migratedDbFile(join(dir, 'hob.db')), { clock: systemClock });
   const db = store.db;
   const workspace = join(dir, 'workspace');
   const rules = store.permissionRules;

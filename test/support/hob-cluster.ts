@@ -1,6 +1,7 @@
 /**
  * Several `hob start` processes serving one Slack app (issue 23): each its own data_dir and
- * Socket Mode connection, all on one store (a PostgreSQL URL, or, for one process, SQLite).
+ * Socket Mode connection, all on one store (a PostgreSQL URL, or, for one process, SQLite);
+ * Telegram in webhook mode and Discord shards beside it, or Discord alone.
  * The model answers each message with "answer <token>", the token (`c7-m2`) taken from the
  * person's last message, so a test reads which message each answer is for.
  */
@@ -14,8 +15,10 @@ export type HobNode = HobProcess & { dir: string };
 
 export type HobClusterOptions = {
   model: FakeAnthropic;
-  slack: FakeSlack;
-  people: SlackPerson[];
+  /** The Slack app every process serves; without it the processes serve only the channels below. */
+  slack?: FakeSlack;
+  /** Who may talk to hob on Slack. */
+  people?: SlackPerson[];
   /** A PostgreSQL URL; without it each process has its own SQLite file (use one process then). */
   url?: string;
   leaseMs?: number;
@@ -33,7 +36,7 @@ export function liftEditLimit(slack: FakeSlack): void {
   slack.web.updatesPerMinute = 10_000;
 }
 
-/** Starts one more process and waits until its Slack connection is up. */
+/** Starts one more process and waits until its channels are up (Discord's, when it has one; Slack's otherwise). */
 export async function startNode(options: HobClusterOptions): Promise<HobNode> {
   const dir = tempDir('hob-cluster-');
   const { model, slack } = options;
@@ -44,12 +47,16 @@ export async function startNode(options: HobClusterOptions): Promise<HobNode> {
 ${store}model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 3, base_delay_ms: 100 } }
 channels:
   console: { enabled: false }
-  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${options.people.map((person) => `"${person.id}"`).join(', ')}] }
-${telegramSection(options.telegram)}${discordSection(options.discord)}`,
+${slackSection(slack, options.people ?? [])}${telegramSection(options.telegram)}${discordSection(options.discord)}`,
   );
   const hob = spawnHob(['--config', config, 'start'], cleanEnv());
   await hob.waitFor(options.discord ? /hob is running on .*discord/ : /hob is running on .*slack/, 30_000);
   return Object.assign(hob, { dir });
+}
+
+function slackSection(slack: FakeSlack | undefined, allowed: SlackPerson[]): string {
+  if (!slack) return '';
+  return `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${allowed.map((person) => `"${person.id}"`).join(', ')}] }\n`;
 }
 
 function telegramSection(telegram: HobClusterOptions['telegram']): string {

@@ -8,10 +8,11 @@ import { testDatabase, type Cluster } from './postgres.js';
  */
 export function postgresDatabase(): { url: string; cluster: Cluster; bridge: PostgresBridge } {
   const fixture = {} as { url: string; cluster: Cluster; bridge: PostgresBridge };
+  // The first file of a run starts the cluster: longer than the default on a loaded machine.
   beforeAll(async () => {
     Object.assign(fixture, await testDatabase());
     fixture.bridge = new PostgresBridge({ url: fixture.url });
-  });
+  }, 90_000);
   afterAll(() => fixture.bridge?.close());
   return fixture;
 }

@@ -1,6 +1,6 @@
 /**
- * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a temp folder,
- * `pg_ctl start` on 127.0.0.1 and a free port, password logins only (scram-sha-256, no trust),
+ * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb`'s output (made once, kept
+ * in node_modules/.cache) copied into a temp folder, `pg_ctl start` on 127.0.0.1 and a free port, password logins only (scram-sha-256, no trust),
  * the server running as the `postgres` OS user when the run is root (PostgreSQL refuses root,
  * and it should), stopped and removed at the end.
  *
@@ -10,10 +10,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, openSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 import type { PostgresBridge } from '../../src/store/postgres/bridge.js';
 
@@ -33,6 +33,14 @@ export type Cluster = {
 };
 
 type Binaries = { bin: string; runAs: { uid: number; gid: number } | undefined };
+
+/**
+ * In a test run, bridges started from source load the worker test/global-setup.ts has just
+ * bundled into dist/ from these very sources (src/store/postgres/worker-from-source.mjs),
+ * instead of loading tsx in every worker thread: about half a second of CPU per bridge.
+ */
+const bundledWorker = join(import.meta.dirname, '..', '..', 'dist', 'postgres-worker.js');
+if (process.env[SHARED_DIR_ENV] && existsSync(bundledWorker)) process.env.HOB_POSTGRES_WORKER ??= bundledWorker;
 
 const found = findBinaries();
 
@@ -84,26 +92,64 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts a new cluster and its `hob` role. Call `stopCluster` when done. */
-export async function startCluster(): Promise<Cluster> {
-  const { runAs } = binaries();
-  const dir = mkdtempSync(join(tmpdir(), 'hob-pg-'));
-  const own = (path: string) => runAs && chownSync(path, runAs.uid, runAs.gid);
-  own(dir);
-  const adminPassword = randomBytes(12).toString('hex');
-  const rolePassword = randomBytes(12).toString('hex');
+/**
+ * initdb's output, kept between runs in node_modules/.cache: initdb costs about 2 s of CPU and,
+ * on a loaded machine, most of a cluster's start, where a copy costs a fraction of that. Made
+ * once per PostgreSQL version from a run's fresh data directory (copied to a staging folder,
+ * renamed into place, so two runs making it at once both end with a whole one). Only this
+ * process reads the cache; the server never sees it. Returns the admin password of `data`.
+ */
+function initializedData(dir: string, data: string): string {
+  const { bin, runAs } = binaries();
+  const cache = join(import.meta.dirname, '..', '..', 'node_modules', '.cache', `hob-test-postgres-${basename(dirname(bin))}`);
+  if (existsSync(join(cache, 'data', 'PG_VERSION'))) {
+    // -a keeps the owner (the `postgres` user) and the modes PostgreSQL insists on.
+    execFileSync('cp', ['-a', join(cache, 'data'), data]);
+    return readFileSync(join(cache, 'admin-password'), 'utf8').trim();
+  }
+  const password = randomBytes(12).toString('hex');
   const passwordFile = join(dir, 'admin-password');
-  writeFileSync(passwordFile, `${adminPassword}\n`, { mode: 0o600 });
-  own(passwordFile);
-  const data = join(dir, 'data');
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  if (runAs) chownSync(passwordFile, runAs.uid, runAs.gid);
   runTool('initdb', ['-D', data, '-U', ADMIN, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions']);
   rmSync(passwordFile);
+  const staging = `${cache}.${process.pid}.${randomBytes(3).toString('hex')}`;
+  try {
+    mkdirSync(dirname(cache), { recursive: true });
+    mkdirSync(staging, { mode: 0o700 });
+    execFileSync('cp', ['-a', data, join(staging, 'data')]);
+    writeFileSync(join(staging, 'admin-password'), password, { mode: 0o600 });
+    renameSync(staging, cache);
+  } catch {
+    // Another run put its copy in place first, or there is no cache to write: this run has its data.
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return password;
+}
+
+/**
+ * The shared test cluster's own settings: no autovacuum. Its databases live for one test file
+ * and hold a few rows; the launcher would still visit each of them every minute, a process a
+ * visit. (Benchmarks keep it: their large tables need the statistics it gathers.)
+ */
+const TEST_RUN_SETTINGS = ['-c autovacuum=off'];
+
+/** Starts a new cluster and its `hob` role. Call `stopCluster` when done. */
+export async function startCluster({ onFolder, settings = [] }: { onFolder?: (dir: string) => void; settings?: string[] } = {}): Promise<Cluster> {
+  const { runAs } = binaries();
+  const dir = mkdtempSync(join(tmpdir(), 'hob-pg-'));
+  onFolder?.(dir);
+  if (runAs) chownSync(dir, runAs.uid, runAs.gid);
+  const adminPassword = randomBytes(12).toString('hex');
+  const rolePassword = randomBytes(12).toString('hex');
+  const data = join(dir, 'data');
+  const initialPassword = initializedData(dir, data);
   const log = join(dir, 'server.log');
   let lastError: unknown;
   // A free port can be taken between asking and starting: try a few.
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const options = `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+    const options = [`-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`, ...settings].join(' ');
     try {
       runTool('pg_ctl', ['-D', data, '-l', log, '-w', '-t', '60', '-o', options, 'start']);
     } catch (error) {
@@ -111,6 +157,8 @@ export async function startCluster(): Promise<Cluster> {
       continue;
     }
     const cluster = { host: '127.0.0.1', port, adminPassword, rolePassword, dir };
+    // The copied data's admin password is the same in every run: this run gets its own.
+    await withAdmin({ ...cluster, adminPassword: initialPassword }, 'postgres', (client) => client.query(`ALTER ROLE ${ADMIN} PASSWORD '${adminPassword}'`));
     await withAdmin(cluster, 'postgres', (client) => client.query(`CREATE ROLE ${ROLE} LOGIN PASSWORD '${rolePassword}'`));
     return cluster;
   }
@@ -119,10 +167,12 @@ export async function startCluster(): Promise<Cluster> {
   throw new Error(`PostgreSQL did not start: ${lastError instanceof Error ? lastError.message : String(lastError)}\n${tail}`);
 }
 
-/** Stops the server at once (the data is thrown away) and removes its folder. */
-export function stopCluster(cluster: Pick<Cluster, 'dir'>): void {
+/** Stops the server at once (the data is thrown away) and removes its folder; `quiet`: it may not be running. */
+export function stopCluster(cluster: Pick<Cluster, 'dir'>, { quiet = false } = {}): void {
   try {
     runTool('pg_ctl', ['-D', join(cluster.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+  } catch (error) {
+    if (!quiet) throw error;
   } finally {
     rmSync(cluster.dir, { recursive: true, force: true });
   }
@@ -160,6 +210,7 @@ export async function sharedCluster(): Promise<Cluster> {
   if (!shared) return privateCluster();
   const info = join(shared, 'cluster.json');
   const failed = join(shared, 'failed.txt');
+  const starting = join(shared, 'starting.txt');
   let starter = false;
   try {
     closeSync(openSync(join(shared, 'lock'), 'wx'));
@@ -169,9 +220,15 @@ export async function sharedCluster(): Promise<Cluster> {
   }
   if (starter) {
     try {
-      const cluster = await startCluster();
-      writeFileSync(`${info}.tmp`, JSON.stringify(cluster));
-      renameSync(`${info}.tmp`, info);
+      const cluster = await startCluster({ onFolder: (dir) => writeFileSync(starting, dir), settings: TEST_RUN_SETTINGS });
+      try {
+        writeFileSync(`${info}.tmp`, JSON.stringify(cluster));
+        renameSync(`${info}.tmp`, info);
+      } catch (error) {
+        // The run ended while the server started (its folder is gone): nobody else would stop it.
+        stopCluster(cluster);
+        throw error;
+      }
       return cluster;
     } catch (error) {
       writeFileSync(failed, error instanceof Error ? error.message : String(error));
@@ -188,18 +245,23 @@ export async function sharedCluster(): Promise<Cluster> {
 
 let own: Promise<Cluster> | undefined;
 function privateCluster(): Promise<Cluster> {
-  own ??= startCluster().then((cluster) => {
+  own ??= startCluster({ settings: TEST_RUN_SETTINGS }).then((cluster) => {
     process.once('exit', () => stopCluster(cluster));
     return cluster;
   });
   return own;
 }
 
-/** After the run (test/global-setup.ts): stops the shared cluster if a test started one. */
+/**
+ * After the run (test/global-setup.ts): stops the shared cluster if a test started one, also
+ * one still starting (its test gave up waiting): removing its folder keeps it from coming up.
+ */
 export function stopSharedCluster(shared: string): void {
   const info = join(shared, 'cluster.json');
+  const starting = join(shared, 'starting.txt');
   try {
     if (existsSync(info)) stopCluster(JSON.parse(readFileSync(info, 'utf8')) as Cluster);
+    else if (existsSync(starting)) stopCluster({ dir: readFileSync(starting, 'utf8') }, { quiet: true });
   } finally {
     rmSync(shared, { recursive: true, force: true });
   }
@@ -209,6 +271,19 @@ export function stopSharedCluster(shared: string): void {
 export async function testDatabase(): Promise<{ url: string; cluster: Cluster }> {
   const cluster = await sharedCluster();
   return { url: await createDatabase(cluster), cluster };
+}
+
+/**
+ * Bundles `entries` (name → source file) with the PostgreSQL worker beside them, as dist/ is
+ * built (scripts/build.mjs), into a temp folder; returns the folder. A process started on a
+ * bundled entry runs hob's code as installed, without a TypeScript loader in it or its worker.
+ * (test/support/bundled-child.ts makes a single file: a bridge in it would find no worker.)
+ */
+export async function bundleWithWorker(entries: Record<string, string>): Promise<string> {
+  const [{ build }, { bundleOptions }, { tempDir }] = await Promise.all([import('esbuild'), import('../../scripts/build.mjs'), import('./temp-dirs.js')]);
+  const out = tempDir('hob-pg-bundle-');
+  await build(bundleOptions({ ...entries, 'postgres-worker': 'src/store/postgres/worker.ts' }, out));
+  return out;
 }
 
 /** A memory entry as the PostgreSQL tests and benchmark write it (the repository's save comes with the Store port). */

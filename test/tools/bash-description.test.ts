@@ -11,6 +11,7 @@ function countingSandbox(status: SandboxStatus): Sandbox & { asked: number } {
       sandbox.asked += 1;
       return status;
     },
+    prepare: async () => status,
     describe: () => status.state,
     wrap: async (argv: string[]) => ({ file: argv[0] ?? '/bin/bash', args: argv.slice(1), sandboxed: status.state === 'active' }),
   };

@@ -7,7 +7,8 @@
  * A lock lives on the connection: when the connection is lost, so is every lock on it, and
  * `onLost` says so (another process may take it from then on).
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { newPgClient } from './pg-client.js';
 import { describeFailure, parseStoreUrl, type PostgresTarget } from './errors.js';
 
 export type AdvisoryLockOptions = {
@@ -45,7 +46,7 @@ export class PostgresAdvisoryLocks {
 
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'hob-locks', keepAlive: true });
+    const client = await newPgClient({ connectionString: this.options.url, application_name: 'hob-locks', keepAlive: true });
     const lost = (error: Error): void => {
       if (this.client !== client || this.closed) return;
       this.client = undefined;

@@ -8,7 +8,8 @@
  * A notification sent while the connection is down is lost: PostgreSQL does not keep them.
  * `onReconnect` is the caller's cue to read again what it waits for from the tables.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { newPgClient } from './pg-client.js';
 import { describeFailure, parseStoreUrl, type PostgresTarget } from './errors.js';
 
 export type ListenerOptions = {
@@ -70,7 +71,7 @@ export class PostgresListener {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'hob-listen', keepAlive: true });
+    const client = await newPgClient({ connectionString: this.options.url, application_name: 'hob-listen', keepAlive: true });
     client.on('notification', (message) => {
       for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? '');
     });

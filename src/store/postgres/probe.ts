@@ -1,11 +1,11 @@
-import pg from 'pg';
+import { newPgClient } from './pg-client.js';
 
 /**
  * Whether the database answers now, on a short connection of its own (asynchronous: a health
  * check must not hold the process the way a bridged query would while the server is away).
  */
 export async function postgresAnswers(url: string, timeoutMs = 2000): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, application_name: 'hob-health', connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  const client = await newPgClient({ connectionString: url, application_name: 'hob-health', connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   // A connection lost while probing is a "no", told by the rejected promise below.
   client.on('error', () => undefined);
   try {

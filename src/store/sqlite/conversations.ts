@@ -69,17 +69,22 @@ export class SqliteConversations implements ConversationRepository {
   activeSession(sessionKey: string): SessionRow {
     const row = this.statements.active.get(sessionKey);
     if (row) return { id: row.id, sessionKey: row.session_key, createdAt: row.created_at, updatedAt: row.updated_at };
-    return this.startSession(sessionKey);
+    // None is active, as the look-up just saw (one process writes this file): nothing to end.
+    return this.insertSession(sessionKey);
   }
 
   startSession(sessionKey: string): SessionRow {
+    return this.db.transaction(() => {
+      this.statements.deactivate.run(sessionKey);
+      return this.insertSession(sessionKey);
+    })();
+  }
+
+  private insertSession(sessionKey: string): SessionRow {
     const now = this.clock.now();
     const id = this.ids('ses');
-    this.db.transaction(() => {
-      this.statements.deactivate.run(sessionKey);
-      this.statements.insertSession.run(id, sessionKey, now, now);
-    })();
-    return { id, sessionKey, createdAt: now, updatedAt: now };
+    this.statements.insertSession.run(id, sessionKey, now, now);
+    return { id, sessionKey, createdAt: now, updatedAt: now, started: true };
   }
 
   appendMessage(sessionId: string, message: Message, options: AppendOptions = {}): void {

@@ -23,6 +23,14 @@ export function conversationsContract(factory: StoreFactory): void {
       expect(store.conversations.loadMessages(first.id)).toEqual([user('hello')]);
     });
 
+    it('says when it started the session it returns (a new conversation has nothing to read back)', async () => {
+      const { store } = await fresh();
+      expect(store.conversations.activeSession('discord:9').started).toBe(true);
+      expect(store.conversations.activeSession('discord:9').started).toBeFalsy();
+      expect(store.conversations.startSession('discord:9').started).toBe(true);
+      expect(store.conversations.activeSession('discord:9').started).toBeFalsy();
+    });
+
     it('loads messages in order, merging consecutive ones of one role, and from the latest compaction on', async () => {
       const { store } = await fresh();
       const { id } = store.conversations.activeSession('slack:C1');

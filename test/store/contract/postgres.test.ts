@@ -23,8 +23,31 @@ class StoreOnTheFileConnection extends PostgresStore {
   }
 }
 
-let connection: Promise<PostgresBridge> | undefined;
-afterAll(async () => (await connection)?.close());
+/**
+ * What empties every table for the next test and starts its ids at 1 again, as TRUNCATE ...
+ * RESTART IDENTITY would, without TRUNCATE's cost (new files for every table and index: about
+ * 90 ms of the server's CPU a test, against 2 for deleting the few rows a test wrote). Rows
+ * go from the tables that reference others first, so no foreign key stands in the way.
+ */
+function emptyAll(bridge: PostgresBridge): string {
+  const tables = bridge.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'hob_schema'").rows.map((row) => row.name);
+  const references = bridge.query<{ child: string; parent: string }>(
+    "SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace AND conrelid <> confrelid",
+  ).rows;
+  const ordered: string[] = [];
+  const visit = (table: string, path: string[]) => {
+    if (ordered.includes(table)) return;
+    if (path.includes(table)) throw new Error(`the tables ${path.join(' → ')} reference each other in a circle: empty them with TRUNCATE`);
+    for (const reference of references) if (reference.parent === table) visit(reference.child, [...path, table]);
+    ordered.push(table);
+  };
+  for (const table of tables) visit(table, []);
+  const sequences = bridge.query<{ name: string }>("SELECT oid::regclass::text AS name FROM pg_class WHERE relkind = 'S' AND relnamespace = 'public'::regnamespace").rows;
+  return [...ordered.map((table) => `DELETE FROM ${table}`), ...sequences.map((sequence) => `SELECT setval('${sequence.name}', 1, false)`)].join(';\n');
+}
+
+let connection: Promise<{ bridge: PostgresBridge; empty: string }> | undefined;
+afterAll(async () => (await connection)?.bridge.close());
 
 const postgres: StoreFactory = {
   kind: 'postgres',
@@ -32,11 +55,10 @@ const postgres: StoreFactory = {
     connection ??= testDatabase().then(({ url }) => {
       const bridge = new PostgresBridge({ url });
       migratePostgres(bridge);
-      return bridge;
+      return { bridge, empty: emptyAll(bridge) };
     });
-    const bridge = await connection;
-    const tables = bridge.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'hob_schema'").rows;
-    bridge.exec(`TRUNCATE ${tables.map((table) => table.name).join(', ')} RESTART IDENTITY CASCADE`);
+    const { bridge, empty } = await connection;
+    bridge.exec(empty);
     return new StoreOnTheFileConnection(bridge, { clock });
   },
 };

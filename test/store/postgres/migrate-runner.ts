@@ -1,4 +1,4 @@
-/** Run as its own process by migrations.test.ts: one hob process's start-up migration, with one migration more than released. */
+/** Bundled and run as its own process by migrations.test.ts: one hob process's start-up migration, with one migration more than released. */
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
 import { migratePostgres } from '../../../src/store/postgres/migrate.js';
 import { postgresMigrations } from '../../../src/store/postgres/migrations.js';

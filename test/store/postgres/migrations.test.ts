@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PostgresBridge } from '../../../src/store/postgres/bridge.js';
 import { migratePostgres } from '../../../src/store/postgres/migrate.js';
 import { postgresMigrations } from '../../../src/store/postgres/migrations.js';
 import { openDatabase } from '../../../src/store/sqlite/db.js';
-import { postgresSkipReason } from '../../support/postgres.js';
+import { bundleWithWorker, postgresSkipReason } from '../../support/postgres.js';
 import { postgresDatabase } from '../../support/postgres-fixture.js';
 import { NEXT_MIGRATIONS } from './migrate-runner.js';
 
@@ -39,16 +40,19 @@ describe.skipIf(postgresSkipReason)(`PostgreSQL schema migrations${postgresSkipR
   });
 
   it('applies a new migration once when two hob processes start at the same moment', async () => {
+    // Bundled as hob is installed: the two processes start without a TypeScript loader, close together.
+    const runner = join(await bundleWithWorker({ 'migrate-runner': 'test/store/postgres/migrate-runner.ts' }), 'migrate-runner.js');
     const started = [1, 2].map(
       () =>
         new Promise<number | null>((resolve) => {
-          execFile(process.execPath, ['--import', 'tsx', 'test/store/postgres/migrate-runner.ts', db.url], { timeout: 60_000 }, (error) => resolve(error ? (error.code as number) : 0));
+          execFile(process.execPath, [runner, db.url], { timeout: 60_000 }, (error) => resolve(error ? (error.code as number) : 0));
         }),
     );
     expect(await Promise.all(started)).toEqual([0, 0]);
     expect(db.bridge.query('SELECT n FROM counter').rows).toEqual([{ n: 1 }]);
     expect(db.bridge.query<{ version: number }>('SELECT max(version) AS version FROM hob_schema').rows[0]?.version).toBe(NEXT_MIGRATIONS.length);
-  });
+    // A bundle and two processes: longer than the default on a loaded machine.
+  }, 60_000);
 
   it('refuses a database written by a newer hob, with the SQLite store’s sentence', () => {
     const older = postgresMigrations.slice(0, 2);

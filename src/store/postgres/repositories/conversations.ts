@@ -29,7 +29,7 @@ export class PostgresConversations implements ConversationRepository {
       this.sql.run('UPDATE sessions SET active = false WHERE session_key = ? AND active', sessionKey);
       this.sql.run('INSERT INTO sessions (id, session_key, active, created_at, updated_at) VALUES (?, ?, true, ?, ?)', id, sessionKey, now, now);
     });
-    return { id, sessionKey, createdAt: now, updatedAt: now };
+    return { id, sessionKey, createdAt: now, updatedAt: now, started: true };
   }
 
   appendMessage(sessionId: string, message: Message, options: AppendOptions = {}): void {

@@ -1,0 +1,98 @@
+/**
+ * Where the resident memory of `hob start` serving Telegram, Slack and Discord goes, beside
+ * the floor's (bench/floor-bot/, the bare bot on the same libraries), as bench/vs-floor.ts
+ * runs them: when all three are up, after 90 messages one at a time, after a burst of 20 new
+ * people, and after `messages` more. Each line splits RSS into V8's heap spaces (committed),
+ * what V8 counts outside its heap, and the resident memory of each mapped file and of the
+ * anonymous mappings (V8's heap and malloc's arenas), read inside the process by
+ * bench/memory-report.cjs. A tool for finding costs, not part of `npm run bench`:
+ *
+ *   node --import tsx bench/memory-where.ts [messages=600]
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { tempDir } from '../test/support/engine.js';
+import { residentBytes } from './hob-process.js';
+import { fmt } from './stats.js';
+import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
+import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
+
+const PEOPLE = 10;
+const BURST = 20;
+const FIRST = 90;
+const MB = 1024 * 1024;
+
+type Report = {
+  usage: NodeJS.MemoryUsage;
+  spaces: Record<string, { used: number; committed: number }>;
+  mappings: Record<string, number>;
+};
+
+async function report(pid: number): Promise<Report> {
+  const file = join(tmpdir(), `hob-memory-${pid}.json`);
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR1');
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20));
+  const read = JSON.parse(readFileSync(file, 'utf8')) as Report;
+  rmSync(file, { force: true });
+  return read;
+}
+
+function describe(label: string, rss: number, { usage, spaces, mappings }: Report): string[] {
+  const mb = (bytes: number) => fmt(bytes / MB);
+  const heap = Object.entries(spaces)
+    .filter(([, space]) => space.committed > 256 * 1024)
+    .map(([name, space]) => `${name.replace(/_space$/, '')} ${mb(space.used)}/${mb(space.committed)}`);
+  const mapped = Object.entries(mappings)
+    .filter(([, bytes]) => bytes > 512 * 1024)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, bytes]) => `${name} ${mb(bytes)}`);
+  return [
+    `  ${label}: RSS ${mb(rss)} MB; V8 heap used/committed ${mb(usage.heapUsed)}/${mb(usage.heapTotal)}, external ${mb(usage.external)} (array buffers ${mb(usage.arrayBuffers)})`,
+    `    heap spaces (used/committed MB): ${heap.join(', ')}`,
+    `    resident by mapping (MB): ${mapped.join(', ')}`,
+  ];
+}
+
+async function sendMany(fakes: ThreeChannels, from: number, count: number): Promise<void> {
+  for (let index = from; index < from + count; index++) {
+    const platform = PLATFORMS[index % PLATFORMS.length] as Platform;
+    await fakes.message(platform, Math.floor(index / PLATFORMS.length) % PEOPLE, `message ${index}`);
+  }
+}
+
+async function measure(subject: Subject, floorBundle: string, messages: number): Promise<string[]> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir(`hob-memory-${subject}-`);
+  const nodeFlags = ['--require', join(import.meta.dirname, 'memory-report.cjs')];
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST, nodeFlags });
+  const pid = started.child.pid as number;
+  const lines = [`${subject}:`];
+  const at = async (label: string) => lines.push(...describe(label, residentBytes(pid) ?? Number.NaN, await report(pid)));
+  try {
+    await fakes.allReady(started.failed);
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, 'the running line');
+    await at('all three up');
+    await sendMany(fakes, 0, FIRST);
+    await at(`after ${FIRST} messages`);
+    await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + index, 'all at once')));
+    await at(`after a burst of ${BURST} new people`);
+    await sendMany(fakes, FIRST, messages);
+    await at(`after ${messages} more`);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return lines;
+}
+
+const messages = Number(process.argv[2] ?? 600);
+const dir = tempDir('hob-memory-bundle-');
+try {
+  const floorBundle = await bundleFloor(dir);
+  for (const subject of ['hob', 'floor'] as const) for (const line of await measure(subject, floorBundle, messages)) console.log(line);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

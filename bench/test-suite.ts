@@ -1,9 +1,11 @@
 /**
  * `npm test`'s wall time: one whole run of the suite (`vitest run`, as `npm test` runs it),
- * with the CPU time it took (user + system, the test workers and every process they started)
- * and the files that took longest. On a machine doing other work the wall time grows with the
- * load and the CPU time barely does, so compare runs by both. It takes as long as the suite
- * itself; `npm run bench` leaves it out when HOB_BENCH_SKIP_TESTS=1.
+ * with the CPU time it took (user and system, the test workers and every process they started;
+ * vitest's own process apart: transforming TypeScript, scheduling, reporting), how the files
+ * packed onto the workers, and the files that took longest. On a machine doing other work the
+ * wall time grows with the load and the CPU time barely does, so compare runs by both. It
+ * takes as long as the suite itself; `npm run bench` leaves it out when HOB_BENCH_SKIP_TESTS=1.
+ * HOB_BENCH_TEST_ARGS adds arguments to `vitest run` (e.g. `--maxWorkers=3`) to compare.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,44 +17,109 @@ const root = join(import.meta.dirname, '..');
 
 type FileReport = { name: string; startTime: number; endTime: number; status: string };
 type Report = { numTotalTests: number; numPassedTests: number; numFailedTests: number; numPendingTests: number; testResults: FileReport[] };
+type Cpu = { user: number; system: number };
 
-/** CPU seconds of this process's waited-for children (Linux: /proc/self/stat cutime + cstime), or NaN. */
-function childrenCpuSeconds(): number {
+/** CPU seconds of this process's waited-for children (Linux: /proc/self/stat cutime, cstime). */
+function childrenCpu(): Cpu {
   try {
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
     // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) sit at 13 and 14.
-    const ticks = Number(fields[13]) + Number(fields[14]);
-    return ticks / 100; // USER_HZ is 100 on Linux
+    // USER_HZ is 100 on Linux.
+    return { user: Number(fields[13]) / 100, system: Number(fields[14]) / 100 };
   } catch {
-    return Number.NaN;
+    return { user: Number.NaN, system: Number.NaN };
   }
 }
 
-function runSuite(outputFile: string): Promise<{ wallSeconds: number; cpuSeconds: number; code: number | null }> {
+/** Printed to stderr by vitest's own process as it exits: its CPU without the workers'. */
+const OWN_CPU_MARKER = 'hob-bench-vitest-cpu';
+const reportOwnCpu = `process.on('exit', () => { const c = process.cpuUsage(); process.stderr.write('${OWN_CPU_MARKER} ' + c.user / 1e6 + ' ' + c.system / 1e6 + '\\n'); });`;
+
+type SuiteRun = { startedAt: number; endedAt: number; wallSeconds: number; cpu: Cpu; vitestCpu: Cpu | undefined; code: number | null };
+
+function runSuite(outputFile: string, extraArgs: string[]): Promise<SuiteRun> {
   return new Promise((resolve, reject) => {
-    const cpuBefore = childrenCpuSeconds();
+    const before = childrenCpu();
+    const startedAt = Date.now();
     const started = performance.now();
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-    const child = spawn(process.execPath, [vitest, 'run', '--reporter=dot', '--reporter=json', `--outputFile.json=${outputFile}`], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr.resume();
+    const args = ['--import', `data:text/javascript,${encodeURIComponent(reportOwnCpu)}`, vitest, 'run', '--reporter=dot', '--reporter=json', `--outputFile.json=${outputFile}`, ...extraArgs];
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4096);
+    });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ wallSeconds: (performance.now() - started) / 1000, cpuSeconds: childrenCpuSeconds() - cpuBefore, code }));
+    child.on('close', (code) => {
+      const after = childrenCpu();
+      const own = new RegExp(`${OWN_CPU_MARKER} ([\\d.]+) ([\\d.]+)`).exec(stderr);
+      resolve({
+        startedAt,
+        endedAt: Date.now(),
+        wallSeconds: (performance.now() - started) / 1000,
+        cpu: { user: after.user - before.user, system: after.system - before.system },
+        vitestCpu: own ? { user: Number(own[1]), system: Number(own[2]) } : undefined,
+        code,
+      });
+    });
   });
+}
+
+type File = { name: string; start: number; end: number; failed: boolean };
+
+/**
+ * How the files packed onto the workers: the most files that ran at once (the worker count),
+ * the worker-seconds spent outside a file's tests between the first file's start and the last
+ * file's end (a file's time in the report runs from its first test's start to its last test's
+ * end, so this is its imports and beforeAll/afterAll hooks plus idling), and the tail — the seconds at the end when fewer files ran than there are workers —
+ * with the files still running then. A tail as long as one file means it started too late.
+ */
+export function packing(files: File[]): { workers: number; idleSeconds: number; tailSeconds: number; tailFiles: string[] } {
+  const events = files.flatMap((file) => [{ at: file.start, step: 1 }, { at: file.end, step: -1 }]).sort((a, b) => a.at - b.at || a.step - b.step);
+  let running = 0;
+  let workers = 0;
+  for (const event of events) workers = Math.max(workers, (running += event.step));
+  const first = Math.min(...files.map((file) => file.start));
+  const last = Math.max(...files.map((file) => file.end));
+  let idle = 0;
+  let lastFull = first;
+  running = 0;
+  let at = first;
+  for (const event of events) {
+    idle += (workers - running) * (event.at - at);
+    at = event.at;
+    running += event.step;
+    if (running >= workers) lastFull = at;
+  }
+  // The last moment every worker had a file: from there to the end, some worker waited.
+  const tailFiles = files.filter((file) => file.end > lastFull).sort((a, b) => b.end - a.end).map((file) => file.name);
+  return { workers, idleSeconds: idle, tailSeconds: last - lastFull, tailFiles };
 }
 
 export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'hob-bench-tests-'));
   try {
     const outputFile = join(dir, 'report.json');
-    const { wallSeconds, cpuSeconds, code } = await runSuite(outputFile);
+    const extraArgs = (process.env.HOB_BENCH_TEST_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const { startedAt, endedAt, wallSeconds, cpu, vitestCpu, code } = await runSuite(outputFile, extraArgs);
     const report = JSON.parse(readFileSync(outputFile, 'utf8')) as Report;
-    const files = report.testResults.map((file) => ({ name: relative(root, file.name), seconds: (file.endTime - file.startTime) / 1000, failed: file.status === 'failed' }));
-    const summed = files.reduce((total, file) => total + file.seconds, 0);
-    const longest = [...files].sort((a, b) => b.seconds - a.seconds).slice(0, 5);
+    const files: File[] = report.testResults.map((file) => ({ name: relative(root, file.name), start: file.startTime / 1000, end: file.endTime / 1000, failed: file.status === 'failed' }));
+    const seconds = (file: File) => file.end - file.start;
+    const summed = files.reduce((total, file) => total + seconds(file), 0);
+    const longest = [...files].sort((a, b) => seconds(b) - seconds(a)).slice(0, 5);
     console.log(`vitest exited ${code}; ${files.length} files, ${report.numTotalTests} tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
     for (const file of files.filter((f) => f.failed)) console.log(`  failed: ${file.name}`);
-    console.log(`longest files: ${longest.map((file) => `${file.name} ${fmt(file.seconds)} s`).join(', ')}`);
-    const line = `npm test (vitest run, ${cpus().length} cores): ${fmt(wallSeconds)} s wall, ${fmt(cpuSeconds)} s CPU (user + system), files' own durations summed ${fmt(summed)} s; ${report.numPassedTests} passed, ${report.numFailedTests} failed`;
+    console.log(`longest files: ${longest.map((file) => `${file.name} ${fmt(seconds(file))} s`).join(', ')}`);
+    const pack = packing(files);
+    const firstStart = Math.min(...files.map((file) => file.start));
+    const lastEnd = Math.max(...files.map((file) => file.end));
+    console.log(
+      `packing: ${pack.workers} workers; ${fmt(firstStart - startedAt / 1000)} s from the start to the first test (start-up, global setup, imports), ${fmt(endedAt / 1000 - lastEnd)} s from the last test to the exit (teardown); ` +
+        `${fmt(pack.idleSeconds)} worker-seconds between them outside a file's tests (its imports and hooks, or idle); the last ${fmt(pack.tailSeconds)} s not every worker in a file's tests (${pack.tailFiles.slice(0, 3).join(', ')})`,
+    );
+    const total = cpu.user + cpu.system;
+    const own = vitestCpu ? `, of it vitest's own process ${fmt(vitestCpu.user + vitestCpu.system)} s` : '';
+    const line = `npm test (vitest run${extraArgs.length ? ` ${extraArgs.join(' ')}` : ''}, ${cpus().length} cores): ${fmt(wallSeconds)} s wall, ${fmt(total)} s CPU (${fmt(cpu.user)} user + ${fmt(cpu.system)} system${own}), files' own durations summed ${fmt(summed)} s; ${report.numPassedTests} passed, ${report.numFailedTests} failed`;
     console.log(line);
     return { name: 'test-suite', summary: [line] };
   } finally {

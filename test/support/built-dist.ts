@@ -6,6 +6,8 @@ import { join } from 'node:path';
 const INPUTS = ['src', 'adapters', 'scripts/build.mjs', 'package.json', 'package-lock.json'];
 /** Written into dist/ after a build: the newest input's mtime that build saw. */
 const STAMP = join('dist', '.inputs-mtime');
+/** Longer than a bundling takes even on a loaded machine (about a second when quiet). */
+const BUILD_TAKES_AT_MOST_MS = 60_000;
 
 /** The newest mtime among the inputs, folders included (a deleted file changes its folder's). */
 function newestInput(root: string): number {
@@ -28,7 +30,16 @@ function newestInput(root: string): number {
 export function ensureBuiltDist(root: string): void {
   const newest = newestInput(root);
   const stamp = join(root, STAMP);
-  if (existsSync(join(root, 'dist', 'cli.js')) && existsSync(stamp) && Number(readFileSync(stamp, 'utf8')) === newest) return;
+  if (existsSync(join(root, 'dist', 'cli.js'))) {
+    if (existsSync(stamp) && Number(readFileSync(stamp, 'utf8')) === newest) return;
+    // Built by `npm run build` or `npm ci` (its prepare script), which write no stamp: dist/ is
+    // made new at the end of a build, so inputs older than it by more than a build can take were
+    // all read by that build. Inputs changed closer to it (or no birth time: 0) build again.
+    if (!existsSync(stamp) && statSync(join(root, 'dist')).birthtimeMs - BUILD_TAKES_AT_MOST_MS > newest) {
+      writeFileSync(stamp, String(newest));
+      return;
+    }
+  }
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   writeFileSync(stamp, String(newest));
 }

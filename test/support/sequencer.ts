@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** A test file that starts programs (hob itself, MCP servers, PostgreSQL): seconds of waiting on them. */
-const STARTS_PROCESSES = /spawnHob\(|everythingServer\(|filesystemServer\(|testDatabase\(|postgresDatabase\(|spawn\(/;
+/** A test file that starts programs (hob itself, MCP servers, PostgreSQL, Chromium): seconds of waiting on them. */
+const STARTS_PROCESSES = /spawnHob\(|everythingServer\(|filesystemServer\(|testDatabase\(|postgresDatabase\(|spawn\(|chromium\.launch\(/;
 
 /**
  * Orders test files longest first, so that the two workers finish together instead of one

@@ -32,9 +32,6 @@ import { createAppPolicy } from './app/policy.js';
 import { appSystemPrompt } from './app/prompt.js';
 import { createAppTools } from './app/tools.js';
 
-/** How long after `warmUp` the sandbox's walk for secrets on disk starts (`hob start`'s first answers go first). */
-const SECRET_WALK_DELAY_MS = 5_000;
-
 export type AppOptions = {
   config: HobConfig;
   configPath?: string;
@@ -90,8 +87,9 @@ export type App = {
   switchModel(name: string): string;
   /**
    * Loads the model SDK in the background, if it is not loaded yet, learns and logs the bash
-   * sandbox's state (once, bwrap run in the background), and a few seconds later starts the
-   * sandbox's first walk for secrets on disk, so the first bash call does not wait for it. From then on the heap's growth is bounded (core/steady-heap.ts:
+   * sandbox's state (once, bwrap run in the background), then starts the sandbox's first walk
+   * for secrets on disk, so the first bash call does not wait for it. From then on the heap's
+   * growth is bounded (core/steady-heap.ts:
    * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
@@ -221,9 +219,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       void model.windows.resolve(deps.provider.model);
       void sandbox.prepare().then((status) => {
         logSandbox();
-        // The walk for secrets on disk (in slices, but a second or more of CPU on a full home
-        // folder) waits until start-up's first answers are out; the first bash call starts it sooner.
-        if (status.state === 'active') setTimeout(() => void policy.sensitive.onDisk.current().catch(() => undefined), SECRET_WALK_DELAY_MS).unref();
+        // In slices between other work, right after start-up: started a few seconds later
+        // (tried on 2026-12-01), its CPU fell among the first messages people send instead.
+        if (status.state === 'active') void policy.sensitive.onDisk.current().catch(() => undefined);
       });
     },
     close: async () => {

@@ -134,7 +134,8 @@ describe('hob start connects its channels first', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  });
+    // A whole start-up before it fails: longer than the default on a loaded machine.
+  }, 40_000);
 
   it('closes the connected channels and names the fix when the store cannot be reached', async () => {
     // Slack and Discord only: Telegram's single-consumer claim would ask the database before any channel connects.
@@ -146,7 +147,7 @@ describe('hob start connects its channels first', () => {
     expect(discord.gateway.identifies().length).toBeGreaterThan(identified);
     await slack.waitFor(() => slack.socket.open().length === 0, 5_000, 'the Slack socket closed');
     await discord.waitFor(() => !discord.gateway.live, 5_000, 'the Discord gateway closed');
-  });
+  }, 40_000);
 });
 
 function occupiedPort(): Promise<Server> {

@@ -17,11 +17,11 @@ import { answersIn, answerTokens, exchange, freePort, liftEditLimit, lastToken, 
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
 
 const LEASE_MS = 1500;
-/** Slack conversations, four a process; two messages each. */
-const CONVERSATIONS = 12;
+/** Slack conversations, two a process (the fake hands envelopes to the connections in turn); two messages each. */
+const CONVERSATIONS = 6;
 const everyone = people(CONVERSATIONS + 10);
-/** Telegram conversations behind the webhook balancer, three a process; two messages each. */
-const users = Array.from({ length: 9 }, (_, index) => ({ id: 1000 + index, first_name: `Person${index}` }));
+/** Telegram conversations behind the webhook balancer (it takes turns), two a process; two messages each. */
+const users = Array.from({ length: 6 }, (_, index) => ({ id: 1000 + index, first_name: `Person${index}` }));
 /** The conversation whose run is cut off by the kill: its first answer takes a while. */
 const SLOW = 'c900-m1';
 /** The conversation whose run a stop (SIGTERM) cuts off. */

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { CPU_FILE_ENV, type FileCpu } from '../test/support/file-cpu.js';
+import { CPU_FILE_ENV, type FileCpu, type ServerCpu } from '../test/support/file-cpu.js';
 import { fmt, runIfMain, type BenchResult } from './stats.js';
 
 const root = join(import.meta.dirname, '..');
@@ -179,9 +179,12 @@ export async function run(): Promise<BenchResult> {
         `${fmt(pack.idleSeconds)} worker-seconds between them outside a file's tests (its imports and hooks, or idle); the last ${fmt(pack.tailSeconds)} s not every worker in a file's tests (${pack.tailFiles.slice(0, 3).join(', ')})`,
     );
     if (existsSync(cpuFile)) {
-      const lines = readFileSync(cpuFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FileCpu);
+      const lines = readFileSync(cpuFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FileCpu | ServerCpu);
+      const files = lines.filter((line): line is FileCpu => 'file' in line);
+      const postgres = lines.find((line): line is ServerCpu => 'postgresServer' in line)?.postgresServer;
       const shown = Number(process.env.HOB_BENCH_TEST_CPU_FILES ?? 15);
-      for (const line of cpuLines(cpuByFile(lines), vitestCpu && vitestCpu.user + vitestCpu.system, shown)) console.log(line);
+      for (const line of cpuLines(cpuByFile(files), vitestCpu && vitestCpu.user + vitestCpu.system, shown)) console.log(line);
+      if (postgres !== undefined) console.log(`the shared PostgreSQL server (started by pg_ctl, counted by no test process nor in the CPU above): ${fmt(postgres)} s`);
     }
     const total = cpu.user + cpu.system;
     const own = vitestCpu ? `, of it vitest's own process ${fmt(vitestCpu.user + vitestCpu.system)} s` : '';

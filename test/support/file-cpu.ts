@@ -16,6 +16,9 @@ export type CpuPair = [number, number];
 
 export type FileCpu = { file: string; pid: number; start: CpuPair; collected: CpuPair; end: CpuPair };
 
+/** The line test/global-setup.ts adds after the run: the shared PostgreSQL server's CPU seconds. */
+export type ServerCpu = { postgresServer: number };
+
 /** CPU seconds of this process and of its waited-for children (Linux /proc; USER_HZ is 100). */
 export function cpuNow(): CpuPair {
   const own = process.cpuUsage();

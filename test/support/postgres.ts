@@ -256,14 +256,36 @@ function privateCluster(): Promise<Cluster> {
  * After the run (test/global-setup.ts): stops the shared cluster if a test started one, also
  * one still starting (its test gave up waiting): removing its folder keeps it from coming up.
  */
-export function stopSharedCluster(shared: string): void {
+export function stopSharedCluster(shared: string): { serverCpuSeconds?: number } {
   const info = join(shared, 'cluster.json');
   const starting = join(shared, 'starting.txt');
   try {
-    if (existsSync(info)) stopCluster(JSON.parse(readFileSync(info, 'utf8')) as Cluster);
-    else if (existsSync(starting)) stopCluster({ dir: readFileSync(starting, 'utf8') }, { quiet: true });
+    if (existsSync(info)) {
+      const cluster = JSON.parse(readFileSync(info, 'utf8')) as Cluster;
+      const serverCpuSeconds = serverCpu(cluster.dir);
+      stopCluster(cluster);
+      return { serverCpuSeconds };
+    }
+    if (existsSync(starting)) stopCluster({ dir: readFileSync(starting, 'utf8') }, { quiet: true });
+    return {};
   } finally {
     rmSync(shared, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The CPU seconds the server used so far: the postmaster's own and its exited backends' (it
+ * reaps them). pg_ctl starts it detached, so no test process counts it; Linux only.
+ */
+function serverCpu(dir: string): number | undefined {
+  try {
+    const pid = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]?.trim();
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After "pid (comm) ": utime, stime, cutime, cstime (fields 14-17) sit at 11-14; USER_HZ is 100.
+    const seconds = [11, 12, 13, 14].reduce((total, index) => total + Number(fields[index]), 0) / 100;
+    return Number.isFinite(seconds) ? seconds : undefined;
+  } catch {
+    return undefined;
   }
 }
 

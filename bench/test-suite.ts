@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { CPU_FILE_ENV, type FileCpu, type ServerCpu } from '../test/support/file-cpu.js';
+import { CPU_FILE_ENV, procCpu, type FileCpu, type ServerCpu } from '../test/support/file-cpu.js';
 import { fmt, runIfMain, type BenchResult } from './stats.js';
 
 const root = join(import.meta.dirname, '..');
@@ -22,16 +22,10 @@ type FileReport = { name: string; startTime: number; endTime: number; status: st
 type Report = { numTotalTests: number; numPassedTests: number; numFailedTests: number; numPendingTests: number; testResults: FileReport[] };
 type Cpu = { user: number; system: number };
 
-/** CPU seconds of this process's waited-for children (Linux: /proc/self/stat cutime, cstime). */
+/** CPU seconds of this process's waited-for children. */
 function childrenCpu(): Cpu {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) sit at 13 and 14.
-    // USER_HZ is 100 on Linux.
-    return { user: Number(fields[13]) / 100, system: Number(fields[14]) / 100 };
-  } catch {
-    return { user: Number.NaN, system: Number.NaN };
-  }
+  const cpu = procCpu();
+  return cpu ? { user: cpu.childrenUser, system: cpu.childrenSystem } : { user: Number.NaN, system: Number.NaN };
 }
 
 /** Printed to stderr by vitest's own process as it exits: its CPU without the workers'. */

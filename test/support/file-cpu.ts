@@ -19,16 +19,25 @@ export type FileCpu = { file: string; pid: number; start: CpuPair; collected: Cp
 /** The line test/global-setup.ts adds after the run: the shared PostgreSQL server's CPU seconds. */
 export type ServerCpu = { postgresServer: number };
 
-/** CPU seconds of this process and of its waited-for children (Linux /proc; USER_HZ is 100). */
+/**
+ * A process's CPU seconds from Linux's /proc/<pid>/stat: its own (user, system) and that of
+ * the children it waited for (reaped). Undefined where there is no /proc (not Linux).
+ */
+export function procCpu(pid: number | 'self' = 'self'): { user: number; system: number; childrenUser: number; childrenSystem: number } | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After "pid (comm) ": state is field 3, so utime, stime, cutime, cstime (14-17) sit at 11-14.
+    // USER_HZ is 100 on Linux.
+    const [user, system, childrenUser, childrenSystem] = [11, 12, 13, 14].map((index) => Number(fields[index]) / 100) as [number, number, number, number];
+    return [user, system, childrenUser, childrenSystem].every(Number.isFinite) ? { user, system, childrenUser, childrenSystem } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds of this process and of its waited-for children. */
 export function cpuNow(): CpuPair {
   const own = process.cpuUsage();
-  let children = Number.NaN;
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) sit at 13 and 14.
-    children = (Number(fields[13]) + Number(fields[14])) / 100;
-  } catch {
-    // not Linux: children unknown
-  }
-  return [(own.user + own.system) / 1e6, children];
+  const proc = procCpu();
+  return [(own.user + own.system) / 1e6, proc ? proc.childrenUser + proc.childrenSystem : Number.NaN];
 }

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 import type { PostgresBridge } from '../../src/store/postgres/bridge.js';
+import { procCpu } from './file-cpu.js';
 
 /** Where the run's shared cluster is coordinated (set by test/global-setup.ts). */
 export const SHARED_DIR_ENV = 'HOB_TEST_POSTGRES_DIR';
@@ -279,11 +280,9 @@ export function stopSharedCluster(shared: string): { serverCpuSeconds?: number }
  */
 function serverCpu(dir: string): number | undefined {
   try {
-    const pid = readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]?.trim();
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // After "pid (comm) ": utime, stime, cutime, cstime (fields 14-17) sit at 11-14; USER_HZ is 100.
-    const seconds = [11, 12, 13, 14].reduce((total, index) => total + Number(fields[index]), 0) / 100;
-    return Number.isFinite(seconds) ? seconds : undefined;
+    const pid = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const cpu = procCpu(pid);
+    return cpu && cpu.user + cpu.system + cpu.childrenUser + cpu.childrenSystem;
   } catch {
     return undefined;
   }

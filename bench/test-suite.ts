@@ -170,7 +170,8 @@ export async function run(): Promise<BenchResult> {
     const lastEnd = Math.max(...files.map((file) => file.end));
     console.log(
       `packing: ${pack.workers} workers; ${fmt(firstStart - startedAt / 1000)} s from the start to the first test (start-up, global setup, imports), ${fmt(endedAt / 1000 - lastEnd)} s from the last test to the exit (teardown); ` +
-        `${fmt(pack.idleSeconds)} worker-seconds between them outside a file's tests (its imports and hooks, or idle); the last ${fmt(pack.tailSeconds)} s not every worker in a file's tests (${pack.tailFiles.slice(0, 3).join(', ')})`,
+        `${fmt(pack.idleSeconds)} worker-seconds between them outside a file's tests (its imports and hooks, or idle); the last ${fmt(pack.tailSeconds)} s not every worker in a file's tests (${pack.tailFiles.slice(0, 3).join(', ')}); ` +
+        `on average ${fmt(summed / (lastEnd - firstStart))} of ${pack.workers} workers in a file's tests`,
     );
     if (existsSync(cpuFile)) {
       const lines = readFileSync(cpuFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FileCpu | ServerCpu);
@@ -182,7 +183,7 @@ export async function run(): Promise<BenchResult> {
     }
     const total = cpu.user + cpu.system;
     const own = vitestCpu ? `, of it vitest's own process ${fmt(vitestCpu.user + vitestCpu.system)} s` : '';
-    const line = `npm test (vitest run${extraArgs.length ? ` ${extraArgs.join(' ')}` : ''}, ${cpus().length} cores): ${fmt(wallSeconds)} s wall, ${fmt(total)} s CPU (${fmt(cpu.user)} user + ${fmt(cpu.system)} system${own}), files' own durations summed ${fmt(summed)} s; ${report.numPassedTests} passed, ${report.numFailedTests} failed`;
+    const line = `npm test (vitest run${extraArgs.length ? ` ${extraArgs.join(' ')}` : ''}, ${cpus().length} cores): ${fmt(wallSeconds)} s wall, ${fmt(total)} s CPU (${fmt(cpu.user)} user + ${fmt(cpu.system)} system${own}), files' own durations summed ${fmt(summed)} s; ${fmt(total / wallSeconds)} cores busy on average; ${report.numPassedTests} passed, ${report.numFailedTests} failed`;
     console.log(line);
     return { name: 'test-suite', summary: [line] };
   } finally {

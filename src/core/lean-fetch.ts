@@ -1,18 +1,18 @@
 /**
- * The fetch the model SDKs get. Each answer costs a model request, and Node's fetch spends
- * about as much CPU on one as the SDK and hob together: a Request and its clone (the body
- * stream teed in two), the body written as an async iterable in chunked encoding, the
- * response pumped through several web streams. A request the SDKs make — a URL, a JSON body,
- * headers, a signal — goes out here through node:http(s) instead: the body as UTF-8 bytes
- * with its length, in one write, on the default keep-alive agents, and the answer comes back
- * as a Response over the socket's own stream. Half the CPU of a request (bench/profile.ts).
+ * A fetch for JSON APIs: the model SDKs' requests and a channel's REST calls. Node's fetch
+ * spends about as much CPU on one request as the SDK and hob together: a Request and its clone
+ * (the body stream teed in two), the body written as an async iterable in chunked encoding, the
+ * response pumped through several web streams. A request made of a URL, a text or bytes body,
+ * headers and a signal goes out here through node:http(s) instead: the body as UTF-8 bytes with
+ * its length, in one write, on the default keep-alive agents, and the answer comes back as a
+ * Response over the socket's own stream. Half the CPU of a model request (bench/profile.ts).
  *
- * What this path does not do is left to Node's fetch: a body that is not text or bytes, a
- * Request object, another scheme, a redirect (fetch follows it). A text body goes to fetch
- * as bytes too: given a string, fetch copies it whole first, two bytes a character as soon
- * as it holds one beyond Latin-1 (~30 KB a request that outlived the young generation).
+ * What this path does not do is left to Node's fetch: any other body (form data, a stream), a
+ * Request object, another scheme, a redirect (fetch follows it). A text body goes to fetch as
+ * bytes too: given a string, fetch copies it whole first, two bytes a character as soon as it
+ * holds one beyond Latin-1 (~30 KB a model request that outlived the young generation).
  * An abort ends the request or the body with the signal's reason, as fetch does. The answer
- * is asked for uncompressed (fetch would decompress it; the SDKs' answers are small events).
+ * is asked for uncompressed (fetch would decompress it; these answers are small).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -25,7 +25,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** `inner`: a fetch to use instead (tests); it gets text bodies as bytes. */
-export function modelFetch(inner?: Fetch): Fetch {
+export function leanFetch(inner?: Fetch): Fetch {
   if (inner) return bytesBody(inner);
   // Looked up per call: a test or another library may replace the global fetch.
   const fallback = bytesBody((input, init) => globalThis.fetch(input, init));

@@ -8,7 +8,8 @@
  * Response over the socket's own stream. Half the CPU of a model request (bench/profile.ts).
  *
  * What this path does not do is left to Node's fetch: any other body (form data, a stream), a
- * Request object, another scheme, a redirect (fetch follows it). A text body goes to fetch as
+ * Request object, another scheme. Redirects are followed as fetch follows them (given bytes,
+ * fetch itself cannot: it hands the body over on the first send). A text body goes to fetch as
  * bytes too: given a string, fetch copies it whole first, two bytes a character as soon as it
  * holds one beyond Latin-1 (~30 KB a model request that outlived the young generation).
  * An abort ends the request or the body with the signal's reason, as fetch does. The answer
@@ -33,15 +34,18 @@ export function leanFetch(inner?: Fetch): Fetch {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
     const body = typeof init.body === 'string' ? Buffer.from(init.body, 'utf8') : init.body === undefined || init.body === null ? undefined : init.body instanceof Uint8Array ? init.body : null;
     if (url === undefined || body === null || !/^https?:/i.test(url)) return fallback(input, init);
-    return send(url, init, body, () => fallback(input, init));
+    return send(url, init, body, MAX_REDIRECTS);
   };
 }
+
+/** As many as fetch follows. */
+const MAX_REDIRECTS = 20;
 
 function bytesBody(inner: Fetch): Fetch {
   return (input, init) => (typeof init?.body === 'string' ? inner(input, { ...init, body: Buffer.from(init.body, 'utf8') }) : inner(input, init));
 }
 
-function send(url: string, init: RequestInit, body: Uint8Array | undefined, redirected: () => Promise<Response>): Promise<Response> {
+function send(url: string, init: RequestInit, body: Uint8Array | undefined, redirectsLeft: number): Promise<Response> {
   const { signal } = init;
   if (signal?.aborted) return Promise.reject(signal.reason);
   const method = (init.method ?? 'GET').toUpperCase();
@@ -56,22 +60,31 @@ function send(url: string, init: RequestInit, body: Uint8Array | undefined, redi
       response?.destroy(signal?.reason);
     };
     const done = () => signal?.removeEventListener('abort', abort);
-    const request = (url.startsWith('https:') || url.startsWith('HTTPS:') ? https : http).request(url, { method, headers }, (incoming) => {
+    const request = (/^https:/i.test(url) ? https : http).request(url, { method, headers }, (incoming) => {
       response = incoming;
       const status = incoming.statusCode ?? 0;
-      if (REDIRECTS.has(status) && incoming.headers.location && init.redirect !== 'manual' && init.redirect !== 'error') {
+      const location = incoming.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined && (init.redirect ?? 'follow') === 'follow') {
         done();
         incoming.resume();
-        resolve(redirected());
+        if (redirectsLeft === 0) return reject(new TypeError(`too many redirects from ${url}`));
+        // As fetch does: 303, and 301 or 302 after a POST, go on as a GET without the body.
+        const asGet = status === 303 || ((status === 301 || status === 302) && method === 'POST');
+        const next = new URL(location, url);
+        // Credentials stay with their origin, as fetch keeps them.
+        const nextHeaders = { ...headers };
+        delete nextHeaders['content-length'];
+        if (next.origin !== new URL(url).origin) for (const name of ['authorization', 'proxy-authorization', 'cookie']) delete nextHeaders[name];
+        resolve(send(next.href, { ...init, headers: nextHeaders, ...(asGet ? { method: 'GET' } : {}) }, asGet ? undefined : body, redirectsLeft - 1));
         return;
       }
       const responseHeaders = new Headers();
       const raw = incoming.rawHeaders;
       for (let at = 0; at + 1 < raw.length; at += 2) responseHeaders.append(raw[at] as string, raw[at + 1] as string);
       incoming.once('close', done);
-      if (method === 'HEAD' || NO_BODY.has(status)) incoming.resume();
-      const stream = method === 'HEAD' || NO_BODY.has(status) ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>);
-      resolve(new Response(stream, { status, statusText: incoming.statusMessage ?? '', headers: responseHeaders }));
+      const empty = method === 'HEAD' || NO_BODY.has(status);
+      if (empty) incoming.resume();
+      resolve(new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), { status, statusText: incoming.statusMessage ?? '', headers: responseHeaders }));
     });
     signal?.addEventListener('abort', abort, { once: true });
     request.once('error', (error) => {

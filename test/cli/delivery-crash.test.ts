@@ -23,6 +23,8 @@ import { cleanEnv, liveMessageRecorded, spawnHob, unsettled, writeConfig, type H
  *  2. The restart settles all of them; then a split answer's second part gets a 429, the
  *     platform takes the retry, kill (the first part was the live message).
  *  3. The restart sends the rest of the split answer.
+ * A background task (on Slack) is cut off by the first kill too, mid-turn: the restart
+ * resumes it from its stored history and delivers its result once.
  * A state left by a held request or a model still writing is the state a kill at that step
  * leaves (the outbox and the chat as they were right after it): the process does nothing
  * more for that answer until the kill. These hobs show the live answer from the first words
@@ -85,14 +87,17 @@ function answersByQuestion(model: FakeAnthropic): Answer {
   return (question, ...answers) => void scripts.set(question, answers);
 }
 
-function slackBed(fake: FakeSlack): CrashBed {
+function slackBed(fake: FakeSlack, model: FakeAnthropic): CrashBed {
   const inChat = (person: Person) => (params: Record<string, unknown>) => params.channel === dmOf(person.id);
   const texts = (person: Person) => fake.seen(dmOf(person.id)).map((message) => message.text);
-  // Gus and Hal ask in assistant-pane threads (streams).
-  const [gus, hal] = [fake.person({ id: 'UGUS6', name: 'Gus' }), fake.person({ id: 'UHAL7', name: 'Hal' })];
+  // Gus and Hal ask in assistant-pane threads (streams); Ivy starts a background task.
+  const [gus, hal, ivy] = [fake.person({ id: 'UGUS6', name: 'Gus' }), fake.person({ id: 'UHAL7', name: 'Hal' }), fake.person({ id: 'UIVY8', name: 'Ivy' })];
+  const task = 'count the files in the workspace';
+  const taskRequests = () => model.requests.filter((request) => JSON.stringify(request.body.messages).includes(task));
+  const taskDone = () => texts(ivy).filter((text) => text.startsWith('✅ Background task'));
   return {
     name: 'slack',
-    channel: (people) => `slack: { bot_token: ${fake.botToken}, app_token: ${fake.appToken}, api_url: "${fake.apiUrl}", allow_from: [${[...people.map((person) => person.id), gus.id, hal.id].map((id) => `"${id}"`).join(', ')}] }`,
+    channel: (people) => `slack: { bot_token: ${fake.botToken}, app_token: ${fake.appToken}, api_url: "${fake.apiUrl}", allow_from: [${[...people.map((person) => person.id), gus.id, hal.id, ivy.id].map((id) => `"${id}"`).join(', ')}] }`,
     ready: /hob is running on .*\bslack as @/,
     limit: 3000,
     person: (index) => fake.person({ id: `U${(NAMES[index] ?? 'X').toUpperCase()}${index}`, name: NAMES[index] ?? 'X' }),
@@ -115,6 +120,12 @@ function slackBed(fake: FakeSlack): CrashBed {
       answer('slack: eighth question', { hang: true, text: 'A slow first stream of answer eight', chunks: 2, chunkDelayMs: 700 }, { text: 'Streamed answer eight, whole.' });
       await fake.assistantThreadStarted(hal, '1800000000.000200');
       await fake.dm(hal, 'slack: eighth question', { threadTs: '1800000000.000200' });
+      // A background task: its first turn looks at the workspace, its second is cut off by the
+      // kill; after the restart it is resumed from its stored history, not started over.
+      answer(task, { toolCalls: [{ id: 'toolu_glob', name: 'glob', input: { pattern: '*' } }] }, { hang: true }, { text: 'The workspace has no files.' });
+      await fake.dm(ivy, `/bg ${task}`);
+      await fake.waitFor(() => texts(ivy).find((text) => text.startsWith('Started background task t')), 20_000, 'the /bg answer');
+      await fake.waitFor(() => taskRequests().length === 2 || undefined, 20_000, "the task's second turn");
       await stop.arrived;
       const appended = () => fake.web.calls.some((call) => call.method === 'chat.appendStream' && inChat(hal)(call.params));
       await fake.waitFor(() => appended() && JSON.stringify(texts(hal)) === '["A slow first stream of answer eight"]', 20_000, 'the cut-off stream of answer eight');
@@ -122,8 +133,17 @@ function slackBed(fake: FakeSlack): CrashBed {
     settled: async (settledWith) => {
       await settledWith(gus, ['Streamed answer seven, complete.'], 'answer seven, once');
       await settledWith(hal, ['Streamed answer eight, whole.'], 'answer eight, once, the cut-off stream gone');
+      await fake.waitFor(() => taskDone().length > 0 || undefined, 20_000, 'the background task result');
+      const [done] = taskDone();
+      expect(done).toMatch(/Background task t[0-9a-f]{8} \("count the files in the workspace"\) is done/);
+      expect(done).toContain('The workspace has no files.');
+      // Resumed, not started over: the one request after the restart carries the glob call made before it.
+      expect(taskRequests()).toHaveLength(3);
+      expect(JSON.stringify(taskRequests()[2]?.body.messages)).toContain('toolu_glob');
     },
     check: () => {
+      // The task's result once, though two more starts followed (the outbox was settled before each kill).
+      expect(taskDone()).toHaveLength(1);
       expect(texts(gus)).toEqual(['Streamed answer seven, complete.']);
       expect(texts(hal)).toEqual(['Streamed answer eight, whole.']);
       expect(fake.web.messages.filter((message) => message.stream === 'streaming' && !message.deleted)).toEqual([]);
@@ -154,7 +174,7 @@ function discordBed(fake: FakeDiscord): CrashBed {
 }
 
 describe('hob start killed while it delivers', () => {
-  it('Slack and Discord: each answer is in the chat once and whole after every kill (a 429 then a kill minutes before the restart, a split answer, each step of a live answer and of a Slack stream)', async ({ onTestFinished }) => {
+  it('Slack and Discord: each answer is in the chat once and whole after every kill (a 429 then a kill minutes before the restart, a split answer, each step of a live answer and of a Slack stream), and a background task cut off by a kill is resumed and its result delivered once', async ({ onTestFinished }) => {
     const processes: HobProcess[] = [];
     const [model, slack, discord] = await Promise.all([startFakeAnthropic(), startFakeSlack(), startFakeDiscord()]);
     onTestFinished(async () => {
@@ -163,7 +183,7 @@ describe('hob start killed while it delivers', () => {
       await model.close();
     });
     // Discord last: its third answer is the one the fault kills the first start on.
-    const beds = [slackBed(slack), discordBed(discord)];
+    const beds = [slackBed(slack, model), discordBed(discord)];
     const chats = beds.map((bed) => ({ bed, people: NAMES.map((_, index) => bed.person(index)) }));
     const dir = tempDir('hob-crash-');
     const config = writeConfig(
@@ -270,6 +290,6 @@ ${chats.map(({ bed, people }) => `  ${bed.channel(people)}`).join('\n')}
       bed.check?.(people);
     });
     hob.child.kill('SIGTERM');
-    await hob.exited;
+    expect(await hob.exited).toBe(0);
   }, 180_000);
 });

@@ -36,6 +36,8 @@ const MINUTES = 60_000;
 const NAMES = ['Ann', 'Bob', 'Cid', 'Dan', 'Eve', 'Fay'];
 
 type Person = { id: string; name: string };
+/** Ann, Bob, Cid, Dan, Eve and Fay on one platform. */
+type People = [Person, Person, Person, Person, Person, Person];
 
 /** A held request: `arrived` once the platform has it. */
 type Held = { arrived: Promise<void> };
@@ -68,7 +70,7 @@ type CrashBed = {
   /** After the first restart: those answers settled. */
   settled?(settledWith: (person: Person, expected: string[], what: string) => Promise<void>): Promise<void>;
   /** At the end: what else this platform must show. */
-  check?(people: Person[]): void;
+  check?(people: People): void;
 };
 
 /** A long answer in paragraphs: split in three or more parts. */
@@ -169,7 +171,7 @@ function discordBed(fake: FakeDiscord): CrashBed {
     holdFinalEdit: (person, text, carriedOut) => fake.holdNext(new RegExp(`^PATCH /channels/${fake.dmChannelOf(person)}/messages/\\d+$`), { when: (body) => body.content === text, carriedOut }),
     later: (ms) => void (fake.clockOffsetMs += ms),
     // The live message became the first part of the split answer: nothing was posted and deleted again.
-    check: (people) => expect(fake.restCalls('DELETE', new RegExp(`/channels/${fake.dmChannelOf(people[5] as Person)}/`))).toEqual([]),
+    check: (people) => expect(fake.restCalls('DELETE', new RegExp(`/channels/${fake.dmChannelOf(people[5])}/`))).toEqual([]),
   };
 }
 
@@ -184,7 +186,7 @@ describe('hob start killed while it delivers', () => {
     });
     // Discord last: its third answer is the one the fault kills the first start on.
     const beds = [slackBed(slack, model), discordBed(discord)];
-    const chats = beds.map((bed) => ({ bed, people: NAMES.map((_, index) => bed.person(index)) }));
+    const chats = beds.map((bed) => ({ bed, people: NAMES.map((_, index) => bed.person(index)) as People }));
     const dir = tempDir('hob-crash-');
     const config = writeConfig(
       dir,
@@ -220,42 +222,42 @@ ${chats.map(({ bed, people }) => `  ${bed.channel(people)}`).join('\n')}
     // 1. One start, killed with an answer left at each step of a live answer.
     let hob = await started('live-finished');
     const held: Held[] = [];
-    await onBoth(async ({ bed, people: [ann, bob, cid, dan, eve] = [] }) => {
+    await onBoth(async ({ bed, people: [ann, bob, cid, dan, eve] }) => {
       const q = (what: string) => `${bed.name}: ${what} question`;
       //  a. The live message's create gets a 429; the platform takes the retry, hob never hears
       //     back. Minutes later the restart finds the message (metadata, or text).
       answer(q('first'), { text: 'Answer one, complete.', chunks: 3, chunkDelayMs: 150 });
-      held.push(bed.refuseThenHold(ann as Person));
-      await bed.ask(ann as Person, q('first'));
+      held.push(bed.refuseThenHold(ann));
+      await bed.ask(ann, q('first'));
       //  b. The answer recorded, the live message never became it: its edit is still on its way.
       answer(q('second'), { text: 'Answer two, complete.', chunks: 3, chunkDelayMs: 150 });
-      held.push(bed.holdFinalEdit(bob as Person, 'Answer two, complete.', false));
-      await bed.ask(bob as Person, q('second'));
+      held.push(bed.holdFinalEdit(bob, 'Answer two, complete.', false));
+      await bed.ask(bob, q('second'));
       //  c. The live message created and recorded, the model still writing: the restart
       //     removes the cut-off text and the resumed run answers.
       answer(q('fourth'), { hang: true, text: 'A slow first try at answer four' }, { text: 'Answer four, whole.' });
-      await bed.ask(dan as Person, q('fourth'));
+      await bed.ask(dan, q('fourth'));
       //  d. The live message edited mid-way (past the platform's edit interval, 1.2 s), the
       //     model still writing.
       answer(q('fifth'), { hang: true, text: 'A slow first try at answer five', chunks: 2, chunkDelayMs: 1300 }, { text: 'Answer five, whole.' });
-      await bed.ask(eve as Person, q('fifth'));
+      await bed.ask(eve, q('fifth'));
       //  e. The platform finished the live answer; hob never heard back, so no outbox mark.
       //     (On the last platform the fault does this, below.)
       answer(q('third'), { text: 'Answer three, complete.', chunks: 3, chunkDelayMs: 150 });
       if (bed !== beds.at(-1)) {
-        held.push(bed.holdFinalEdit(cid as Person, 'Answer three, complete.', true));
-        await bed.ask(cid as Person, q('third'));
+        held.push(bed.holdFinalEdit(cid, 'Answer three, complete.', true));
+        await bed.ask(cid, q('third'));
       }
       await bed.leave?.(answer);
-      await liveShows(bed, dan as Person, 'A slow first try at answer four', 'the cut-off live message of answer four');
-      await liveShows(bed, eve as Person, 'A slow first try at answer five', 'the edited cut-off live message of answer five');
+      await liveShows(bed, dan, 'A slow first try at answer four', 'the cut-off live message of answer four');
+      await liveShows(bed, eve, 'A slow first try at answer five', 'the edited cut-off live message of answer five');
     });
     await Promise.all(held.map((hold) => hold.arrived));
     const last = chats.at(-1) as (typeof chats)[number];
-    await last.bed.ask(last.people[2] as Person, `${last.bed.name}: third question`);
+    await last.bed.ask(last.people[2], `${last.bed.name}: third question`);
     await hob.exited;
     for (const { bed, people } of chats) {
-      expect(bed.texts(people[2] as Person)).toEqual(['Answer three, complete.']);
+      expect(bed.texts(people[2])).toEqual(['Answer three, complete.']);
       bed.later(5 * MINUTES);
     }
 
@@ -263,18 +265,22 @@ ${chats.map(({ bed, people }) => `  ${bed.channel(people)}`).join('\n')}
     //    first part; the second part's create gets a 429, the platform takes the retry, kill.
     hob = await started();
     const longs = new Map(beds.map((bed) => [bed, longAnswer(bed.limit)]));
-    await onBoth(async ({ bed, people: [ann, bob, cid, dan, eve, fay] = [] }) => {
+    await onBoth(async ({ bed, people: [ann, bob, cid, dan, eve] }) => {
       const settled = settledWith(bed);
-      await settled(ann as Person, ['Answer one, complete.'], 'answer one, once');
-      await settled(bob as Person, ['Answer two, complete.'], 'answer two, once');
-      await settled(cid as Person, ['Answer three, complete.'], 'answer three, once');
-      await settled(dan as Person, ['Answer four, whole.'], 'answer four, once, the cut-off try gone');
-      await settled(eve as Person, ['Answer five, whole.'], 'answer five, once, the cut-off try gone');
+      await settled(ann, ['Answer one, complete.'], 'answer one, once');
+      await settled(bob, ['Answer two, complete.'], 'answer two, once');
+      await settled(cid, ['Answer three, complete.'], 'answer three, once');
+      await settled(dan, ['Answer four, whole.'], 'answer four, once, the cut-off try gone');
+      await settled(eve, ['Answer five, whole.'], 'answer five, once, the cut-off try gone');
       await bed.settled?.(settled);
+    });
+    // The split answers only once both platforms are settled: a held part keeps the outbox
+    // unsettled until the kill, and each wait above is for a settled outbox.
+    await onBoth(async ({ bed, people: [, , , , , fay] }) => {
       answer(`${bed.name}: a long answer please`, { text: longs.get(bed) as string, chunks: 6, chunkDelayMs: 200 });
-      await bed.ask(fay as Person, `${bed.name}: a long answer please`);
-      await waitFor(bed, fay as Person, () => bed.texts(fay as Person).length === 1, 'the live message', false);
-      await bed.refuseThenHold(fay as Person).arrived;
+      await bed.ask(fay, `${bed.name}: a long answer please`);
+      await waitFor(bed, fay, () => bed.texts(fay).length === 1, 'the live message', false);
+      await bed.refuseThenHold(fay).arrived;
     });
     hob.kill();
     await hob.exited;
@@ -283,7 +289,7 @@ ${chats.map(({ bed, people }) => `  ${bed.channel(people)}`).join('\n')}
     // 3. The restart sends the rest of the split answers (whole messages), each part once.
     hob = await started();
     await onBoth(async ({ bed, people }) => {
-      const fay = people[5] as Person;
+      const fay = people[5];
       await waitFor(bed, fay, () => bed.texts(fay).join('\n\n') === longs.get(bed), 'the long answer, each part once');
       expect(bed.texts(fay).length).toBeGreaterThan(2);
       for (const person of people.slice(0, 5)) expect(bed.texts(person)).toHaveLength(1);

@@ -1,6 +1,6 @@
 /**
- * The chat channels as the CLI hands them on: the registry (adapters/index.ts) is read here
- * and in app.ts only, and the config, `hob start`, `hob doctor` and the child processes'
+ * The chat channels as the CLI hands them on: the registry (adapters/index.ts) is read here,
+ * in app.ts and by cli.ts for the channels' terminal commands, and the config, `hob start`, `hob doctor` and the child processes'
  * environment learn of the channels through these helpers.
  */
 import { CHANNELS } from '../../adapters/index.js';

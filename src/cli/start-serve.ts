@@ -58,6 +58,10 @@ export async function serve({ config, configPath, logger, adapters, release }: S
     const chatHere = config.channels.console.enabled && (process.stdin.isTTY || !gate);
     let stopped: Promise<void> | undefined;
     if (gate) {
+      // bwrap's check (started with the app, beside the rest) is in before the first message
+      // runs: that run's tool list names the sandbox's state, and would otherwise run bwrap a
+      // second time while the event loop waits on it.
+      await built.sandbox.prepare();
       await gate.start();
       built.scheduling.setOwnerCheck((platform, userId) => gate.access.isOwner(platform, userId));
       scheduler = built.scheduling.startRunner({ kick: drainer(gate.delivery, built.store.outbox), engine: (key) => built.engine(key), logger: built.logger, fault: schedulerFault(), runner: built.cluster, isTrusted: (platform, userId) => platform === 'console' || gate.access.isAllowedUser(platform, userId) });

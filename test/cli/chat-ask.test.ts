@@ -1,6 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { runAsk } from '../../src/cli/ask.js';
+import { loadHobConfig } from '../../src/cli/channels.js';
+import { consoleUserId } from '../../src/cli/console-identity.js';
 import { startFakeAnthropic, type AnthropicScript, type FakeAnthropic } from '../fakes/anthropic.js';
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
@@ -92,6 +97,11 @@ describe('hob chat, piped', () => {
   });
 });
 
+/**
+ * `hob ask --json` as its action in src/cli.ts runs it (the app from the config file, the
+ * `cli:ask` session), in this process: the JSON lines it prints are what this is about. A
+ * spawned `hob ask` costs about a second of CPU; test/cli/extensions-cli.test.ts spawns one.
+ */
 describe('hob ask', () => {
   let fake: FakeAnthropic | undefined;
   afterAll(async () => fake?.close());
@@ -100,10 +110,20 @@ describe('hob ask', () => {
     fake = await startFakeAnthropic();
     fake.push({ toolCalls: [{ name: 'bash', input: { command: 'touch nope' } }] }, { text: 'I was not allowed to.' });
     const { path } = setup(fake);
-    const hob = spawnHob(['--config', path, 'ask', '--json', 'touch', 'nope'], cleanEnv());
-    hob.child.stdin.end();
-    expect(await hob.exited).toBe(0);
-    const events = hob.output().trim().split('\n').map((line) => JSON.parse(line) as { type: string; content?: string });
+    const { config } = loadHobConfig({ path });
+    const app = await createApp({ config, configPath: path, channel: 'a one-off command line question', logDestination: 'silent' });
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    let exitCode: number;
+    try {
+      app.conversations.startSession('cli:ask');
+      exitCode = await runAsk({ engine: app.engine('cli:ask'), prompt: ['touch', 'nope'].join(' '), json: true, yes: false, userId: consoleUserId(), out });
+    } finally {
+      await app.close();
+    }
+    expect(exitCode).toBe(0);
+    const events = printed.trim().split('\n').map((line) => JSON.parse(line) as { type: string; content?: string });
     expect(events.at(-1)).toMatchObject({ type: 'done', reason: 'end_turn' });
     expect(events.find((event) => event.type === 'tool_finished')).toBeUndefined();
     expect(JSON.stringify(fake.requests[1]?.body.messages)).toContain('denied permission');

@@ -2,7 +2,9 @@
  * `hob start` connects its channels before it builds the rest of hob (src/cli/start.ts): what
  * people write while it is still starting is held and answered once it is ready, exactly
  * once, on every platform; and a start-up that fails after the channels connected still ends
- * with the sentence naming the fix, its channels closed and the process gone.
+ * with the sentence naming the fix, its channels closed and the process gone. The first case
+ * is also the one `hob start` serving Telegram, Slack and Discord at once (a start costs one
+ * to two seconds of CPU: test/cli/start-channels.test.ts has the case with Discord refusing).
  */
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +59,7 @@ ${lines.more ?? ''}`,
 }
 
 describe('hob start connects its channels first', () => {
-  it('answers a message written on each platform while it is still starting, exactly once', async () => {
+  it('serves Telegram, Slack and Discord at once, answers a message written on each while it is still starting exactly once, and SIGTERM closes them', async () => {
     const person = { telegram: { id: 101, first_name: 'Ann' }, slack: slack.person({ id: 'U101', name: 'Ann' }), discord: { id: '101', name: 'ann' } };
     const sentWhileStarting: string[] = [];
     let hob: HobProcess | undefined;
@@ -89,6 +91,10 @@ describe('hob start connects its channels first', () => {
     telegram.onCall = undefined;
 
     await hob.waitFor(RUNNING, 20_000);
+    expect(hob.output()).toMatch(/hob is running on .*telegram as @hob_bot/);
+    expect(hob.output()).toMatch(/hob is running on .*slack as @hob/);
+    expect(hob.output()).toMatch(/hob is running on .*discord as @hob/);
+    expect(hob.output()).not.toContain('no Slack channel');
     expect(sentWhileStarting).toEqual(expect.arrayContaining(['telegram', 'slack', 'discord']));
     const answers = {
       telegram: () => telegram.chat(person.telegram.id).filter((message) => message.text === ANSWER),
@@ -108,7 +114,9 @@ describe('hob start connects its channels first', () => {
     expect([answers.telegram().length, answers.slack().length, answers.discord().length]).toEqual([2, 2, 2]);
     hob.child.kill('SIGTERM');
     expect(await hob.exited).toBe(0);
-  });
+    await slack.waitFor(() => slack.socket.open().length === 0, 5_000, 'the Slack socket closed');
+    // Three fakes, six answers and a stop: longer than the default on a loaded machine.
+  }, 60_000);
 
   it('closes the connected channels and names the fix when start-up fails after they connected (health port taken)', async () => {
     const taken = await occupiedPort();
@@ -126,7 +134,8 @@ describe('hob start connects its channels first', () => {
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
-  });
+    // A whole start-up before it fails: longer than the default on a loaded machine.
+  }, 40_000);
 
   it('closes the connected channels and names the fix when the store cannot be reached', async () => {
     // Slack and Discord only: Telegram's single-consumer claim would ask the database before any channel connects.
@@ -138,7 +147,7 @@ describe('hob start connects its channels first', () => {
     expect(discord.gateway.identifies().length).toBeGreaterThan(identified);
     await slack.waitFor(() => slack.socket.open().length === 0, 5_000, 'the Slack socket closed');
     await discord.waitFor(() => !discord.gateway.live, 5_000, 'the Discord gateway closed');
-  });
+  }, 40_000);
 });
 
 function occupiedPort(): Promise<Server> {

@@ -1,55 +1,82 @@
 /**
  * issue 23: three `hob start` processes on one PostgreSQL database serve one Slack app, each
  * with its own Socket Mode connection (the fake spreads the events across them, as Slack
- * does), and one Telegram bot in webhook mode behind the fake's balancer (updates take turns
- * between the processes). Every message is answered once, in order, whichever process received
- * it; a process killed mid-run is taken over within the lease, its run resumed, nothing lost
- * or doubled. The processes are started once for the file; the cases that end one come last.
- * Counts are small: they prove the spread and the order; bench/cluster.ts keeps large ones.
+ * does), one Telegram bot in webhook mode behind the fake's balancer (updates take turns
+ * between the processes), and one Discord bot whose two gateway shards the first two split
+ * (`channels.discord.shards`; the fake gateway sends a server's events to the shard it maps
+ * to and DMs to shard 0, as Discord does). Every message is answered once, in order,
+ * whichever process received it; a process killed mid-run is taken over within the lease, its
+ * run resumed, nothing lost or doubled. The processes are started once for the file (a
+ * start costs two to three seconds of CPU): the cases that end one come last in each part,
+ * and the Discord part starts a new process on the shard it ended. Counts are small: they
+ * prove the spread and the order; bench/cluster.ts keeps large ones.
  */
 import '../support/env.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { dmOf, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
-import { answersIn, answerTokens, exchange, freePort, liftEditLimit, lastToken, people, startNode, type HobNode } from '../support/hob-cluster.js';
+import { answersIn, answerTokens, exchange, freePort, liftEditLimit, lastToken, people, startNode, type HobClusterOptions, type HobNode } from '../support/hob-cluster.js';
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
+import { discordPeople, discordRooms, discordShardCases } from './discord-shards.js';
 
 const LEASE_MS = 1500;
-/** Slack conversations, four a process; two messages each. */
-const CONVERSATIONS = 12;
+/** Slack conversations, two a process (the fake hands envelopes to the connections in turn); two messages each. */
+const CONVERSATIONS = 6;
 const everyone = people(CONVERSATIONS + 10);
-/** Telegram conversations behind the webhook balancer, three a process; two messages each. */
-const users = Array.from({ length: 9 }, (_, index) => ({ id: 1000 + index, first_name: `Person${index}` }));
+/** Telegram conversations behind the webhook balancer (it takes turns), two a process; two messages each. */
+const users = Array.from({ length: 6 }, (_, index) => ({ id: 1000 + index, first_name: `Person${index}` }));
 /** The conversation whose run is cut off by the kill: its first answer takes a while. */
 const SLOW = 'c900-m1';
 /** The conversation whose run a stop (SIGTERM) cuts off. */
 const STOPPED = 'c901-m1';
+/** The Discord run cut off by the kill of shard 1's process. */
+const DISCORD_SLOW = 'c29-m1';
 
 let model: FakeAnthropic;
 let slack: FakeSlack;
 let telegram: FakeTelegram;
+let discord: FakeDiscord;
 let db: pg.Client;
-let nodes: HobNode[] = [];
+const nodes: HobNode[] = [];
 const asked = new Map<string, number>();
+/** Process `index`'s options: a Slack label and a webhook port of its own; shard `index` of two for the first two. */
+let options: (index: number, label: string, port: number) => HobClusterOptions;
+/** The processes that run a Discord shard, by shard (the Discord part replaces shard 1's). */
+const shardNodes: HobNode[] = [];
+let rooms: ReturnType<typeof discordRooms> = [];
 
 describe.skipIf(postgresSkipReason)('several hob processes on one database', () => {
   beforeAll(async () => {
     const { url } = await testDatabase();
-    [model, slack, telegram] = await Promise.all([startFakeAnthropic(), startFakeSlack(), startFakeTelegram({ botUsername: 'hob_bot' })]);
+    [model, slack, telegram, discord] = await Promise.all([startFakeAnthropic(), startFakeSlack(), startFakeTelegram({ botUsername: 'hob_bot' }), startFakeDiscord()]);
     liftEditLimit(slack);
     for (const person of everyone) slack.person(person);
+    rooms = discordRooms(discord);
     answerTokens(model, (token) => {
       const times = (asked.get(token) ?? 0) + 1;
       asked.set(token, times);
-      return (token === SLOW || token === STOPPED) && times === 1 ? 60_000 : 0;
+      return (token === SLOW || token === STOPPED || token === DISCORD_SLOW) && times === 1 ? 60_000 : 0;
     });
     db = new pg.Client({ connectionString: url });
     await db.connect();
-    const ports = await Promise.all([0, 1, 2].map(() => freePort()));
     const allow = users.map((user) => String(user.id));
-    nodes = await Promise.all(ports.map((port) => startNode({ model, slack, people: everyone, url, leaseMs: LEASE_MS, telegram: { token: telegram.token, apiRoot: telegram.apiRoot, port, allow } })));
+    const discordAllow = discordPeople.map((person) => person.id);
+    options = (index, label, port) => ({
+      model,
+      slack,
+      people: everyone,
+      label,
+      url,
+      leaseMs: LEASE_MS,
+      telegram: { token: telegram.token, apiRoot: telegram.apiRoot, port, allow },
+      ...(index < 2 ? { discord: { token: discord.token, apiRoot: discord.apiRoot, allow: discordAllow, shards: { ids: [index], count: 2 } } } : {}),
+    });
+    const ports = await Promise.all([0, 1, 2].map(() => freePort()));
+    nodes.push(...(await Promise.all(ports.map((port, index) => startNode(options(index, `n${index}`, port))))));
+    shardNodes.push(nodes[0]!, nodes[1]!);
     telegram.balanceWebhook(ports.map((port) => `http://127.0.0.1:${port}/telegram`));
   }, 90_000);
 
@@ -59,6 +86,7 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     await model?.close();
     await slack?.close();
     await telegram?.close();
+    await discord?.close();
   });
 
   it('answers every message of many conversations once and in order, across the processes', async () => {
@@ -92,12 +120,35 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     expect(targets.size).toBe(3);
   }, 90_000);
 
+  // The Discord part (./discord-shards.ts) ends shard 1's process and starts a new one on that
+  // shard, serving Slack and Telegram too, so the Slack cases below still find three processes.
+  discordShardCases({
+    discord: () => discord,
+    model: () => model,
+    db: () => db,
+    rooms: () => rooms,
+    shardNodes,
+    slowToken: DISCORD_SLOW,
+    restartShardOne: async () => {
+      const restarted = await startNode(options(1, 'n1-again', await freePort()));
+      nodes.push(restarted);
+      shardNodes[1] = restarted;
+      return restarted;
+    },
+  });
+
   it('a process killed mid-run: another takes its conversations over, resumes the run, loses and doubles nothing', async () => {
     const slowOne = everyone[CONVERSATIONS] ?? everyone[0]!;
+    // It starts in a process that holds some of the first conversations (the one that came
+    // back on shard 1 may hold none); the spread puts the rest anywhere.
+    const leases = (await db.query<{ node_id: string; session_key: string }>('SELECT node_id, session_key FROM conversation_leases')).rows;
+    const holds = (node: HobNode) => leases.some((row) => pidOf(row.node_id) === node.child.pid && everyone.slice(0, CONVERSATIONS).some((person) => row.session_key.includes(dmOf(person.id))));
+    slack.socket.deliverOn = nodes.find((node) => isLive(node) && holds(node))?.label;
     await slack.dm(slowOne, `please answer ${SLOW}`);
+    slack.socket.deliverOn = undefined;
     await slack.waitFor(() => model.requests.some((request) => lastToken(request.body) === SLOW), 20_000, 'the slow run to start');
     const owner = await ownerOf(dmOf(slowOne.id));
-    const victim = nodes.find((node) => owner.startsWith(`${hostPart(owner)}:${node.child.pid}:`));
+    const victim = nodes.find((node) => isLive(node) && pidOf(owner) === node.child.pid);
     if (!victim) throw new Error(`no process is ${owner}`);
     // Conversations the victim runs get new messages right after it dies (each arrives at a live process).
     const orphaned = (await db.query<{ session_key: string }>('SELECT session_key FROM conversation_leases WHERE node_id = $1', [owner])).rows.map((row) => row.session_key);
@@ -123,7 +174,7 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     await slack.dm(person, `please answer ${STOPPED}`);
     await slack.waitFor(() => model.requests.some((request) => lastToken(request.body) === STOPPED), 20_000, 'the run to start');
     const owner = await ownerOf(dmOf(person.id));
-    const stopping = nodes.find((node) => owner.startsWith(`${hostPart(owner)}:${node.child.pid}:`));
+    const stopping = nodes.find((node) => isLive(node) && pidOf(owner) === node.child.pid);
     if (!stopping) throw new Error(`no running process is ${owner}`);
     stopping.child.kill('SIGTERM');
     expect(await stopping.exited).toBe(0);
@@ -139,6 +190,11 @@ async function ownerOf(chat: string): Promise<string> {
   return row.node_id;
 }
 
-function hostPart(nodeId: string): string {
-  return nodeId.split(':')[0] ?? '';
+/** A node id is `<host>:<pid>:<random>` (src/core/runner-id.ts). */
+function pidOf(nodeId: string): number {
+  return Number(nodeId.split(':')[1]);
+}
+
+function isLive(node: HobNode): boolean {
+  return node.child.exitCode === null && node.child.signalCode === null;
 }

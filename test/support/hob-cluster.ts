@@ -11,7 +11,7 @@ import { dmOf, type FakeSlack, type SlackPerson } from '../fakes/slack/index.js'
 import { tempDir } from './engine.js';
 import { cleanEnv, spawnHob, writeConfig, type HobProcess } from './hob-process.js';
 
-export type HobNode = HobProcess & { dir: string };
+export type HobNode = HobProcess & { dir: string; label?: string };
 
 export type HobClusterOptions = {
   model: FakeAnthropic;
@@ -19,6 +19,8 @@ export type HobClusterOptions = {
   slack?: FakeSlack;
   /** Who may talk to hob on Slack. */
   people?: SlackPerson[];
+  /** This process's own Slack app token (FakeSlack.appTokenFor): `slack.socket.deliverOn = label` sends envelopes to it. */
+  label?: string;
   /** A PostgreSQL URL; without it each process has its own SQLite file (use one process then). */
   url?: string;
   leaseMs?: number;
@@ -47,16 +49,16 @@ export async function startNode(options: HobClusterOptions): Promise<HobNode> {
 ${store}model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 3, base_delay_ms: 100 } }
 channels:
   console: { enabled: false }
-${slackSection(slack, options.people ?? [])}${telegramSection(options.telegram)}${discordSection(options.discord)}`,
+${slackSection(slack, options.people ?? [], options.label)}${telegramSection(options.telegram)}${discordSection(options.discord)}`,
   );
   const hob = spawnHob(['--config', config, 'start'], cleanEnv());
   await hob.waitFor(options.discord ? /hob is running on .*discord/ : /hob is running on .*slack/, 30_000);
-  return Object.assign(hob, { dir });
+  return Object.assign(hob, { dir, label: options.label });
 }
 
-function slackSection(slack: FakeSlack | undefined, allowed: SlackPerson[]): string {
+function slackSection(slack: FakeSlack | undefined, allowed: SlackPerson[], label: string | undefined): string {
   if (!slack) return '';
-  return `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${allowed.map((person) => `"${person.id}"`).join(', ')}] }\n`;
+  return `  slack: { bot_token: ${slack.botToken}, app_token: ${label ? slack.appTokenFor(label) : slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${allowed.map((person) => `"${person.id}"`).join(', ')}] }\n`;
 }
 
 function telegramSection(telegram: HobClusterOptions['telegram']): string {

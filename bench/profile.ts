@@ -13,15 +13,19 @@
  *   generation (held, or collected later by a major GC), the garbage that grows the old one;
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held;
  * - `sql`: the SQLite statements, writes and commits per answer, and which (bench/sql-count.cjs),
- *   then the same per first message of 20 new people at once.
+ *   then the same per first message of 20 new people at once;
+ * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
+ *   strace must be installed): the work a CPU profile shows only as native time.
+ * `PROFILE_SAVE=file` keeps `cpu`'s and `burst`'s raw profile (Chrome's DevTools opens it).
  * `start`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql|syscalls [messages=600] [floor]
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,7 +169,8 @@ async function main(): Promise<void> {
   const mode = process.argv[2];
   if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
   if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
-  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql [messages] [floor]');
+  if (mode === 'syscalls') return countSyscalls(Number(process.argv[3] ?? 90), process.argv.includes('floor') ? 'floor' : 'hob');
+  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
   const messages = mode === 'burst' ? BURST : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
@@ -196,6 +201,7 @@ async function main(): Promise<void> {
     }
     if ((mode === 'cpu' || mode === 'burst') && send) {
       const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
+      if (process.env.PROFILE_SAVE) writeFileSync(process.env.PROFILE_SAVE, JSON.stringify(profile));
       lines.push('CPU (sampled):', ...summarise(cpuCosts(profile), messages, ' ms', fmt));
     }
     if ((mode === 'alloc' || mode === 'promoted') && send) {
@@ -250,6 +256,36 @@ function printCounts(title: string, before: SqlCounts, after: SqlCounts, message
   console.log(`hob, ${title}: ${per('statements')} SQLite statements, ${per('writes')} of them writes, ${per('commits')} commits`);
   const rows = Object.entries(after.bySql).map(([sql, n]) => [sql, (n - (before.bySql[sql] ?? 0)) / messages] as const);
   for (const [sql, n] of rows.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])) console.log(`  ${fmt(n).padStart(5)}  ${sql.slice(0, 110)}`);
+}
+
+/** System calls per answer after the warm-up, counted by `strace -c -f` attached to the subject (strace must be installed). */
+async function countSyscalls(messages: number, subject: Subject): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST });
+  const out = join(dir, 'strace.txt');
+  try {
+    await fakes.allReady(started.failed);
+    await sendMany(fakes, 0, WARMUP);
+    const strace = spawn('strace', ['-c', '-f', '-o', out, '-p', String(started.child.pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Attached once it says so on stderr.
+    await new Promise<void>((resolve) => strace.stderr.on('data', (chunk: Buffer) => String(chunk).includes('attached') && resolve()));
+    await sendMany(fakes, WARMUP, messages);
+    await new Promise((resolve) => strace.once('exit', resolve).kill('SIGINT'));
+    const rows = readFileSync(out, 'utf8').split('\n').flatMap((line) => {
+      const cells = line.trim().split(/\s+/);
+      const calls = Number(cells[3]);
+      return cells.length >= 5 && Number.isFinite(calls) && cells[0] !== '------' ? [{ name: cells.at(-1) as string, calls }] : [];
+    });
+    const total = rows.find((row) => row.name === 'total')?.calls ?? 0;
+    console.log(`${subject}, system calls per answer over ${messages} messages: ${fmt(total / messages)}`);
+    for (const row of rows.filter((row) => row.name !== 'total').sort((a, b) => b.calls - a.calls).slice(0, TOP)) console.log(`  ${fmt(row.calls / messages).padStart(6)}  ${row.name}`);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** From the spawn until all three channels are up: where the start-up's CPU goes. */

@@ -37,6 +37,7 @@ export async function bundleFloor(dir: string): Promise<string> {
     sourcemap: true,
     sourcesContent: false,
     minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   });
   return join(dir, 'index.mjs');

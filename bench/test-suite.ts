@@ -6,11 +6,14 @@
  * wall time grows with the load and the CPU time barely does, so compare runs by both. It
  * takes as long as the suite itself; `npm run bench` leaves it out when HOB_BENCH_SKIP_TESTS=1.
  * HOB_BENCH_TEST_ARGS adds arguments to `vitest run` (e.g. `--maxWorkers=3`) to compare.
+ * Each file's CPU (its imports, its tests, the processes it started) is recorded by
+ * test/support/file-cpu.ts; the heaviest 15 are printed (HOB_BENCH_TEST_CPU_FILES=200 for all).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { CPU_FILE_ENV, procCpu, type FileCpu, type ServerCpu } from '../test/support/file-cpu.js';
 import { fmt, runIfMain, type BenchResult } from './stats.js';
 
 const root = join(import.meta.dirname, '..');
@@ -19,16 +22,10 @@ type FileReport = { name: string; startTime: number; endTime: number; status: st
 type Report = { numTotalTests: number; numPassedTests: number; numFailedTests: number; numPendingTests: number; testResults: FileReport[] };
 type Cpu = { user: number; system: number };
 
-/** CPU seconds of this process's waited-for children (Linux: /proc/self/stat cutime, cstime). */
+/** CPU seconds of this process's waited-for children. */
 function childrenCpu(): Cpu {
-  try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) sit at 13 and 14.
-    // USER_HZ is 100 on Linux.
-    return { user: Number(fields[13]) / 100, system: Number(fields[14]) / 100 };
-  } catch {
-    return { user: Number.NaN, system: Number.NaN };
-  }
+  const cpu = procCpu();
+  return cpu ? { user: cpu.childrenUser, system: cpu.childrenSystem } : { user: Number.NaN, system: Number.NaN };
 }
 
 /** Printed to stderr by vitest's own process as it exits: its CPU without the workers'. */
@@ -37,14 +34,14 @@ const reportOwnCpu = `process.on('exit', () => { const c = process.cpuUsage(); p
 
 type SuiteRun = { startedAt: number; endedAt: number; wallSeconds: number; cpu: Cpu; vitestCpu: Cpu | undefined; code: number | null };
 
-function runSuite(outputFile: string, extraArgs: string[]): Promise<SuiteRun> {
+function runSuite(outputFile: string, cpuFile: string, extraArgs: string[]): Promise<SuiteRun> {
   return new Promise((resolve, reject) => {
     const before = childrenCpu();
     const startedAt = Date.now();
     const started = performance.now();
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     const args = ['--import', `data:text/javascript,${encodeURIComponent(reportOwnCpu)}`, vitest, 'run', '--reporter=dot', '--reporter=json', `--outputFile.json=${outputFile}`, ...extraArgs];
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, [CPU_FILE_ENV]: cpuFile } });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-4096);
@@ -96,12 +93,70 @@ export function packing(files: File[]): { workers: number; idleSeconds: number; 
   return { workers, idleSeconds: idle, tailSeconds: last - lastFull, tailFiles };
 }
 
+/** One test file's CPU seconds: its imports and collection, its tests and hooks, the processes it started and waited for. */
+export type FileCpuSeconds = { name: string; imports: number; tests: number; children: number };
+
+/**
+ * Where the workers' CPU went, from the lines test/support/file-cpu.ts wrote: each file's
+ * part, and what belongs to no file — each worker's start-up before its first file, its work
+ * between files, and processes a file started but that were reaped only after it ended (they
+ * count to no file here; `lateChildren` names the files they came after).
+ */
+export function cpuByFile(lines: FileCpu[]): {
+  files: FileCpuSeconds[];
+  workerStart: number;
+  betweenFiles: number;
+  lateChildren: number;
+  lateAfter: { name: string; seconds: number }[];
+} {
+  const byWorker = new Map<number, FileCpu[]>();
+  for (const line of lines) byWorker.set(line.pid, [...(byWorker.get(line.pid) ?? []), line]);
+  let workerStart = 0;
+  let betweenFiles = 0;
+  let lateChildren = 0;
+  const lateAfter: { name: string; seconds: number }[] = [];
+  for (const worker of byWorker.values()) {
+    worker.sort((a, b) => a.start[0] - b.start[0]);
+    workerStart += worker[0]?.start[0] ?? 0;
+    worker.forEach((file, index) => {
+      const next = worker[index + 1];
+      if (!next) return;
+      betweenFiles += next.start[0] - file.end[0];
+      const late = next.start[1] - file.end[1];
+      lateChildren += late;
+      if (late >= 0.05) lateAfter.push({ name: relative(root, file.file), seconds: late });
+    });
+  }
+  const files = lines.map((line) => ({
+    name: relative(root, line.file),
+    imports: line.collected[0] - line.start[0],
+    tests: line.end[0] - line.collected[0],
+    children: line.end[1] - line.start[1],
+  }));
+  return { files, workerStart, betweenFiles, lateChildren, lateAfter: lateAfter.sort((a, b) => b.seconds - a.seconds) };
+}
+
+/** The CPU report's lines: the parts of the run, then the files that took most (own + children). */
+export function cpuLines(cpu: ReturnType<typeof cpuByFile>, vitestCpu: number | undefined, shown: number): string[] {
+  const sum = (pick: (file: FileCpuSeconds) => number) => cpu.files.reduce((total, file) => total + pick(file), 0);
+  const total = (file: FileCpuSeconds) => file.imports + file.tests + file.children;
+  const heaviest = [...cpu.files].sort((a, b) => total(b) - total(a)).slice(0, shown);
+  return [
+    `CPU by part: vitest's own process ${vitestCpu === undefined ? '?' : fmt(vitestCpu)} s; workers' start-up ${fmt(cpu.workerStart)} s, between files ${fmt(cpu.betweenFiles)} s; ` +
+      `files' imports ${fmt(sum((file) => file.imports))} s, tests ${fmt(sum((file) => file.tests))} s, processes they started ${fmt(sum((file) => file.children))} s ` +
+      `(+ ${fmt(cpu.lateChildren)} s reaped after their file ended${cpu.lateAfter.length ? `: after ${cpu.lateAfter.slice(0, 3).map((late) => `${late.name} ${fmt(late.seconds)} s`).join(', ')}` : ''})`,
+    `CPU per file (s: imports + tests + children = total), the ${shown} heaviest:`,
+    ...heaviest.map((file) => `  ${fmt(file.imports).padStart(5)} + ${fmt(file.tests).padStart(5)} + ${fmt(file.children).padStart(5)} = ${fmt(total(file)).padStart(5)}  ${file.name}`),
+  ];
+}
+
 export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'hob-bench-tests-'));
   try {
     const outputFile = join(dir, 'report.json');
+    const cpuFile = join(dir, 'cpu.jsonl');
     const extraArgs = (process.env.HOB_BENCH_TEST_ARGS ?? '').split(/\s+/).filter(Boolean);
-    const { startedAt, endedAt, wallSeconds, cpu, vitestCpu, code } = await runSuite(outputFile, extraArgs);
+    const { startedAt, endedAt, wallSeconds, cpu, vitestCpu, code } = await runSuite(outputFile, cpuFile, extraArgs);
     const report = JSON.parse(readFileSync(outputFile, 'utf8')) as Report;
     const files: File[] = report.testResults.map((file) => ({ name: relative(root, file.name), start: file.startTime / 1000, end: file.endTime / 1000, failed: file.status === 'failed' }));
     const seconds = (file: File) => file.end - file.start;
@@ -115,11 +170,20 @@ export async function run(): Promise<BenchResult> {
     const lastEnd = Math.max(...files.map((file) => file.end));
     console.log(
       `packing: ${pack.workers} workers; ${fmt(firstStart - startedAt / 1000)} s from the start to the first test (start-up, global setup, imports), ${fmt(endedAt / 1000 - lastEnd)} s from the last test to the exit (teardown); ` +
-        `${fmt(pack.idleSeconds)} worker-seconds between them outside a file's tests (its imports and hooks, or idle); the last ${fmt(pack.tailSeconds)} s not every worker in a file's tests (${pack.tailFiles.slice(0, 3).join(', ')})`,
+        `${fmt(pack.idleSeconds)} worker-seconds between them outside a file's tests (its imports and hooks, or idle); the last ${fmt(pack.tailSeconds)} s not every worker in a file's tests (${pack.tailFiles.slice(0, 3).join(', ')}); ` +
+        `on average ${fmt(summed / (lastEnd - firstStart))} of ${pack.workers} workers in a file's tests`,
     );
+    if (existsSync(cpuFile)) {
+      const lines = readFileSync(cpuFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as FileCpu | ServerCpu);
+      const files = lines.filter((line): line is FileCpu => 'file' in line);
+      const postgres = lines.find((line): line is ServerCpu => 'postgresServer' in line)?.postgresServer;
+      const shown = Number(process.env.HOB_BENCH_TEST_CPU_FILES ?? 15);
+      for (const line of cpuLines(cpuByFile(files), vitestCpu && vitestCpu.user + vitestCpu.system, shown)) console.log(line);
+      if (postgres !== undefined) console.log(`the shared PostgreSQL server (started by pg_ctl, counted by no test process nor in the CPU above): ${fmt(postgres)} s`);
+    }
     const total = cpu.user + cpu.system;
     const own = vitestCpu ? `, of it vitest's own process ${fmt(vitestCpu.user + vitestCpu.system)} s` : '';
-    const line = `npm test (vitest run${extraArgs.length ? ` ${extraArgs.join(' ')}` : ''}, ${cpus().length} cores): ${fmt(wallSeconds)} s wall, ${fmt(total)} s CPU (${fmt(cpu.user)} user + ${fmt(cpu.system)} system${own}), files' own durations summed ${fmt(summed)} s; ${report.numPassedTests} passed, ${report.numFailedTests} failed`;
+    const line = `npm test (vitest run${extraArgs.length ? ` ${extraArgs.join(' ')}` : ''}, ${cpus().length} cores): ${fmt(wallSeconds)} s wall, ${fmt(total)} s CPU (${fmt(cpu.user)} user + ${fmt(cpu.system)} system${own}), files' own durations summed ${fmt(summed)} s; ${fmt(total / wallSeconds)} cores busy on average; ${report.numPassedTests} passed, ${report.numFailedTests} failed`;
     console.log(line);
     return { name: 'test-suite', summary: [line] };
   } finally {

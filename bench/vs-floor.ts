@@ -6,7 +6,8 @@
  * for all three channels, then sends 690 DMs: 90 one at a time (round robin over the
  * platforms and 10 people each), a burst of 20 people on Telegram at once, and 580 more one
  * at a time. Printed for both and as hob / floor: reply median per platform, CPU per
- * message, RSS after 90 and after 690 messages, cold start to each channel, the burst, and
+ * message, RSS after 90 and after 690 messages, cold start to each channel (and the CPU spent
+ * until all three are up), the burst, and
  * platform calls per answer. Each sitting also starts each subject cold once more and writes
  * a message on each channel the moment it is up: the time from the spawn to its answer shows
  * what a person writing at once waits (hob holds what arrives while it builds the rest of
@@ -41,6 +42,8 @@ const MB = 1024 * 1024;
 /** One cold start and 690 messages of one subject. */
 type Sitting = {
   readyMs: Record<Platform, number>;
+  /** CPU time (user + system, from /proc) from the spawn until all three channels were up: steadier under load than the wall times. */
+  cpuReadyMs: number;
   /** From the spawn to the answer of a message written the moment the channel was up (a cold start of its own). */
   firstAnswerMs: Record<Platform, number>;
   replies: Record<Platform, number[]>;
@@ -59,7 +62,7 @@ type Sitting = {
 async function withSubject<T>(
   subject: Subject,
   floorBundle: string,
-  use: (fakes: ThreeChannels, process: StartedHob) => Promise<T>,
+  use: (fakes: ThreeChannels, process: StartedHob, cpuReadyMs: number) => Promise<T>,
   prepare?: (fakes: ThreeChannels, spawnedAt: () => number) => void,
 ): Promise<T> {
   const fakes = await ThreeChannels.start();
@@ -70,8 +73,9 @@ async function withSubject<T>(
   spawnedAt = started.startedAt;
   try {
     await fakes.allReady(started.failed);
+    const cpuReadyMs = cpuMs(started.child.pid) ?? Number.NaN;
     await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, `the running line (stderr: ${started.stderr()})`);
-    return await use(fakes, started);
+    return await use(fakes, started, cpuReadyMs);
   } finally {
     await started.stop();
     await fakes.close();
@@ -94,9 +98,9 @@ async function sit(subject: Subject, floorBundle: string): Promise<Sitting> {
 
 /** A cold start to all three up, and nothing after (`BENCH_FLOOR_PART=start`): the other figures stay empty. */
 function coldStart(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs'>> {
-  return withSubject(subject, floorBundle, async (fakes, started) => {
+  return withSubject(subject, floorBundle, async (fakes, started, cpuReadyMs) => {
     const none = { telegram: Number.NaN, slack: Number.NaN, discord: Number.NaN };
-    return { readyMs: readyMsOf(fakes, started), replies: { telegram: [], slack: [], discord: [] }, cpuPerMessageMs: Number.NaN, rssReady: residentBytes(started.child.pid) ?? Number.NaN, rss90: Number.NaN, rss690: Number.NaN, burstMs: Number.NaN, callsPerAnswer: none };
+    return { readyMs: readyMsOf(fakes, started), cpuReadyMs, replies: { telegram: [], slack: [], discord: [] }, cpuPerMessageMs: Number.NaN, rssReady: residentBytes(started.child.pid) ?? Number.NaN, rss90: Number.NaN, rss690: Number.NaN, burstMs: Number.NaN, callsPerAnswer: none };
   });
 }
 
@@ -105,7 +109,7 @@ function readyMsOf(fakes: ThreeChannels, started: StartedHob): Record<Platform, 
 }
 
 function sitWithoutFirstAnswers(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs'>> {
-  return withSubject(subject, floorBundle, async (fakes, started) => {
+  return withSubject(subject, floorBundle, async (fakes, started, cpuReadyMs) => {
     const pid = started.child.pid;
     const readyMs = readyMsOf(fakes, started);
     const rssReady = residentBytes(pid) ?? Number.NaN;
@@ -122,7 +126,7 @@ function sitWithoutFirstAnswers(subject: Subject, floorBundle: string): Promise<
     // Over all 690: a person's first message on Slack also looks up their name (users.info), once.
     const answers = (platform: Platform) => replies[platform].length + (platform === 'telegram' ? BURST : 0);
     const callsPerAnswer = Object.fromEntries(PLATFORMS.map((platform, at) => [platform, (fakes.calls(platform) - (callsBefore[at] as number)) / answers(platform)])) as Record<Platform, number>;
-    return { readyMs, replies, cpuPerMessageMs, rssReady, rss90, rss690: residentBytes(pid) ?? Number.NaN, burstMs, callsPerAnswer };
+    return { readyMs, cpuReadyMs, replies, cpuPerMessageMs, rssReady, rss90, rss690: residentBytes(pid) ?? Number.NaN, burstMs, callsPerAnswer };
   });
 }
 
@@ -197,11 +201,12 @@ export async function run(): Promise<BenchResult> {
         const sitting = await sit(subject, floorBundle);
         sittings[subject].push(sitting);
         const messages = START_ONLY ? '' : `replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; burst ${fmt(sitting.burstMs)} ms; `;
-        console.log(`sitting ${round + 1}, ${subject}: ${messages}ready ${PLATFORMS.map((platform) => fmt(sitting.readyMs[platform])).join(' / ')} ms, first answer ${PLATFORMS.map((platform) => fmt(sitting.firstAnswerMs[platform])).join(' / ')} ms (${PLATFORMS.join(' / ')})`);
+        console.log(`sitting ${round + 1}, ${subject}: ${messages}ready ${PLATFORMS.map((platform) => fmt(sitting.readyMs[platform])).join(' / ')} ms (CPU ${fmt(sitting.cpuReadyMs)} ms), first answer ${PLATFORMS.map((platform) => fmt(sitting.firstAnswerMs[platform])).join(' / ')} ms (${PLATFORMS.join(' / ')})`);
       }
     }
     const coldLines = [
       ...PLATFORMS.map((platform) => compare(`  cold start to ${platform} ready`, (sitting) => sitting.readyMs[platform], sittings, 'ms')),
+      compare('  CPU from the spawn until all three are up', (sitting) => sitting.cpuReadyMs, sittings, 'ms'),
       ...PLATFORMS.map((platform) => compare(`  cold start to the first answer on ${platform} (written when it came up)`, (sitting) => sitting.firstAnswerMs[platform], sittings, 'ms')),
     ];
     const title = `hob vs a bare bot on the same libraries (${SITTINGS} sittings each, alternately; median over sittings (spread) → hob / floor)`;

@@ -51,6 +51,10 @@ export function bundleOptions(entryPoints, outdir) {
     // a character: discord.js's 4 MB chunk took 8 MB of heap for as long as hob runs. Names
     // stay as they are; the source maps lead back to the sources (node --enable-source-maps).
     minifyWhitespace: true,
+    // Shorter forms of the same code (constant folding, \`a && b\` for \`if (a) b\`, dead branches
+    // dropped): ~3% less source for node to read, decode and compile at each start. Names are
+    // untouched (minifyIdentifiers stays off), so stack traces still name each function.
+    minifySyntax: true,
     logLevel: 'warning',
     plugins: [zodEnglishOnly],
   };

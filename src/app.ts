@@ -122,6 +122,10 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const policy = createAppPolicy(config, options.configPath, store.permissionRules);
   const { sandbox } = policy;
+  // bwrap's check starts now, as a child process beside the rest of start-up: the first
+  // answer's tool list names the sandbox's state, and a check not finished by then runs bwrap
+  // again while the event loop waits (warmUp logs it and starts the walk for secrets).
+  if (options.deferModelLoad) void sandbox.prepare();
   const scheduling = createScheduling({
     store,
     clock,

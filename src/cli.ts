@@ -167,9 +167,10 @@ storeCommand
     runStoreMigrate(config, url, flags, path);
   });
 
-// What the chat channels add (a channel's own terminal commands): the registry is light, and
-// every command but --help loads it with the config anyway.
-const { CHANNELS } = await import('./cli/channels.js');
+// What the chat channels add (a channel's own terminal commands), from the registry alone:
+// the config's reader (YAML and hob's whole schema) loads only for a command that reads it,
+// so `hob --help` does without.
+const { CHANNELS } = await import('../adapters/index.js');
 (await import('./cli/channel-commands.js')).addChannelCommands(program, CHANNELS, readConfig);
 
 /** The config named by `--config` (or found in the usual places). */

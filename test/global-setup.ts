@@ -1,7 +1,8 @@
-import { mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuiltDist } from './support/built-dist.js';
+import { CPU_FILE_ENV, type ServerCpu } from './support/file-cpu.js';
 import { SHARED_DIR_ENV, stopSharedCluster } from './support/postgres.js';
 
 /**
@@ -17,5 +18,10 @@ export default function setup(): () => void {
   ensureBuiltDist(join(import.meta.dirname, '..'));
   const shared = mkdtempSync(join(tmpdir(), 'hob-pg-run-'));
   process.env[SHARED_DIR_ENV] = shared;
-  return () => stopSharedCluster(shared);
+  return () => {
+    const { serverCpuSeconds } = stopSharedCluster(shared);
+    // For bench/test-suite.ts: the server's CPU is no test process's (pg_ctl detaches it).
+    const cpuFile = process.env[CPU_FILE_ENV];
+    if (cpuFile && serverCpuSeconds !== undefined) appendFileSync(cpuFile, `${JSON.stringify({ postgresServer: serverCpuSeconds } satisfies ServerCpu)}\n`);
+  };
 }

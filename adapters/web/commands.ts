@@ -6,8 +6,11 @@
 import { UserFacingError } from '../../src/core/errors.js';
 import type { ChannelChatCommand, ChannelCli } from '../../src/gateway/channel-module.js';
 import type { WebConfig } from './config.js';
-import { withIdentities } from './identities.js';
-import { describeLink, signInLink } from './links.js';
+
+// web.db (and with it better-sqlite3) opens only when a command runs: the registry holds these
+// commands, and every hob command, `hob start` first, loads the registry before anything else.
+const identities = () => import('./identities.js');
+const links = () => import('./links.js');
 
 function configured(config: WebConfig | undefined): WebConfig {
   if (!config) throw new UserFacingError('The web chat is not configured: add a channels.web section to your config (channels: { web: { allow_from: ["you"] } }), see the README, Web.');
@@ -28,6 +31,7 @@ export const webCli: ChannelCli<WebConfig> = {
         { flags: '--name <name>', description: 'what hob calls them (default: their id, or the name they had)' },
       ],
       run: async (options, context) => {
+        const { describeLink, signInLink } = await links();
         context.out(describeLink(signInLink(configured(context.config), context.dataDir, text(options['as']), text(options['name']))));
       },
     },
@@ -42,6 +46,7 @@ export const webCli: ChannelCli<WebConfig> = {
         const config = configured(context.config);
         const userId = text(options['as']) ?? config.allow_from[0];
         if (options['all'] !== true && userId === undefined) throw new UserFacingError('Say whose sessions to end: hob web signout --as ID (or --all).');
+        const { withIdentities } = await identities();
         context.out(
           withIdentities(context.dataDir, (identities) => {
             if (options['all'] === true) return `Ended ${identities.endAllSessions()} web session(s); open pages are signed out within seconds.`;
@@ -57,6 +62,7 @@ export const webCli: ChannelCli<WebConfig> = {
       options: [],
       run: async (_options, context) => {
         configured(context.config);
+        const { withIdentities } = await identities();
         const rows = withIdentities(context.dataDir, (identities) => identities.sessions());
         if (rows.length === 0) return context.out('Nobody is signed in to the web chat.');
         for (const row of rows) context.out(`${row.userId} (${row.name}) · signed in ${when(row.createdAt)} · last used ${when(row.lastSeenAt)}`);
@@ -76,6 +82,7 @@ export function webChatCommands(config: WebConfig, context: { dataDir: string })
       run: async (args, where) => {
         if (where.chatType !== 'dm') return '/web answers with a sign-in link, so it works only in a direct chat with me.';
         try {
+          const { describeLink, signInLink } = await links();
           return describeLink(signInLink(config, context.dataDir, args.trim().split(/\s+/)[0] || undefined));
         } catch (error) {
           return error instanceof Error ? error.message : String(error);

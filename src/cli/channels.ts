@@ -1,13 +1,12 @@
 /**
- * The chat channels as the CLI hands them on: the registry (adapters/index.ts) is read here
- * and in app.ts only, and the config, `hob start`, `hob doctor` and the child processes'
+ * The chat channels as the CLI hands them on: the registry (adapters/index.ts) is read here,
+ * in app.ts and by cli.ts for the channels' terminal commands, and the config, `hob start`, `hob doctor` and the child processes'
  * environment learn of the channels through these helpers.
  */
 import { CHANNELS } from '../../adapters/index.js';
 import { loadConfig, parseConfig, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import type { ChannelChatCommand, ChannelModule } from '../gateway/channel-module.js';
-import { COMMAND_NAMES } from '../gateway/commands.js';
 
 export { CHANNELS };
 
@@ -35,18 +34,6 @@ export function configuredChannels(config: HobConfig, channels: readonly Channel
 /** The chat commands the configured channels bring (answered on every platform). */
 export function channelChatCommands(config: HobConfig): ChannelChatCommand[] {
   return configuredChannels(config).flatMap(({ module, section }) => module.chatCommands?.(section, { dataDir: config.data_dir }) ?? []);
-}
-
-/**
- * A sentence for each chat command a configured channel brings under the name of one of hob's
- * own: hob answers its own, so the channel's is never reached. `hob start` prints them.
- */
-export function shadowedChatCommands(config: HobConfig, channels: readonly ChannelModule[] = CHANNELS): string[] {
-  return configuredChannels(config, channels).flatMap(({ module, section }) =>
-    (module.chatCommands?.(section, { dataDir: config.data_dir }) ?? [])
-      .filter((command) => COMMAND_NAMES.has(command.command))
-      .map((command) => `${module.label}'s chat command /${command.command} is hidden by hob's own /${command.command}, which answers instead; the channel needs to name it differently.`),
-  );
 }
 
 /** How people name a platform ("Telegram"), for the system prompt; undefined for one no channel registers. */

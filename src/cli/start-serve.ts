@@ -16,7 +16,8 @@ import { postgresUrl } from '../store/open.js';
 import { sharedDecisionsOf } from '../store/postgres/shared-decisions.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
-import { channelChatCommands, configuredChannels, shadowedChatCommands } from './channels.js';
+import { channelChatCommands, configuredChannels } from './channels.js';
+import { shadowedChatCommands } from './shadowed-commands.js';
 import { startHealth } from './health.js';
 import type { HealthServer } from '../gateway/health.js';
 import type { HobConfig } from '../config/schema.js';
@@ -54,7 +55,13 @@ export async function serve({ config, configPath, logger, adapters, release }: S
       process.stderr.write(`${sentence}\n`);
     }
     const gate = (gateway = adapters.length ? createGateway(built, adapters) : undefined);
+    const chatHere = config.channels.console.enabled && (process.stdin.isTTY || !gate);
+    let stopped: Promise<void> | undefined;
     if (gate) {
+      // bwrap's check (started with the app, beside the rest) is in before the first message
+      // runs: that run's tool list names the sandbox's state, and would otherwise run bwrap a
+      // second time while the event loop waits on it.
+      await built.sandbox.prepare();
       await gate.start();
       built.scheduling.setOwnerCheck((platform, userId) => gate.access.isOwner(platform, userId));
       scheduler = built.scheduling.startRunner({ kick: drainer(gate.delivery, built.store.outbox), engine: (key) => built.engine(key), logger: built.logger, fault: schedulerFault(), runner: built.cluster, isTrusted: (platform, userId) => platform === 'console' || gate.access.isAllowedUser(platform, userId) });
@@ -64,9 +71,12 @@ export async function serve({ config, configPath, logger, adapters, release }: S
       health = await startHealth(config, adapters, built.logger);
       const names = adapters.map((adapter) => `${adapter.platform}${adapter.botName ? ` as @${adapter.botName}` : ''}${adapter.url ? ` at ${adapter.url}` : ''}`).join(', ');
       const healthAt = health ? ` Health: http://${config.health?.host}:${health.address.port}/healthz.` : '';
+      // Listening before the line is out: whoever reads it may send SIGTERM at once, and a
+      // signal before the listener killed hob without closing the store or flushing the log.
+      if (!chatHere) stopped = untilSignal();
       process.stderr.write(`hob is running on ${names}.${healthAt} Press Ctrl-C to stop.\n`);
     }
-    if (config.channels.console.enabled && (process.stdin.isTTY || !gate)) {
+    if (chatHere) {
       // Reminders made in the terminal arrive in it (through the outbox, like any chat's).
       const delivery = gate?.delivery ?? new Delivery(built.store.outbox, systemClock, built.logger);
       delivery.register(consoleOutlet());
@@ -88,8 +98,8 @@ export async function serve({ config, configPath, logger, adapters, release }: S
         archive: built.store.archive,
         tasks: built.delegation.tasks,
       });
-    } else if (gate) {
-      await untilSignal();
+    } else if (stopped) {
+      await stopped;
     }
   } finally {
     // A balancer stops sending here first.

@@ -148,7 +148,9 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
 
   const raw = dropNulls(doc.toJS({ maxAliasCount: 100 }) ?? {}, []);
   const { value: data, problems: referenceProblems } = interpolateEnv(raw, env);
-  const result = schema.safeParse(data, { error: expectedPhrase });
+  // Without zod's fast path: it compiles a parser for each object schema on its first parse
+  // (\`new Function\`), which a config read once per process never earns back.
+  const result = schema.safeParse(data, { error: expectedPhrase, jitless: true });
   const problems: PathProblem[] = [...referenceProblems];
   if (!result.success) {
     for (const problem of problemsFromIssues(result.error.issues, schema, data, raw)) {

@@ -76,8 +76,9 @@ export function toParams(
     .filter((message) => message.content.length > 0);
   const tools = request.tools.map(toTool);
   if (caching) {
+    // A copy: the wire forms are shared by every request (toTool).
     const lastTool = tools.at(-1);
-    if (lastTool) lastTool.cache_control = ephemeral;
+    if (lastTool) tools[tools.length - 1] = { ...lastTool, cache_control: ephemeral };
     // A rolling breakpoint on the newest block caches the conversation so far: each step of
     // a tool loop re-reads the history at cache price instead of full input price.
     const lastBlock = messages.at(-1)?.content.at(-1);
@@ -128,6 +129,14 @@ export function asObject(input: unknown): Record<string, unknown> {
   return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : { value: input };
 }
 
+/** Specs are never changed in place: each becomes its wire form once (every request sends them all). */
+const wireTools = new WeakMap<ToolSpec, Anthropic.Tool>();
+
 function toTool(spec: ToolSpec): Anthropic.Tool {
-  return { name: spec.name, description: spec.description, input_schema: { ...spec.inputSchema, type: 'object' } };
+  let tool = wireTools.get(spec);
+  if (!tool) {
+    tool = { name: spec.name, description: spec.description, input_schema: { ...spec.inputSchema, type: 'object' } };
+    wireTools.set(spec, tool);
+  }
+  return tool;
 }

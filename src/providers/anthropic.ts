@@ -6,6 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
 import { asObject, ThinkingMemory, toParams, type WireBlock } from './anthropic-wire.js';
+import { leanFetch } from '../core/lean-fetch.js';
 import { abortedError, parseToolInput, toProviderError, truncatedStreamError } from './error-mapping.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason } from './types.js';
 
@@ -16,6 +17,7 @@ export type AnthropicProviderOptions = {
   model: string;
   /** Marks the system prompt, the last tool and the newest message as cache breakpoints. */
   promptCaching?: boolean;
+  /** How requests are made: core/lean-fetch.ts's, or a fetch a test passes (given text bodies as bytes). */
   fetch?: typeof globalThis.fetch;
 };
 
@@ -29,7 +31,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     // Explicit, so neither ANTHROPIC_BASE_URL nor an SDK profile silently redirects hob.
     baseURL: options.baseUrl ?? 'https://api.anthropic.com',
     maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: leanFetch(options.fetch),
   });
   const thinking = new ThinkingMemory();
 

@@ -4,7 +4,6 @@
  * @anthropic-ai/sdk alone takes ~250 ms to load.
  */
 import { ProviderError } from '../core/errors.js';
-import { bytesBodyFetch } from './bytes-body.js';
 import { withFallback, withModel } from './fallback.js';
 import { withRetries, type RetryOptions } from './retry.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest } from './types.js';
@@ -78,7 +77,7 @@ export function createProvider(settings: ProviderSettings, deps: ProviderDeps = 
 }
 
 async function loadClient(settings: ProviderSettings, deps: ProviderDeps): Promise<ProviderClient> {
-  const common = { apiKey: settings.apiKey, baseUrl: settings.baseUrl, model: settings.name, fetch: bytesBodyFetch(deps.fetch) };
+  const common = { apiKey: settings.apiKey, baseUrl: settings.baseUrl, model: settings.name, fetch: deps.fetch };
   switch (settings.provider) {
     case 'anthropic': {
       const { createAnthropicProvider } = await import('./anthropic.js');

@@ -6,6 +6,7 @@
 import OpenAI from 'openai';
 import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
+import { leanFetch } from '../core/lean-fetch.js';
 import { abortedError, parseToolInput, toProviderError } from './error-mapping.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason, ToolSpec } from './types.js';
 
@@ -18,6 +19,7 @@ export type OpenAIProviderOptions = {
   /** Base URL including the version path, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
   baseUrl?: string;
   model: string;
+  /** How requests are made: core/lean-fetch.ts's, or a fetch a test passes (given text bodies as bytes). */
   fetch?: typeof globalThis.fetch;
   /**
    * Which field carries the output limit. Default: `max_completion_tokens` on api.openai.com
@@ -33,7 +35,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ProviderCl
   const baseURL = options.baseUrl ?? OFFICIAL_BASE_URL;
   const maxTokensField = options.maxTokensField ?? (hostOf(baseURL) === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
   // Retries are ours (retry.ts), so the SDK must never retry on its own.
-  const sdk = new CompatibleOpenAI({ apiKey: options.apiKey, baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const sdk = new CompatibleOpenAI({ apiKey: options.apiKey, baseURL, maxRetries: 0, fetch: leanFetch(options.fetch) });
 
   return {
     provider: 'openai',

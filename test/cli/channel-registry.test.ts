@@ -5,13 +5,16 @@
  * platform from the config.
  */
 import '../support/env.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../adapters/index.js';
 import { addChannelCommands } from '../../src/cli/channel-commands.js';
-import { channelSecretEnv, configuredChannels, parseHobConfig, shadowedChatCommands } from '../../src/cli/channels.js';
+import { channelSecretEnv, configuredChannels, parseHobConfig } from '../../src/cli/channels.js';
+import { shadowedChatCommands } from '../../src/cli/shadowed-commands.js';
 import { runPairing } from '../../src/cli/pairing.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { ChannelModule } from '../../src/gateway/channel-module.js';
@@ -49,6 +52,19 @@ describe('the channel registry', () => {
 });
 
 describe("a channel's terminal commands", () => {
+  it('are listed by `hob --help` of the built CLI, which reads no config for it', () => {
+    // A config that does not parse: --help must not read it (it takes the commands from the registry alone).
+    const dir = tempDir();
+    const broken = join(dir, 'config.yaml');
+    writeFileSync(broken, 'model: [not, a, map\n');
+    const help = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/cli.js'), '--config', broken, '--help'], { encoding: 'utf8', timeout: 30_000 });
+    expect(help.status).toBe(0);
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const listed = CHANNELS.filter((channel) => channel.cli);
+    expect(listed.length).toBeGreaterThan(0);
+    for (const { cli } of listed) if (cli) expect(help.stdout).toMatch(new RegExp(`^  ${escape(cli.command)} +${escape(cli.description.slice(0, 20))}`, 'm'));
+  });
+
   it('runs a subcommand with its options and the channel\'s own config section', async () => {
     const runs: unknown[] = [];
     const demo: ChannelModule<{ greeting: string }> = {

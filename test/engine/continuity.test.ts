@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { countTokens } from 'gpt-tokenizer';
+// cl100k_base: a real tokenizer at half the import cost of the default (o200k_base), counts within a few percent.
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { systemClock } from '../../src/core/clock.js';

@@ -67,8 +67,11 @@ export type AnthropicScript = Common &
     | { errorMidStream: true; text?: string }
     /** 400 invalid_request_error "prompt is too long: 210000 tokens > 200000 maximum". */
     | { promptTooLong: true }
-    /** Starts the stream (optionally with some text) and never finishes it. */
-    | { hang: true; text?: string }
+    /**
+     * Starts the stream (optionally with some text, in `chunks` pieces `chunkDelayMs` apart)
+     * and never finishes it: a model still writing when hob is killed.
+     */
+    | { hang: true; text?: string; chunks?: number; chunkDelayMs?: number }
   );
 
 /** The request body fields tests look at (the fake keeps the whole parsed JSON). */
@@ -185,7 +188,10 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
   if ('hang' in script) {
     if (script.text) {
       event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: script.text } });
+      for (const [n, piece] of splitText(script.text, script.chunks ?? 1).entries()) {
+        if (n > 0 && script.chunkDelayMs) await sleep(script.chunkDelayMs);
+        event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+      }
     }
     return hangUntilClosed(res);
   }

@@ -57,6 +57,33 @@ function sharedServers(): Promise<{ registry: ToolRegistry; root: string }> {
   return shared;
 }
 
+/**
+ * The tests that shorten a call's time limit, kill a server or start one that cannot come up
+ * share one more manager, started once for the file: server-everything with a 1-second call
+ * limit and a 1-second restart backoff (long enough to see the gap after a kill), beside a
+ * "server" that exits at once. What start() and describe() showed is kept for the test about
+ * starting, whichever test started them.
+ */
+let own: Promise<{ manager: McpManager; registry: ToolRegistry; listedBeforeStart: boolean; describedAtStart: string }> | undefined;
+function ownServers() {
+  own ??= (async () => {
+    const { manager, registry } = manage(
+      {
+        broken: { command: process.execPath, args: ['-e', 'process.exit(3)'], env: {}, enabled: true },
+        everything: { ...everythingServer(), timeout_seconds: 1 },
+      },
+      1_000,
+      sharedManagers,
+    );
+    const started = manager.start();
+    // start() hands back at once: nothing is listed yet.
+    const listedBeforeStart = registry.names().some((name) => name.startsWith('mcp__everything__'));
+    await started;
+    return { manager, registry, listedBeforeStart, describedAtStart: manager.describe() };
+  })();
+  return own;
+}
+
 /** The real permission checker in default mode, over a temp workspace. */
 function defaultPermissions(workspace: string) {
   const checker = createPermissionChecker(
@@ -132,8 +159,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('stops waiting for a call after the server\'s time limit and tells the model', async () => {
-    const { manager, registry } = manage({ everything: { ...everythingServer(), timeout_seconds: 1 } });
-    await manager.start();
+    const { registry } = await ownServers();
     const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 20, steps: 2 } }] }, { text: 'ok' }]);
     const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
     expect(toolResults(events)).toMatchObject([{ isError: true, content: expect.stringMatching(/did not answer within 1 s/) }]);
@@ -182,10 +208,10 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('answers "unavailable" while a killed server restarts, then works again', async () => {
-    // A restart backoff long enough to see the gap.
-    const { manager, registry } = manage({ everything: everythingServer() }, 1_000);
-    await manager.start();
+    // A restart backoff long enough to see the gap (ownServers: 1 s).
+    const { manager, registry } = await ownServers();
     const server = manager.get('everything');
+    const restartsBefore = server?.restarts ?? 0;
     const pid = server?.pid;
     expect(pid).toBeTypeOf('number');
     process.kill(pid as number, 'SIGKILL');
@@ -199,24 +225,18 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
 
     await vi.waitFor(() => expect(server?.state).toBe('ready'), { timeout: 15_000, interval: 20 });
     expect(server?.pid).not.toBe(pid);
-    expect(server?.restarts).toBe(1);
+    expect(server?.restarts).toBe(restartsBefore + 1);
     const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__echo', input: { message: 'back' } }] }, { text: 'ok' }]);
     const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
     expect(toolResults(events)).toMatchObject([{ content: 'Echo: back', isError: false }]);
   });
 
   it('reports a server that fails to start, skips it, and does not hold back the others', async () => {
-    const { manager, registry } = manage({
-      broken: { command: process.execPath, args: ['-e', 'process.exit(3)'], env: {}, enabled: true },
-      everything: everythingServer(),
-    });
-    const started = manager.start();
-    // start() hands back at once: nothing is listed yet.
-    expect(registry.names().some((name) => name.startsWith('mcp__everything__'))).toBe(false);
-    await started;
+    const { manager, registry, listedBeforeStart, describedAtStart } = await ownServers();
+    expect(listedBeforeStart).toBe(false);
     expect(manager.get('broken')?.state).toBe('failed');
-    expect(manager.describe()).toMatch(/broken \(stdio\): failed — /);
-    expect(manager.describe()).toMatch(/everything \(stdio\): ready\n {2}tools: .*echo/);
+    expect(describedAtStart).toMatch(/broken \(stdio\): failed — /);
+    expect(describedAtStart).toMatch(/everything \(stdio\): ready\n {2}tools: .*echo/);
     expect(registry.names().some((name) => name.startsWith('mcp__broken__'))).toBe(false);
     expect(registry.names()).toContain('mcp__everything__echo');
   });

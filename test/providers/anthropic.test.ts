@@ -1,4 +1,5 @@
 import '../support/env.js';
+import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAbortError, PromptTooLongError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/messages.js';
@@ -215,6 +216,17 @@ describe('anthropic provider: failures arrive as one error event', () => {
       throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
     };
     const offline = createAnthropicProvider({ apiKey: 'k', baseUrl: fake.baseUrl, model: 'm', fetch: refused });
+    const failure = errorOf(await collect(offline.stream(request('hi'), signal)));
+    expect(failure.error.retryable).toBe(true);
+    expect(failure.error.message).toMatch(/connection/i);
+  });
+
+  it('a port nobody listens on is a retryable connection error (hob\'s own request path, not fetch)', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as net.AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const offline = createAnthropicProvider({ apiKey: 'k', baseUrl: `http://127.0.0.1:${port}`, model: 'm' });
     const failure = errorOf(await collect(offline.stream(request('hi'), signal)));
     expect(failure.error.retryable).toBe(true);
     expect(failure.error.message).toMatch(/connection/i);

@@ -6,7 +6,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai.js';
 import { collect, request, textOf } from './collect.js';
 
 /**
- * hob hands the SDKs' JSON to fetch as UTF-8 bytes rather than as a string (bytes-body.ts):
+ * hob hands the SDKs' JSON to fetch as UTF-8 bytes rather than as a string (src/core/lean-fetch.ts):
  * what the model reads must stay exactly what the person wrote, in any script, at any length.
  */
 const WRITTEN = `Grüße — 你好, ${'мир 👋🏽 '.repeat(12_000)}done`;

@@ -106,3 +106,13 @@ export function unsettled(dir: string): number {
     db.close();
   }
 }
+
+/** Whether a hob in `dir` recorded a live message in this chat that the platform accepted (its id known) and that is still to settle. */
+export function liveMessageRecorded(dir: string, chatId: string): boolean {
+  const db = new Database(join(dir, 'data', 'hob.db'), { readonly: true });
+  try {
+    return db.prepare("SELECT 1 FROM outbox WHERE status = 'live' AND chat_id = ? AND platform_message_id IS NOT NULL").get(chatId) !== undefined;
+  } finally {
+    db.close();
+  }
+}

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 
+/** The run's folder (test/global-setup.ts; test/support/postgres.ts's SHARED_DIR_ENV, not imported: it loads pg). */
+const RUN_DIR_ENV = 'HOB_TEST_POSTGRES_DIR';
+
 let template: string | undefined;
 
 /**
@@ -16,8 +19,11 @@ let template: string | undefined;
 export function migratedDbFile(path: string): string {
   if (existsSync(path)) return path;
   if (template === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'hob-db-template-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    // In the run's folder, which the global teardown removes: a worker is ended by vitest
+    // without an 'exit' event, so a folder of its own was left in the temp dir after each run.
+    const runDir = process.env[RUN_DIR_ENV];
+    const dir = mkdtempSync(join(runDir && existsSync(runDir) ? runDir : tmpdir(), 'hob-db-template-'));
+    if (!runDir) process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'hob.db');
     // close() checkpoints the write-ahead log into the file: the copy is whole on its own.
     openDatabase(file).close();

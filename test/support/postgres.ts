@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import pg from 'pg';
 import type { PostgresBridge } from '../../src/store/postgres/bridge.js';
+import { procCpu } from './file-cpu.js';
 
 /** Where the run's shared cluster is coordinated (set by test/global-setup.ts). */
 export const SHARED_DIR_ENV = 'HOB_TEST_POSTGRES_DIR';
@@ -256,14 +257,34 @@ function privateCluster(): Promise<Cluster> {
  * After the run (test/global-setup.ts): stops the shared cluster if a test started one, also
  * one still starting (its test gave up waiting): removing its folder keeps it from coming up.
  */
-export function stopSharedCluster(shared: string): void {
+export function stopSharedCluster(shared: string): { serverCpuSeconds?: number } {
   const info = join(shared, 'cluster.json');
   const starting = join(shared, 'starting.txt');
   try {
-    if (existsSync(info)) stopCluster(JSON.parse(readFileSync(info, 'utf8')) as Cluster);
-    else if (existsSync(starting)) stopCluster({ dir: readFileSync(starting, 'utf8') }, { quiet: true });
+    if (existsSync(info)) {
+      const cluster = JSON.parse(readFileSync(info, 'utf8')) as Cluster;
+      const serverCpuSeconds = serverCpu(cluster.dir);
+      stopCluster(cluster);
+      return { serverCpuSeconds };
+    }
+    if (existsSync(starting)) stopCluster({ dir: readFileSync(starting, 'utf8') }, { quiet: true });
+    return {};
   } finally {
     rmSync(shared, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The CPU seconds the server used so far: the postmaster's own and its exited backends' (it
+ * reaps them). pg_ctl starts it detached, so no test process counts it; Linux only.
+ */
+function serverCpu(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const cpu = procCpu(pid);
+    return cpu && cpu.user + cpu.system + cpu.childrenUser + cpu.childrenSystem;
+  } catch {
+    return undefined;
   }
 }
 

@@ -146,10 +146,9 @@ describe.skipIf(!hasFfmpeg)(`a voice note converted with ffmpeg${hasFfmpeg ? '' 
   });
 
   it('sends only the sound of a video note', async () => {
-    const video = join(inbox.inbox, 'round.mp4');
-    ffmpeg('-f', 'lavfi', '-i', 'color=c=blue:s=240x240:d=1.5', '-i', fixture('voice-note.m4a'), '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'copy', video);
+    const { path: video, savedAs } = inbox.save('video-note.mp4', 'round.mp4');
     const notes = await voiceNotes(openaiFormats);
-    heard(await notes.hear({ path: video, savedAs: 'inbox/round.mp4', hasVideo: true }));
+    heard(await notes.hear({ path: video, savedAs, hasVideo: true }));
     expect(fake?.requests[0]).toMatchObject({ fileName: 'voice.mp3', container: 'mp3' });
     expect(fake?.requests[0]?.bytes).toBeLessThan(readFileSync(video).length);
   });

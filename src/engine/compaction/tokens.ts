@@ -177,9 +177,25 @@ function estimateToolsBoth(tools: readonly ToolSpec[]): Estimate {
   return total;
 }
 
+/**
+ * The system prompts estimated last. A request's prompt is sized before it is sent and again
+ * when its count comes back, and a tool loop sends the same one each step: each is read once.
+ */
+const systemMemo = new Map<string, Estimate>();
+const SYSTEM_MEMO_SIZE = 16;
+
+function estimateSystem(system: string): Estimate {
+  const known = systemMemo.get(system);
+  if (known) return known;
+  const estimate = textEstimate(system);
+  if (systemMemo.size >= SYSTEM_MEMO_SIZE) systemMemo.delete(systemMemo.keys().next().value as string);
+  systemMemo.set(system, estimate);
+  return estimate;
+}
+
 /** Both raw estimates of a whole prompt, before calibration. */
 export function estimateBoth(prompt: PromptParts): Estimate {
-  return add(add(textEstimate(prompt.system), estimateToolsBoth(prompt.tools)), estimateMessagesBoth(prompt.messages));
+  return add(add(estimateSystem(prompt.system), estimateToolsBoth(prompt.tools)), estimateMessagesBoth(prompt.messages));
 }
 
 /** The raw `pieces` estimate of a whole prompt, before calibration. */

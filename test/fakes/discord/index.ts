@@ -4,7 +4,7 @@ import { Waiters } from '../waiters.js';
 import { FakeGateway, shardOf } from './gateway.js';
 import { guildCreate, guildIdOnShard, type FakeGuild } from './guilds.js';
 import { handleRest, type RestHost } from './rest.js';
-import { MessageBuckets, newHold, NonceMemory, type Hold } from './limits.js';
+import { MessageBuckets, newHold, NonceMemory, type Hold, type HoldOptions } from './limits.js';
 import {
   APP_ID, BOT_ID, BOT_ROLE_ID, GENERAL_ID, GUILD_ID, memberObject, messageObject, snowflake, userObject,
   type Channel, type FakePerson, type Interaction, type Json, type Notice, type RestCall, type StoredMessage,
@@ -224,10 +224,11 @@ export class FakeDiscord implements RestHost {
   /**
    * The next request whose `METHOD /path` matches is carried out (a message is in the
    * channel) but its answer is held back until `release` (or forever): as when hob dies
-   * before it hears from Discord.
+   * before it hears from Discord. `options` narrow it to a body and can hold it before it is
+   * carried out (see HoldOptions).
    */
-  holdNext(pattern: RegExp): Hold {
-    const hold = newHold(pattern);
+  holdNext(pattern: RegExp, options: HoldOptions = {}): Hold {
+    const hold = newHold(pattern, options);
     this.holds.push(hold);
     return hold;
   }

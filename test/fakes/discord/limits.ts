@@ -2,6 +2,7 @@
  * What makes the fake Discord as strict as the real one about sending messages: the
  * per-channel rate limit buckets, `enforce_nonce`, and (for crash tests) answers held back.
  */
+import type { Json } from './world.js';
 
 /**
  * Discord's message buckets: in each channel, 5 messages created per 5 s and 5 edited per
@@ -59,17 +60,36 @@ export class NonceMemory {
   }
 }
 
-/** A request the fake carried out but whose answer it holds back until `release` (or forever). */
-export type Hold = { pattern: RegExp; arrived: Promise<void>; released: Promise<void>; markArrived(): void; release(): void };
+/** Which request `holdNext` holds, beyond its `METHOD /path`, and whether it is carried out first. */
+export type HoldOptions = {
+  /** Only a request whose JSON body passes this is held. */
+  when?: (body: Json) => boolean;
+  /**
+   * false: held before it is carried out, so the channel does not change until `release`: as
+   * a request still on its way when hob died. Default true (carried out, answer held).
+   */
+  carriedOut?: boolean;
+};
 
-export function newHold(pattern: RegExp): Hold {
+/** A request the fake carried out (or not yet: `carriedOut`) whose answer it holds back until `release` (or forever). */
+export type Hold = { pattern: RegExp; when?: (body: Json) => boolean; carriedOut: boolean; arrived: Promise<void>; released: Promise<void>; markArrived(): void; release(): void };
+
+export function newHold(pattern: RegExp, options: HoldOptions = {}): Hold {
   let arrived: () => void = () => undefined;
   let release: () => void = () => undefined;
   return {
     pattern,
+    when: options.when,
+    carriedOut: options.carriedOut ?? true,
     arrived: new Promise<void>((resolve) => (arrived = resolve)),
     released: new Promise<void>((resolve) => (release = resolve)),
     markArrived: () => arrived(),
     release: () => release(),
   };
+}
+
+/** Takes the first hold for this request (carried out first or not) out of `holds`. */
+export function takeHold(holds: Hold[], request: string, body: Json, carriedOut: boolean): Hold | undefined {
+  const index = holds.findIndex((hold) => hold.carriedOut === carriedOut && hold.pattern.test(request) && (hold.when?.(body) ?? true));
+  return index < 0 ? undefined : holds.splice(index, 1)[0];
 }

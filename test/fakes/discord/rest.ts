@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { parseRequestBody } from '../telegram/request-body.js';
-import type { Hold, MessageBuckets, NonceMemory } from './limits.js';
+import { takeHold, type Hold, type MessageBuckets, type NonceMemory } from './limits.js';
 import {
   APP_ID, messageObject, pingsOf, snowflake, userObject,
   type Channel, type FakePerson, type Interaction, type Json, type Notice, type RestCall, type StoredMessage,
@@ -66,8 +66,7 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
     call.status = status;
     fake.changed();
     // Only a request that was carried out is held (a refused one is answered at once).
-    const heldAt = status < 400 ? fake.holds.findIndex((entry) => entry.pattern.test(`${method} ${call.path}`)) : -1;
-    const hold = heldAt >= 0 ? fake.holds.splice(heldAt, 1)[0] : undefined;
+    const hold = status < 400 ? takeHold(fake.holds, `${method} ${call.path}`, body, true) : undefined;
     if (!hold) return json(res, status, payload, extraHeaders);
     hold.markArrived();
     void hold.released.then(() => json(res, status, payload, extraHeaders));
@@ -79,6 +78,11 @@ export async function handleRest(fake: RestHost, req: http.IncomingMessage, res:
     res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(retryAfter), 'x-ratelimit-scope': 'user' });
     res.end(JSON.stringify({ message: 'You are being rate limited.', retry_after: retryAfter, global: false }));
     return fake.changed();
+  }
+  const unheard = takeHold(fake.holds, `${method} ${call.path}`, body, false);
+  if (unheard) {
+    unheard.markArrived();
+    await unheard.released;
   }
   const isInteraction = /^\/(interactions|webhooks)\//.test(call.path);
   if (!isInteraction && req.headers.authorization !== `Bot ${fake.token}`) return answer(401, { message: '401: Unauthorized', code: 0 });

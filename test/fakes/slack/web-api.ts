@@ -62,6 +62,19 @@ type Handler = (params: Record<string, unknown>, token: string | undefined) => R
 /** A call whose answer the fake holds back (see `holdNext`). */
 export type Hold = { arrived: Promise<void>; released: Promise<void>; markArrived(): void; release(): void };
 
+/** Which call `holdNext` holds, and whether it is carried out first. */
+export type HoldOptions = {
+  /** Only a call whose parameters pass this is held (default: the next call of the method). */
+  when?: (params: Record<string, unknown>) => boolean;
+  /**
+   * false: held before it is carried out, so the workspace does not change until `release`:
+   * as a request still on its way when hob died. Default true (carried out, answer held).
+   */
+  carriedOut?: boolean;
+};
+
+type PendingHold = Hold & Required<Pick<HoldOptions, 'carriedOut'>> & Pick<HoldOptions, 'when'>;
+
 /**
  * The Slack Web API methods hob uses, over HTTP on 127.0.0.1: always HTTP 200 with
  * `{ok, ...}` (Slack's way) except a scripted 429 with Retry-After. Keeps the workspace's
@@ -90,10 +103,10 @@ export class FakeWebApi {
    * Socket Mode URL it opens carries, so a test knows which process a connection is.
    */
   readonly labelledAppTokens = new Map<string, string>();
-  private readonly failures = new Map<string, Failure[]>();
+  private readonly failures = new Map<string, { failure: Failure; when?: (params: Record<string, unknown>) => boolean }[]>();
   private readonly refusals = new Map<string, string>();
   private readonly server = http.createServer((req, res) => void this.handle(req, res));
-  private readonly holds = new Map<string, Hold[]>();
+  private readonly holds = new Map<string, PendingHold[]>();
   /** chat.update calls in the last minute (Tier 3: Slack answers 429 past `updatesPerMinute`). */
   private readonly updates: number[] = [];
   /** Tier 3's allowance for chat.update, per app and workspace. */
@@ -125,26 +138,36 @@ export class FakeWebApi {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  /** The next call of `method` fails so (once per entry). */
-  failNext(method: string, failure: Failure): void {
-    this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
+  /** The next call of `method` (that `when` accepts, if given) fails so (once per entry). */
+  failNext(method: string, failure: Failure, when?: (params: Record<string, unknown>) => boolean): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), { failure, when }]);
   }
 
   /**
-   * The next call of `method` is carried out (its message is in the workspace) but its answer
-   * is held back until `release` (or forever): as when hob dies before hearing from Slack.
+   * The next call of `method` (that `when` accepts) is carried out (its message is in the
+   * workspace) but its answer is held back until `release` (or forever): as when hob dies
+   * before hearing from Slack. With `carriedOut: false` it is held before it is carried out.
    */
-  holdNext(method: string): Hold {
+  holdNext(method: string, options: HoldOptions = {}): Hold {
     let arrived: () => void = () => undefined;
     let release: () => void = () => undefined;
-    const hold: Hold = {
+    const hold: PendingHold = {
       arrived: new Promise<void>((resolve) => (arrived = resolve)),
       released: new Promise<void>((resolve) => (release = resolve)),
       markArrived: () => arrived(),
       release: () => release(),
+      when: options.when,
+      carriedOut: options.carriedOut ?? true,
     };
     this.holds.set(method, [...(this.holds.get(method) ?? []), hold]);
     return hold;
+  }
+
+  /** Takes the first hold of `method` that is for this call (carried out first or not). */
+  private takeHold(method: string, params: Record<string, unknown>, carriedOut: boolean): PendingHold | undefined {
+    const holds = this.holds.get(method) ?? [];
+    const index = holds.findIndex((hold) => hold.carriedOut === carriedOut && (hold.when?.(params) ?? true));
+    return index < 0 ? undefined : holds.splice(index, 1)[0];
   }
 
   /** Every call of `method` fails with this Slack error (a workspace without the feature). */
@@ -250,7 +273,9 @@ export class FakeWebApi {
     const call = { method, token, params };
     this.calls.push(call);
     this.onCall?.(call);
-    const failure = this.failures.get(method)?.shift();
+    const failures = this.failures.get(method) ?? [];
+    const failing = failures.findIndex((entry) => entry.when?.(params) ?? true);
+    const failure = failing < 0 ? undefined : failures.splice(failing, 1)[0]?.failure;
     if (failure && 'status' in failure) {
       send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfterSeconds) });
       return;
@@ -271,13 +296,18 @@ export class FakeWebApi {
     if (!known) return send(200, { ok: false, error: 'invalid_auth' });
     const handler = this.handlers[method];
     if (!handler) return send(200, { ok: false, error: 'unknown_method' });
+    const unheard = this.takeHold(method, params, false);
+    if (unheard) {
+      unheard.markArrived();
+      await unheard.released;
+    }
     let answer: Record<string, unknown>;
     try {
       answer = { ok: true, ...handler(params, token) };
     } catch (error) {
       answer = { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
-    const hold = this.holds.get(method)?.shift();
+    const hold = this.takeHold(method, params, true);
     if (hold) {
       hold.markArrived();
       await hold.released;

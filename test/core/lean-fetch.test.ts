@@ -1,0 +1,104 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leanFetch } from '../../src/core/lean-fetch.js';
+
+/**
+ * The fetch model requests and a channel's REST calls go through (src/core/lean-fetch.ts):
+ * what a server receives and what the caller reads back must be what Node's fetch gives.
+ * Two plain local servers stand in for an API that moved, on two origins.
+ */
+type Seen = { method: string; url: string; body: string; headers: http.IncomingHttpHeaders };
+
+function echoServer(seen: Seen[], routes: (url: string) => { status: number; headers?: Record<string, string> } | undefined): http.Server {
+  return http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
+      const route = routes(req.url ?? '');
+      if (route) {
+        res.writeHead(route.status, route.headers);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'r1' });
+      res.end(JSON.stringify({ body }));
+    });
+  });
+}
+
+const listen = async (server: http.Server): Promise<string> => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+};
+
+const seen: Seen[] = [];
+let origin = '';
+let other = '';
+let main: http.Server;
+let moved: http.Server;
+beforeAll(async () => {
+  moved = echoServer(seen, () => undefined);
+  other = await listen(moved);
+  main = echoServer(seen, (url) => {
+    if (url === '/v1/moved') return { status: 307, headers: { location: '/v1/here' } };
+    if (url === '/v1/gone') return { status: 302, headers: { location: '/v1/here' } };
+    if (url === '/v1/elsewhere') return { status: 308, headers: { location: `${other}/v1/there` } };
+    if (url === '/v1/nothing') return { status: 204 };
+    return undefined;
+  });
+  origin = await listen(main);
+});
+afterAll(async () => {
+  await new Promise((resolve) => main.close(resolve));
+  await new Promise((resolve) => moved.close(resolve));
+});
+
+const TEXT = 'Grüße — 你好 👋🏽';
+const fetchIt = leanFetch();
+
+describe('lean fetch', () => {
+  it('sends the text as it was written, with its length, and reads the answer and its headers back', async () => {
+    seen.length = 0;
+    const response = await fetchIt(`${origin}/v1/here`, { method: 'POST', body: TEXT, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('r1');
+    expect(await response.json()).toEqual({ body: TEXT });
+    expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength(TEXT)));
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+  });
+
+  it('follows an endpoint that moved (307) with the same method and body', async () => {
+    seen.length = 0;
+    const response = await fetchIt(`${origin}/v1/moved`, { method: 'POST', body: TEXT });
+    expect(await response.json()).toEqual({ body: TEXT });
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(['POST /v1/moved', 'POST /v1/here']);
+  });
+
+  it('goes on as a GET without the body after a 302, as fetch does', async () => {
+    seen.length = 0;
+    await (await fetchIt(`${origin}/v1/gone`, { method: 'POST', body: TEXT })).text();
+    expect(seen[1]).toMatchObject({ method: 'GET', url: '/v1/here', body: '' });
+  });
+
+  it('does not carry the credentials to another origin', async () => {
+    seen.length = 0;
+    await (await fetchIt(`${origin}/v1/elsewhere`, { method: 'POST', body: TEXT, headers: { authorization: 'Bearer secret' } })).text();
+    expect(seen[0]?.headers.authorization).toBe('Bearer secret');
+    expect(seen[1]).toMatchObject({ method: 'POST', url: '/v1/there', body: TEXT });
+    expect(seen[1]?.headers.authorization).toBeUndefined();
+  });
+
+  it('gives a response without a body for 204', async () => {
+    const response = await fetchIt(`${origin}/v1/nothing`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+  });
+
+  it('rejects with the signal’s reason when the caller has already given up', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('stopped by the person'));
+    await expect(fetchIt(`${origin}/v1/here`, { method: 'POST', body: TEXT, signal: controller.signal })).rejects.toThrow('stopped by the person');
+  });
+});

@@ -5,9 +5,17 @@
  * people, and after `messages` more. Each line splits RSS into V8's heap spaces (committed),
  * what V8 counts outside its heap, and the resident memory of each mapped file and of the
  * anonymous mappings (V8's heap and malloc's arenas), read inside the process by
- * bench/memory-report.cjs. A tool for finding costs, not part of `npm run bench`:
+ * bench/memory-report.cjs. `soak` instead sends `messages` one at a time and prints one
+ * short line every 500 (RSS, heap used/committed, old space, external, anonymous mappings,
+ * and with BENCH_MEMORY_GC=1 the heap still live after a full collection), so a climb shows
+ * what it is made of. A tool for finding costs, not part of `npm run bench`:
  *
  *   node --import tsx bench/memory-where.ts [messages=600]
+ *   node --import tsx bench/memory-where.ts soak [messages=5000] [hob|floor]
+ *
+ * `BENCH_HEAPTRACK=PIPE` (soak only) preloads heaptrack's recorder into the subject, writing to
+ * PIPE (`mkfifo PIPE; heaptrack_interpret < PIPE | zstd > out.zst &`, then `heaptrack_print
+ * out.zst`): where malloc's memory (the `[heap]` mapping) goes, which V8's tools do not see.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +33,10 @@ const MB = 1024 * 1024;
 
 type Report = {
   usage: NodeJS.MemoryUsage;
+  /** Heap used after a full collection (BENCH_MEMORY_GC=1). */
+  live?: number;
+  /** Each space's use after that collection. */
+  liveSpaces?: Record<string, number>;
   spaces: Record<string, { used: number; committed: number }>;
   mappings: Record<string, number>;
 };
@@ -88,11 +100,56 @@ async function measure(subject: Subject, floorBundle: string, messages: number):
   return lines;
 }
 
-const messages = Number(process.argv[2] ?? 600);
+/** One line of the soak: what RSS is made of after `sent` messages. */
+function brief(sent: number, rss: number, { usage, spaces, mappings, live, liveSpaces }: Report): string {
+  const mb = (bytes: number) => fmt(bytes / MB);
+  const old = spaces.old_space;
+  const parts = [
+    `RSS ${mb(rss)}`,
+    `heap ${mb(usage.heapUsed)}/${mb(usage.heapTotal)}`,
+    old ? `old ${mb(old.used)}/${mb(old.committed)}` : '',
+    `external ${mb(usage.external)}`,
+    `anonymous ${mb(mappings['(anonymous)'] ?? 0)}`,
+    `[heap] ${mb(mappings['[heap]'] ?? 0)}`,
+    live === undefined ? '' : `live ${mb(live)}`,
+    liveSpaces ? `(${Object.entries(liveSpaces).filter(([, used]) => used > 256 * 1024).map(([name, used]) => `${name.replace(/_space$/, '')} ${mb(used)}`).join(', ')})` : '',
+  ];
+  return `  ${String(sent).padStart(5)}: ${parts.filter(Boolean).join(', ')} MB`;
+}
+
+async function soak(subject: Subject, floorBundle: string, messages: number): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir(`hob-memory-${subject}-`);
+  const nodeFlags = ['--require', join(import.meta.dirname, 'memory-report.cjs')];
+  const heaptrack = process.env.BENCH_HEAPTRACK;
+  // Only the subject is preloaded: the environment is read when it is spawned.
+  if (heaptrack) Object.assign(process.env, { LD_PRELOAD: '/usr/lib/heaptrack/libheaptrack_preload.so', DUMP_HEAPTRACK_OUTPUT: heaptrack });
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE, nodeFlags });
+  if (heaptrack) for (const name of ['LD_PRELOAD', 'DUMP_HEAPTRACK_OUTPUT']) delete process.env[name];
+  const pid = started.child.pid as number;
+  try {
+    await fakes.allReady(started.failed);
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, 'the running line');
+    console.log(`${subject}, soak of ${messages} (${PEOPLE * PLATFORMS.length} people, one at a time):`);
+    console.log(brief(0, residentBytes(pid) ?? Number.NaN, await report(pid)));
+    for (let sent = 0; sent < messages; sent += 500) {
+      await sendMany(fakes, sent, Math.min(500, messages - sent));
+      console.log(brief(Math.min(sent + 500, messages), residentBytes(pid) ?? Number.NaN, await report(pid)));
+    }
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const soaking = process.argv[2] === 'soak';
+const messages = Number(process.argv[soaking ? 3 : 2] ?? (soaking ? 5000 : 600));
 const dir = tempDir('hob-memory-bundle-');
 try {
   const floorBundle = await bundleFloor(dir);
-  for (const subject of ['hob', 'floor'] as const) for (const line of await measure(subject, floorBundle, messages)) console.log(line);
+  if (soaking) await soak(process.argv[4] === 'floor' ? 'floor' : 'hob', floorBundle, messages);
+  else for (const subject of ['hob', 'floor'] as const) for (const line of await measure(subject, floorBundle, messages)) console.log(line);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { tempDir } from '../test/support/engine.js';
-import { heapByConstructor } from './heap-snapshot.js';
+import { growthByHolder, heapByConstructor } from './heap-snapshot.js';
 import { residentBytes } from './hob-process.js';
 import { fmt, fmtBytes } from './stats.js';
 import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
@@ -174,7 +174,8 @@ async function main(): Promise<void> {
   const messages = mode === 'burst' ? BURST : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
-  const dir = tempDir('hob-profile-');
+  // BENCH_SNAPSHOT_DIR keeps `heap`'s two snapshots there, to read further (bench/heap-snapshot.ts).
+  const dir = process.env.BENCH_SNAPSHOT_DIR ?? tempDir('hob-profile-');
   const nodeFlags = mode === 'heap' ? [`--diagnostic-dir=${dir}`, '--heapsnapshot-signal=SIGUSR2'] : ['--inspect=127.0.0.1:0'];
   const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
   const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST, nodeFlags });
@@ -194,7 +195,10 @@ async function main(): Promise<void> {
     // Taken before the second snapshot (writing one costs memory of its own).
     const rssEnd = residentBytes(pid) ?? Number.NaN;
     lines.push(`${subject}, RSS: ${fmtBytes(rssReady)} when up, ${fmtBytes(rssWarm)} after ${WARMUP} messages, ${fmtBytes(rssEnd)} after ${WARMUP + messages}`);
-    if (warm) lines.push(...heapByConstructor(warm, await snapshot(pid, dir), TOP));
+    if (warm) {
+      const end = await snapshot(pid, dir);
+      lines.push(...heapByConstructor(warm, end, TOP), ...growthByHolder(warm, end, TOP));
+    }
     if ((mode === 'cpu' || mode === 'burst') && send) {
       const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
       if (process.env.PROFILE_SAVE) writeFileSync(process.env.PROFILE_SAVE, JSON.stringify(profile));
@@ -208,7 +212,7 @@ async function main(): Promise<void> {
   } finally {
     await hob.stop();
     await fakes.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.BENCH_SNAPSHOT_DIR) rmSync(dir, { recursive: true, force: true });
   }
   for (const line of lines) console.log(line);
 }

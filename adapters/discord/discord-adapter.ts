@@ -1,10 +1,11 @@
-import { Client, Events, GatewayIntentBits, Options, Partials, Routes, type Interaction, type Message } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials, Routes, type Interaction, type Message } from 'discord.js';
 import type {
   BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
   UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
 import { leanFetch } from '../../src/core/lean-fetch.js';
 import { stderrLoggerOf } from '../logger.js';
+import { cacheLimits } from './cache-limits.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
 import { registerCommands } from './command-menu.js';
 import { buttonPress, commandMessage } from './interactions.js';
@@ -96,13 +97,7 @@ class DiscordChannel implements DiscordAdapter {
       ...(options.shards ? { shards: options.shards.ids, shardCount: options.shards.count } : {}),
       allowedMentions: { parse: [], repliedUser: false },
       // hob reads each message once; keeping them (and presences, reactions) only costs memory.
-      makeCache: Options.cacheWithLimits({
-        ...Options.DefaultMakeCacheSettings,
-        MessageManager: 0,
-        PresenceManager: 0,
-        ReactionManager: 0,
-        GuildMemberManager: { maxSize: 200, keepOverLimit: (member) => member.id === member.client.user.id },
-      }),
+      makeCache: cacheLimits(),
     });
     // REST works before login: a restart closes old approval prompts before the channels start.
     this.client.rest.setToken(options.token);

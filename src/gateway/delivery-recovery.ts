@@ -97,10 +97,14 @@ export class DeliveryRecovery {
   /**
    * The run finished its answer but died before the outbox had it: the answer the session
    * stored, split as the channel sends it (the first part here, the rest as new rows).
+   * A live message created only as the answer finished (a stream started by its final text)
+   * came after the answer's own rows, which deliver it: that message goes. Its row and the
+   * answer can share a millisecond, so the stored answer's time alone cannot tell.
    */
   private storedAnswer(row: LiveRow): OutboundMessage | undefined {
-    const text = row.sessionKey ? this.deps.answerSince?.(row.sessionKey, row.createdAt) : undefined;
-    if (text === undefined) return undefined;
+    const session = row.sessionKey;
+    const text = session ? this.deps.answerSince?.(session, row.createdAt) : undefined;
+    if (!session || text === undefined || this.deps.outbox.answerRecordedBefore(session, row.id, row.createdAt)) return undefined;
     const limit = this.deps.adapter(row.platform)?.capabilities.maxMessageLength ?? Infinity;
     const [first, ...rest] = splitMessage(text, limit);
     const target: Target = { chatId: row.chatId, ...(row.threadId ? { threadId: row.threadId } : {}) };

@@ -70,6 +70,12 @@ export interface OutboxRepository {
   releaseLeases(now: number): void;
   /** When a row was recorded (a part of its delivery key). */
   createdAt(id: number): number | undefined;
+  /**
+   * Whether a message of the session to deliver (not a live message) was recorded at or after
+   * `since` and before row `beforeId`: an answer whose rows were recorded before the live
+   * message that was to show it (one created only as it finished) already holds that answer.
+   */
+  answerRecordedBefore(sessionKey: string, beforeId: number, since: number): boolean;
   /** Message ids hob recorded in a chat since `since`: never taken for another row's message. */
   knownIds(platform: string, chatId: string, since: number): Set<string>;
   /**

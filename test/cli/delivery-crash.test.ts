@@ -118,8 +118,11 @@ function slackBed(fake: FakeSlack, model: FakeAnthropic): CrashBed {
       const stop = fake.web.holdNext('chat.stopStream', { when: inChat(gus), carriedOut: false });
       await fake.assistantThreadStarted(gus, '1800000000.000100');
       await fake.dm(gus, 'slack: seventh question', { threadTs: '1800000000.000100' });
-      // A stream cut off mid-way (appended to after it started), the model still writing.
-      answer('slack: eighth question', { hang: true, text: 'A slow first stream of answer eight', chunks: 2, chunkDelayMs: 700 }, { text: 'Streamed answer eight, whole.' });
+      // A stream cut off mid-way (appended to after it started), the model still writing: its
+      // second chunk comes once the stream started with the first (the flush timer is late
+      // on a loaded machine, and would start it with both).
+      const streamStarted = () => fake.waitFor(() => fake.web.calls.some((call) => call.method === 'chat.startStream' && inChat(hal)(call.params)) || undefined, 20_000, 'stream eight started').catch(() => undefined);
+      answer('slack: eighth question', { hang: true, text: 'A slow first stream of answer eight', chunks: 2, nextChunk: streamStarted }, { text: 'Streamed answer eight, whole.' });
       await fake.assistantThreadStarted(hal, '1800000000.000200');
       await fake.dm(hal, 'slack: eighth question', { threadTs: '1800000000.000200' });
       // A background task: its first turn looks at the workspace, its second is cut off by the

@@ -71,7 +71,14 @@ export type AnthropicScript = Common &
      * Starts the stream (optionally with some text, in `chunks` pieces `chunkDelayMs` apart)
      * and never finishes it: a model still writing when hob is killed.
      */
-    | { hang: true; text?: string; chunks?: number; chunkDelayMs?: number }
+    | {
+        hang: true;
+        text?: string;
+        chunks?: number;
+        chunkDelayMs?: number;
+        /** Each chunk after the first is written once this settles (after `chunkDelayMs`): the model writes on when the test's state exists, however slow the machine. */
+        nextChunk?: () => Promise<unknown>;
+      }
   );
 
 /** The request body fields tests look at (the fake keeps the whole parsed JSON). */
@@ -190,6 +197,7 @@ async function answer(script: AnthropicScript, body: AnthropicRequestBody, id: s
       event(res, { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       for (const [n, piece] of splitText(script.text, script.chunks ?? 1).entries()) {
         if (n > 0 && script.chunkDelayMs) await sleep(script.chunkDelayMs);
+        if (n > 0) await script.nextChunk?.();
         event(res, { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
       }
     }

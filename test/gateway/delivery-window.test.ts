@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
+import { systemClock, type Clock } from '../../src/core/clock.js';
 import type { OutboundMessage, SendOptions, SentRef, Target } from '../../src/gateway/channel.js';
-import { Delivery } from '../../src/gateway/delivery.js';
+import { Delivery, type DeliveryOptions } from '../../src/gateway/delivery.js';
 import { createLogger } from '../../src/logger.js';
 import { openDatabase, type Db } from '../../src/store/sqlite/db.js';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
@@ -44,10 +44,10 @@ afterEach(async () => {
   for (const db of open.splice(0)) db.close();
 });
 
-function deliveryOn(path: string, channel: MemoryChannel): Delivery {
+function deliveryOn(path: string, channel: MemoryChannel, clock: Clock = systemClock, options: DeliveryOptions = {}): Delivery {
   const db = openDatabase(path);
   open.push(db);
-  const delivery = new Delivery(new SqliteOutbox(db), systemClock, logger, { retryBaseMs: 20 });
+  const delivery = new Delivery(new SqliteOutbox(db), clock, logger, { retryBaseMs: 20, ...options });
   delivery.register(channel);
   stoppers.push(delivery);
   return delivery;
@@ -68,5 +68,38 @@ describe('the delivery window after a kill', () => {
     await restarted.waitFor(() => restarted.chat('c').length > 0, 5000, 'the rest');
     const seen = [...dying.chat('c'), ...restarted.chat('c')].map((m) => m.text);
     expect(seen).toEqual(['part A', 'part B', 'part C']);
+  });
+
+  it('a kill while a live message created by the finished answer ends: the answer once, though its rows, the message and the stored answer share one millisecond', async () => {
+    const path = join(tempDir('hob-window-'), 'hob.db');
+    // Time stands still: the session stores the answer, the outbox records its row, the live
+    // message shows, all in the same millisecond.
+    const clock: Clock = { now: () => 1_800_000_000_000 };
+    const storedAt = clock.now();
+    const answerSince: DeliveryOptions['answerSince'] = (key, since) => (key === 'k' && storedAt >= since ? 'The answer.' : undefined);
+    const dying = new MemoryChannel();
+    const first = deliveryOn(path, dying, clock, { answerSince });
+    const target = { chatId: 'c', threadId: 't' };
+    const recorder = first.liveRecorder('memory', target, 'k');
+    // Nothing showed while the model wrote (a quick answer): the answer gets its own row, then
+    // the live view shows it whole (a stream started by its final text) and the process is
+    // killed before the platform ends it.
+    void first.sendAnswer('memory', target, [{ text: 'The answer.' }], 'k', {
+      liveRow: () => undefined,
+      adopt: async () => {
+        const { id } = recorder.creating('The answer.');
+        recorder.started(id, await dying.send(target, { text: 'The answer.' }));
+        return new Promise<undefined>(() => undefined);
+      },
+      decline: async () => undefined,
+    });
+    await dying.waitFor(() => dying.chat('c').length > 0, 5000, 'the live message');
+
+    // Restarted on the same chat: the live message or the answer's row, not both.
+    const delivery = deliveryOn(path, dying, clock, { answerSince });
+    delivery.releaseLeases();
+    await delivery.flush();
+    await delivery.flush();
+    expect(dying.chat('c').map((message) => message.text)).toEqual(['The answer.']);
   });
 });

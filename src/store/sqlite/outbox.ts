@@ -77,6 +77,14 @@ export class SqliteOutbox implements OutboxRepository {
   }
 
   /** Message ids hob recorded in a chat since `since`: never taken for another row's message. */
+  answerRecordedBefore(sessionKey: string, beforeId: number, since: number): boolean {
+    return (
+      this.db
+        .prepare<[string, number, number], { one: number }>("SELECT 1 one FROM outbox WHERE session_key = ? AND id < ? AND created_at >= ? AND status NOT IN ('live', 'withdrawn') LIMIT 1")
+        .get(sessionKey, beforeId, since) !== undefined
+    );
+  }
+
   knownIds(platform: string, chatId: string, since: number): Set<string> {
     const rows = this.db
       .prepare<[string, string, number], { id: string }>('SELECT platform_message_id id FROM outbox WHERE platform = ? AND chat_id = ? AND platform_message_id IS NOT NULL AND created_at >= ?')

@@ -88,10 +88,16 @@ export function deliveryContract(factory: StoreFactory): void {
       store.outbox.setLiveAnswer(live, text('the answer'));
       store.outbox.withdrawLive(gone);
       expect(store.outbox.liveRows()).toEqual([{ id: live, platform: 'telegram', chatId: '42', threadId: null, sessionKey: 'k', platformMessageId: '777', preview: 'Thinking…', createdAt: now, answer: text('the answer') }]);
+      // An answer's row recorded before a live message of its session (in the same ms) holds the answer; live rows never do.
+      const answerRow = store.outbox.add({ platform: 'telegram', chatId: '42', sessionKey: 'k', message: text('the answer'), now });
+      const later = store.outbox.addLive({ platform: 'telegram', chatId: '42', sessionKey: 'k', preview: 'the answer', now });
+      expect([store.outbox.answerRecordedBefore('k', later, now), store.outbox.answerRecordedBefore('k', answerRow, now), store.outbox.answerRecordedBefore('k', later, now + 1), store.outbox.answerRecordedBefore('other', later, now)]).toEqual([true, false, false, false]);
+      store.outbox.withdrawLive(later);
+      store.outbox.cancel(answerRow, 'not this test');
       store.outbox.liveToPending(live, now, now + 1000);
       expect(store.outbox.liveRows()).toEqual([]);
       expect(store.outbox.due(now + 1000).map((row) => [row.id, row.message])).toEqual([[live, text('the answer')]]);
-      expect(store.outbox.counts()).toEqual({ pending: 1, sent: 0, failed: 0, live: 0, withdrawn: 1 });
+      expect(store.outbox.counts()).toEqual({ pending: 1, sent: 0, failed: 1, live: 0, withdrawn: 2 });
     });
   });
 

@@ -71,6 +71,10 @@ export class PostgresOutbox implements OutboxRepository {
     return this.sql.get<{ created_at: number }>('SELECT created_at FROM outbox WHERE id = ?', id)?.created_at;
   }
 
+  answerRecordedBefore(sessionKey: string, beforeId: number, since: number): boolean {
+    return this.sql.get<{ one: number }>("SELECT 1 one FROM outbox WHERE session_key = ? AND id < ? AND created_at >= ? AND status NOT IN ('live', 'withdrawn') LIMIT 1", sessionKey, beforeId, since) !== undefined;
+  }
+
   knownIds(platform: string, chatId: string, since: number): Set<string> {
     return new Set(this.sql.all<{ id: string }>('SELECT platform_message_id id FROM outbox WHERE platform = ? AND chat_id = ? AND platform_message_id IS NOT NULL AND created_at >= ?', platform, chatId, since).map((row) => row.id));
   }

@@ -76,7 +76,7 @@ export class SqliteOutbox implements OutboxRepository {
     return this.db.prepare<[number], { created_at: number }>('SELECT created_at FROM outbox WHERE id = ?').get(id)?.created_at;
   }
 
-  /** Message ids hob recorded in a chat since `since`: never taken for another row's message. */
+  /** A row of the session's answer (not a live message) recorded since `since` and before row `beforeId`. */
   answerRecordedBefore(sessionKey: string, beforeId: number, since: number): boolean {
     return (
       this.db
@@ -85,6 +85,7 @@ export class SqliteOutbox implements OutboxRepository {
     );
   }
 
+  /** Message ids hob recorded in a chat since `since`: never taken for another row's message. */
   knownIds(platform: string, chatId: string, since: number): Set<string> {
     const rows = this.db
       .prepare<[string, string, number], { id: string }>('SELECT platform_message_id id FROM outbox WHERE platform = ? AND chat_id = ? AND platform_message_id IS NOT NULL AND created_at >= ?')

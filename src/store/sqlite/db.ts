@@ -6,6 +6,16 @@ import { migrations } from './migrations.js';
 export type Db = Database.Database;
 
 /**
+ * The most SQLite keeps of the file in its own page cache, in KiB: SQLite's own default.
+ * better-sqlite3 builds SQLite with 16 MB instead, and the cache keeps every page it wrote
+ * or read until it is full, so a `hob start` whose database grows ~1 KB a message (the
+ * histories, the outbox) grew its malloc'd memory as much for ~16,000 messages before it
+ * stopped. The pages hob reads per message (a session's recent rows, the indexes' upper levels)
+ * fit many times over; any other page comes from the OS's file cache.
+ */
+export const PAGE_CACHE_KIB = 2_000;
+
+/**
  * Opens (creating if needed) hob's SQLite file in WAL mode and brings its schema up to date.
  * One process writes; readers never block the writer.
  */
@@ -16,6 +26,7 @@ export function openDatabase(path: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   migrate(db);
   cacheStatements(db);
   return db;

@@ -6,14 +6,15 @@ import { migrations } from './migrations.js';
 export type Db = Database.Database;
 
 /**
- * The most SQLite keeps of the file in its own page cache, in KiB: SQLite's own default.
- * better-sqlite3 builds SQLite with 16 MB instead, and the cache keeps every page it wrote
- * or read until it is full, so a `hob start` whose database grows ~1 KB a message (the
- * histories, the outbox) grew its malloc'd memory as much for ~16,000 messages before it
- * stopped. The pages hob reads per message (a session's recent rows, the indexes' upper levels)
- * fit many times over; any other page comes from the OS's file cache.
+ * The most SQLite keeps of the file in its own page cache (malloc'd), in KiB. better-sqlite3
+ * builds SQLite with 16 MB, and the cache keeps every page it wrote or read until it is full:
+ * a `hob start` whose database grows ~1.2 KB a message (the histories, the outbox) grew as much
+ * in malloc's heap for ~14,000 messages (bench/memory-where.ts soak). 8 MB still holds the
+ * whole file of a person with 10,000 memory entries (~1,980 pages), which memory_search reads
+ * again and again; with SQLite's own 2 MB the soak's malloc heap stayed flat after 2,500
+ * messages, but such a search read most of its pages from the OS instead.
  */
-export const PAGE_CACHE_KIB = 2_000;
+export const PAGE_CACHE_KIB = 8_000;
 
 /**
  * Opens (creating if needed) hob's SQLite file in WAL mode and brings its schema up to date.

@@ -27,8 +27,8 @@ export function keepHeapSteady(execArgv: readonly string[] = process.execArgv, n
  * compiler, for `hob start`: about a thousand times V8's own (1,800,000), which one small HTTP
  * answer used up, so only a copy of undici that parses a thousand answers gets optimized.
  *
- * The only WebAssembly hob runs is llhttp, the HTTP parser of each copy of undici the chat
- * libraries bring (the Socket Mode one, discord.js's, Node's fetch). Its parsing loop is one
+ * The only WebAssembly hob runs is llhttp, undici's HTTP parser, of which four copies load
+ * (three inside the chat SDKs, one in Node's fetch). Its parsing loop is one
  * 33 KB function, and V8's budget runs out on the first HTTP answer it parses (the socket's
  * handshake at start-up): optimizing it then took ~30 MB of compiler memory on a helper thread
  * (V8's zones, through malloc) and 1.5–4 s of that thread's CPU on a loaded machine, right as

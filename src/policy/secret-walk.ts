@@ -149,7 +149,7 @@ function list(dir: string, limit: number): Dirent[] {
   try {
     handle = opendirSync(dir, { bufferSize: 256 });
     const entries: Dirent[] = [];
-    for (let entry = handle.readSync(); entry && entries.length < limit; entry = entries.length < limit ? handle.readSync() : null) entries.push(entry);
+    for (let entry: Dirent | null; entries.length < limit && (entry = handle.readSync()); ) entries.push(entry);
     // The whole folder: in name order, as a full listing gives it (the walk sees the same
     // entries first every time). A cut-off listing keeps the order the folder gave.
     return entries.length < limit ? entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : entries;

@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { tempDir } from '../test/support/engine.js';
 import { growthByHolder, heapByConstructor } from './heap-snapshot.js';
-import { residentBytes } from './hob-process.js';
+import { cpuMs, residentBytes } from './hob-process.js';
 import { fmt, fmtBytes } from './stats.js';
 import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
 import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
@@ -96,8 +96,8 @@ function summarise(costs: Costs, messages: number, unit: string, format: (value:
 type CpuProfile = { nodes: { id: number; callFrame: CallFrame; children?: number[] }[]; samples: number[]; timeDeltas: number[] };
 type SamplingNode = { callFrame: CallFrame; selfSize: number; children: SamplingNode[] };
 
-/** The profile's self times in milliseconds, of the samples in its first `untilMs` (all by default). */
-function cpuCosts(profile: CpuProfile, untilMs = Infinity): Costs {
+/** The profile's self times in milliseconds, of the samples from `fromMs` until `untilMs` (all by default). */
+function cpuCosts(profile: CpuProfile, untilMs = Infinity, fromMs = 0): Costs {
   const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
   const costs: Costs = profile.nodes.map((node) => ({ frame: node.callFrame, self: 0 }));
   profile.nodes.forEach((node, at) => {
@@ -107,7 +107,7 @@ function cpuCosts(profile: CpuProfile, untilMs = Infinity): Costs {
   profile.samples.forEach((id, at) => {
     const deltaMs = (profile.timeDeltas[at] ?? 0) / 1000;
     elapsedMs += deltaMs;
-    if (elapsedMs <= untilMs) (costs[index.get(id) as number] as Costs[number]).self += deltaMs;
+    if (elapsedMs <= untilMs && elapsedMs > fromMs) (costs[index.get(id) as number] as Costs[number]).self += deltaMs;
   });
   return costs;
 }
@@ -168,9 +168,10 @@ async function sendMany(fakes: ThreeChannels, from: number, count: number): Prom
 async function main(): Promise<void> {
   const mode = process.argv[2];
   if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
+  if (mode === 'first') return profileFirstAnswers(process.argv.includes('floor') ? 'floor' : 'hob');
   if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
   if (mode === 'syscalls') return countSyscalls(Number(process.argv[3] ?? 90), process.argv.includes('floor') ? 'floor' : 'hob');
-  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
+  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|first|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
   const messages = mode === 'burst' ? BURST : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
@@ -314,3 +315,73 @@ async function profileStart(subject: Subject): Promise<void> {
 }
 
 await main();
+
+/**
+ * As vs-floor's first answers: a message written on each channel the moment it is up, and the
+ * CPU from the spawn until all three are answered, with a timeline of where the time went
+ * (busy or idle, and on what) between the spawn and the last answer.
+ */
+async function profileFirstAnswers(subject: Subject): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
+  const answeredAt: Partial<Record<Platform, Promise<number>>> = {};
+  fakes.onReady = (platform) => {
+    answeredAt[platform] = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => fakes.message(platform, PEOPLE, 'are you there?'))
+      .then(() => performance.now());
+    answeredAt[platform].catch(() => undefined);
+  };
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + 1, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${process.env.PROFILE_INTERVAL_US ?? 1000}`] });
+  try {
+    await fakes.allReady(started.failed);
+    const answered = await Promise.all(PLATFORMS.map((platform) => answeredAt[platform] as Promise<number>));
+    const cpuAnswered = cpuMs(started.child.pid);
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, 'the running line');
+    await started.stop();
+    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no CPU profile was written (stderr: ${started.stderr()})`);
+    const at = (ms: number) => `${fmt(ms - started.startedAt)} ms`;
+    console.log(`${subject}: up on ${PLATFORMS.map((platform) => `${platform} ${at(fakes.readyAt[platform] as number)}`).join(', ')}; answered ${PLATFORMS.map((platform, index) => `${platform} ${at(answered[index] as number)}`).join(', ')} after the spawn; CPU (/proc) ${fmt(cpuAnswered ?? Number.NaN)} ms; running line ${fmt(started.runningMs() ?? Number.NaN)} ms`);
+    const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile & { startTime: number };
+    // The profile's clock is the monotonic one in microseconds, from node's start (well after the spawn under load).
+    const monoNowUs = Number(process.hrtime.bigint() / 1000n);
+    const inProfile = (perfMs: number) => (monoNowUs - (performance.now() - perfMs) * 1000 - profile.startTime) / 1000;
+    const upMs = inProfile(Math.max(...PLATFORMS.map((platform) => fakes.readyAt[platform] as number)));
+    const endMs = inProfile(Math.max(...answered));
+    console.log(`in the profile's clock: node started ${fmt(-inProfile(started.startedAt))} ms after the spawn; all up at ${fmt(upMs)} ms, all answered at ${fmt(endMs)} ms`);
+    for (const line of timeline(profile, endMs)) console.log(line);
+    for (const line of summarise(cpuCosts(profile, endMs), 1, ' ms', fmt, 'CPU until all three are answered (sampled)')) console.log(line);
+    for (const line of summarise(cpuCosts(profile, endMs, upMs), 1, ' ms', fmt, 'CPU from all three up until all three are answered (sampled)')) console.log(line);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Slices of SLICE_MS from the profile's start: busy milliseconds and the nearest hob file or package that was busiest. */
+function timeline(profile: CpuProfile, untilMs: number): string[] {
+  const SLICE_MS = Number(process.env.SLICE_MS ?? 50);
+  const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
+  const costs = cpuCosts(profile, 0);
+  const slices: { busy: number; by: Map<string, number> }[] = [];
+  let elapsedMs = 0;
+  profile.samples.forEach((id, at) => {
+    elapsedMs += (profile.timeDeltas[at] ?? 0) / 1000;
+    if (elapsedMs > untilMs) return;
+    const slice = (slices[Math.floor(elapsedMs / SLICE_MS)] ??= { busy: 0, by: new Map() });
+    let entry: Costs[number] | undefined = costs[index.get(id) as number];
+    if (!entry || entry.frame.functionName === '(idle)') return;
+    const deltaMs = (profile.timeDeltas[at + 1] ?? 0) / 1000;
+    slice.busy += deltaMs;
+    const own = entry.frame.functionName || '(anonymous)';
+    while (entry && !origin(entry.frame).ours) entry = entry.parent === undefined ? undefined : costs[entry.parent];
+    const name = entry ? origin(entry.frame).name : own;
+    slice.by.set(name, (slice.by.get(name) ?? 0) + deltaMs);
+  });
+  return ['timeline (from node\'s start; busy ms of each slice, then the busiest):', ...Array.from(slices, (slice, at) => {
+    const top = slice ? [...slice.by].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([name, ms]) => `${name} ${fmt(ms)}`).join(', ') : '';
+    return `  ${String(at * SLICE_MS).padStart(5)} ms  ${fmt(slice?.busy ?? 0).padStart(5)}  ${top}`;
+  })];
+}

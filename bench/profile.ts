@@ -2,8 +2,12 @@
  * Where `hob start`'s CPU and memory per message go, serving Telegram, Slack and Discord at
  * once against the fakes (as bench/vs-floor.ts runs it), or the floor's (`floor`: the bare
  * bot on the same libraries), for comparison. `start` profiles the CPU from the spawn until
- * all three channels are up (`--cpu-prof`). The other modes cover the messages after a
- * warm-up of 90:
+ * all three channels are up (`--cpu-prof`); `first` writes a message on each channel the
+ * moment it is up (as bench/vs-floor.ts's first answers) and profiles the CPU from the spawn
+ * until all three are answered, with a timeline in slices of `SLICE_MS` (50) of what was busy
+ * and when the process waited, and the cost between "all three up" and the last answer on its
+ * own (`PROFILE_INTERVAL_US` sets the sampling interval). The other modes cover the messages
+ * after a warm-up of 90:
  * - `cpu`: a CPU profile (inspector `Profiler`);
  * - `burst`: a CPU profile of 20 new people writing on Telegram at once (as bench/vs-floor.ts's
  *   burst): what a person's first message costs;
@@ -17,21 +21,20 @@
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
  * `PROFILE_SAVE=file` keeps `cpu`'s and `burst`'s raw profile (Chrome's DevTools opens it).
- * `start`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
+ * `start`, `first`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql|syscalls [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|first|cpu|burst|alloc|promoted|heap|sql|syscalls [messages=600] [floor]
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { tempDir } from '../test/support/engine.js';
+import { allocationCosts, cpuCosts, summarise, timeline, type CpuProfile, type SamplingNode } from './cpu-profile.js';
 import { growthByHolder, heapByConstructor } from './heap-snapshot.js';
 import { cpuMs, residentBytes } from './hob-process.js';
 import { fmt, fmtBytes } from './stats.js';
@@ -42,85 +45,6 @@ const WARMUP = 90;
 const PEOPLE = 10;
 const BURST = 20;
 const TOP = Number(process.env.TOP ?? 25);
-
-type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
-/** A profile as a flat list: each frame's own cost and its caller. */
-type Costs = { frame: CallFrame; self: number; parent?: number }[];
-
-const maps = new Map<string, SourceMap | undefined>();
-
-/** Where a profiled frame's code came from: a src/ or adapters/ file, a package, or node itself. */
-function origin(frame: CallFrame): { name: string; ours: boolean } {
-  if (!frame.url) return { name: frame.functionName || '(native)', ours: false };
-  if (!frame.url.startsWith('file://')) return { name: 'node internals', ours: false };
-  const file = fileURLToPath(frame.url);
-  if (!maps.has(file)) maps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : undefined);
-  const source = maps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
-  const path = source && 'originalSource' in source ? source.originalSource : file;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-  if (pkg) return { name: pkg[1] as string, ours: true };
-  const own = /(src|adapters)\/.+$/.exec(path);
-  return { name: own ? own[0] : path, ours: true };
-}
-
-/** Cost per message by source, by the nearest hob file or package on the stack, and by function. */
-function summarise(costs: Costs, messages: number, unit: string, format: (value: number) => string, title = `per message over ${messages} messages`): string[] {
-  const byOrigin = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  const byCaller = new Map<string, number>();
-  const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
-  let total = 0;
-  for (const entry of costs) {
-    if (entry.self === 0 || entry.frame.functionName === '(idle)') continue;
-    total += entry.self;
-    const where = origin(entry.frame);
-    add(byOrigin, where.name, entry.self);
-    add(byFunction, `${entry.frame.functionName || '(anonymous)'} — ${where.name}`, entry.self);
-    let caller: (typeof costs)[number] | undefined = entry;
-    while (caller && !origin(caller.frame).ours) caller = caller.parent === undefined ? undefined : costs[caller.parent];
-    add(byCaller, caller ? origin(caller.frame).name : where.name, entry.self);
-  }
-  const top = (map: Map<string, number>) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([name, value]) => `  ${format(value / messages).padStart(9)}${unit}  ${((100 * value) / total).toFixed(1).padStart(5)}%  ${name}`);
-  return [
-    `${title}: ${format(total / messages)}${unit}`,
-    'by source:',
-    ...top(byOrigin),
-    'by the nearest hob file or package on the stack:',
-    ...top(byCaller),
-    'by function:',
-    ...top(byFunction),
-  ];
-}
-
-type CpuProfile = { nodes: { id: number; callFrame: CallFrame; children?: number[] }[]; samples: number[]; timeDeltas: number[] };
-type SamplingNode = { callFrame: CallFrame; selfSize: number; children: SamplingNode[] };
-
-/** The profile's self times in milliseconds, of the samples from `fromMs` until `untilMs` (all by default). */
-function cpuCosts(profile: CpuProfile, untilMs = Infinity, fromMs = 0): Costs {
-  const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
-  const costs: Costs = profile.nodes.map((node) => ({ frame: node.callFrame, self: 0 }));
-  profile.nodes.forEach((node, at) => {
-    for (const child of node.children ?? []) (costs[index.get(child) as number] as Costs[number]).parent = at;
-  });
-  let elapsedMs = 0;
-  profile.samples.forEach((id, at) => {
-    const deltaMs = (profile.timeDeltas[at] ?? 0) / 1000;
-    elapsedMs += deltaMs;
-    if (elapsedMs <= untilMs && elapsedMs > fromMs) (costs[index.get(id) as number] as Costs[number]).self += deltaMs;
-  });
-  return costs;
-}
-
-function allocationCosts(head: SamplingNode): Costs {
-  const costs: Costs = [];
-  const walk = (node: SamplingNode, parent?: number) => {
-    const at = costs.push({ frame: node.callFrame, self: node.selfSize, parent }) - 1;
-    for (const child of node.children) walk(child, at);
-  };
-  walk(head);
-  return costs;
-}
 
 /** The inspector of the spawned process, for Profiler and HeapProfiler commands. */
 async function inspector(stderr: () => string): Promise<(method: string, params?: object) => Promise<Record<string, unknown>>> {
@@ -358,30 +282,4 @@ async function profileFirstAnswers(subject: Subject): Promise<void> {
     await fakes.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Slices of SLICE_MS from the profile's start: busy milliseconds and the nearest hob file or package that was busiest. */
-function timeline(profile: CpuProfile, untilMs: number): string[] {
-  const SLICE_MS = Number(process.env.SLICE_MS ?? 50);
-  const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
-  const costs = cpuCosts(profile, 0);
-  const slices: { busy: number; by: Map<string, number> }[] = [];
-  let elapsedMs = 0;
-  profile.samples.forEach((id, at) => {
-    elapsedMs += (profile.timeDeltas[at] ?? 0) / 1000;
-    if (elapsedMs > untilMs) return;
-    const slice = (slices[Math.floor(elapsedMs / SLICE_MS)] ??= { busy: 0, by: new Map() });
-    let entry: Costs[number] | undefined = costs[index.get(id) as number];
-    if (!entry || entry.frame.functionName === '(idle)') return;
-    const deltaMs = (profile.timeDeltas[at + 1] ?? 0) / 1000;
-    slice.busy += deltaMs;
-    const own = entry.frame.functionName || '(anonymous)';
-    while (entry && !origin(entry.frame).ours) entry = entry.parent === undefined ? undefined : costs[entry.parent];
-    const name = entry ? origin(entry.frame).name : own;
-    slice.by.set(name, (slice.by.get(name) ?? 0) + deltaMs);
-  });
-  return ['timeline (from node\'s start; busy ms of each slice, then the busiest):', ...Array.from(slices, (slice, at) => {
-    const top = slice ? [...slice.by].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([name, ms]) => `${name} ${fmt(ms)}`).join(', ') : '';
-    return `  ${String(at * SLICE_MS).padStart(5)} ms  ${fmt(slice?.busy ?? 0).padStart(5)}  ${top}`;
-  })];
 }

@@ -198,6 +198,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     today: ({ sessionKey, userId }) => formatDay(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
   });
   for (const tool of delegation.tools) tools.register(tool);
+  // warmUp's walk for secrets, waiting for an idle moment, is called off by close().
+  let cancelWalk = (): void => undefined;
+  let closed = false;
 
   return {
     config,
@@ -231,10 +234,12 @@ export async function createApp(options: AppOptions): Promise<App> {
         // held while hob started, and their answers waited on it; started a few seconds later
         // (tried on 2026-12-01), its CPU fell among the first messages people send instead. A
         // bash call before it has run walks then (the sandbox waits for the findings).
-        if (status.state === 'active') whenIdle(() => void policy.sensitive.onDisk.current().catch(() => undefined));
+        if (status.state === 'active' && !closed) cancelWalk = whenIdle(() => void policy.sensitive.onDisk.current().catch(() => undefined));
       });
     },
     close: async () => {
+      closed = true;
+      cancelWalk();
       await delegation.tasks.shutdown();
       calibrations.flush();
       memory.close();

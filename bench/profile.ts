@@ -20,7 +20,7 @@
  *   then the same per first message of 20 new people at once;
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
- * `PROFILE_SAVE=file` keeps `cpu`'s and `burst`'s raw profile (Chrome's DevTools opens it).
+ * `PROFILE_SAVE=file` keeps `cpu`'s, `burst`'s and `first`'s raw profile (Chrome's DevTools opens it).
  * `start`, `first`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
@@ -268,6 +268,7 @@ async function profileFirstAnswers(subject: Subject): Promise<void> {
     const at = (ms: number) => `${fmt(ms - started.startedAt)} ms`;
     console.log(`${subject}: up on ${PLATFORMS.map((platform) => `${platform} ${at(fakes.readyAt[platform] as number)}`).join(', ')}; answered ${PLATFORMS.map((platform, index) => `${platform} ${at(answered[index] as number)}`).join(', ')} after the spawn; CPU (/proc) ${fmt(cpuAnswered ?? Number.NaN)} ms; running line ${fmt(started.runningMs() ?? Number.NaN)} ms`);
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile & { startTime: number };
+    if (process.env.PROFILE_SAVE) writeFileSync(process.env.PROFILE_SAVE, JSON.stringify(profile));
     // The profile's clock is the monotonic one in microseconds, from node's start (well after the spawn under load).
     const monoNowUs = Number(process.hrtime.bigint() / 1000n);
     const inProfile = (perfMs: number) => (monoNowUs - (performance.now() - perfMs) * 1000 - profile.startTime) / 1000;

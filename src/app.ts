@@ -91,8 +91,7 @@ export type App = {
   /**
    * Learns and logs the bash sandbox's state (once, bwrap run in the background), then, once
    * hob is idle, starts the sandbox's first walk for secrets on disk, so the first bash call
-   * does not wait for it. From then on the heap's
-   * growth is bounded (core/steady-heap.ts:
+   * does not wait for it. From then on the heap's growth is bounded (core/steady-heap.ts:
    * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
@@ -105,8 +104,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   // First: a missing model key stops start-up before anything is written.
   const model = createAppModel(config, options.configPath, options.provider);
-  // Its chunk is read and compiled while the rest is built (in the first await after this): a
-  // message held while hob started reaches the model without waiting for it.
+  // `hob start` has loaded the SDK's chunk already (cli/start.ts); elsewhere it is read and
+  // compiled while the rest is built, in the first await after this.
   model.preload();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });

@@ -15,9 +15,9 @@ import { claimSingleConsumers } from './single-consumers.js';
  * config, the model key, the channels another process holds), then each channel loads its SDK
  * and connects, and only then is the rest of hob (store, engine, memory, tools, extensions,
  * scheduler: start-serve.ts) loaded, with the model's SDK, and built, while the channels'
- * handshakes wait on the network. What people write meanwhile is held and answered once the gateway is ready
- * (HeldInbound); a failure after the channels connected closes them again before the error
- * is shown, so nothing is left half-running.
+ * handshakes wait on the network. What people write meanwhile is held and answered once the
+ * gateway is ready (HeldInbound); a failure after the channels connected closes them again
+ * before the error is shown, so nothing is left half-running.
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadHobConfig({ path: configPath });

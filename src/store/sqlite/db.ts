@@ -22,7 +22,7 @@ export function openDatabase(path: string): Db {
   // 1,000 pages, ~30 answers) the same few pages (the session, inbox and outbox rows, the
   // search index's structure) were copied again and again, and a burst of new people always
   // met one. Every 4,000 pages (a WAL of up to 16 MB): a quarter of the syncs, far fewer
-  // copies: the store's CPU per answer fell from ~0.70 to ~0.53 ms (README, Benchmarks).
+  // copies, less of the store's CPU per answer (bench/answer-writes.ts; README, Benchmarks).
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

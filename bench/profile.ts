@@ -2,8 +2,12 @@
  * Where `hob start`'s CPU and memory per message go, serving Telegram, Slack and Discord at
  * once against the fakes (as bench/vs-floor.ts runs it), or the floor's (`floor`: the bare
  * bot on the same libraries), for comparison. `start` profiles the CPU from the spawn until
- * all three channels are up (`--cpu-prof`). The other modes cover the messages after a
- * warm-up of 90:
+ * all three channels are up (`--cpu-prof`); `first` writes a message on each channel the
+ * moment it is up (as bench/vs-floor.ts's first answers) and profiles the CPU from the spawn
+ * until all three are answered, with a timeline in slices of `SLICE_MS` (50) of what was busy
+ * and when the process waited, and the cost between "all three up" and the last answer on its
+ * own (`PROFILE_INTERVAL_US` sets the sampling interval). The other modes cover the messages
+ * after a warm-up of 90:
  * - `cpu`: a CPU profile (inspector `Profiler`);
  * - `burst`: a CPU profile of 20 new people writing on Telegram at once (as bench/vs-floor.ts's
  *   burst), five times over (`BURSTS`), new people each time: what a person's first message costs;
@@ -16,24 +20,23 @@
  *   then the same per first message of 20 new people at once;
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
- * `PROFILE_SAVE=file` keeps `cpu`'s and `burst`'s raw profile (Chrome's DevTools opens it).
- * `start`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
+ * `PROFILE_SAVE=file` keeps `cpu`'s, `burst`'s and `first`'s raw profile (Chrome's DevTools opens it).
+ * `start`, `first`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
  * not part of `npm run bench`:
  *
- *   node --import tsx bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql|syscalls [messages=600] [floor]
+ *   node --import tsx bench/profile.ts start|first|cpu|burst|alloc|promoted|heap|sql|syscalls [messages=600] [floor]
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { tempDir } from '../test/support/engine.js';
+import { allocationCosts, cpuCosts, summarise, timeline, type CpuProfile, type SamplingNode } from './cpu-profile.js';
 import { growthByHolder, heapByConstructor } from './heap-snapshot.js';
-import { residentBytes } from './hob-process.js';
+import { cpuMs, residentBytes } from './hob-process.js';
 import { fmt, fmtBytes } from './stats.js';
 import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
 import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
@@ -44,85 +47,6 @@ const BURST = 20;
 /** `burst` profiles this many bursts, each of 20 people new to hob (`BURSTS` overrides): one burst holds few samples. */
 const BURSTS = Number(process.env.BURSTS ?? 5);
 const TOP = Number(process.env.TOP ?? 25);
-
-type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number };
-/** A profile as a flat list: each frame's own cost and its caller. */
-type Costs = { frame: CallFrame; self: number; parent?: number }[];
-
-const maps = new Map<string, SourceMap | undefined>();
-
-/** Where a profiled frame's code came from: a src/ or adapters/ file, a package, or node itself. */
-function origin(frame: CallFrame): { name: string; ours: boolean } {
-  if (!frame.url) return { name: frame.functionName || '(native)', ours: false };
-  if (!frame.url.startsWith('file://')) return { name: 'node internals', ours: false };
-  const file = fileURLToPath(frame.url);
-  if (!maps.has(file)) maps.set(file, existsSync(`${file}.map`) ? new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]) : undefined);
-  const source = maps.get(file)?.findEntry(frame.lineNumber, frame.columnNumber);
-  const path = source && 'originalSource' in source ? source.originalSource : file;
-  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-  if (pkg) return { name: pkg[1] as string, ours: true };
-  const own = /(src|adapters)\/.+$/.exec(path);
-  return { name: own ? own[0] : path, ours: true };
-}
-
-/** Cost per message by source, by the nearest hob file or package on the stack, and by function. */
-function summarise(costs: Costs, messages: number, unit: string, format: (value: number) => string, title = `per message over ${messages} messages`): string[] {
-  const byOrigin = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  const byCaller = new Map<string, number>();
-  const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
-  let total = 0;
-  for (const entry of costs) {
-    if (entry.self === 0 || entry.frame.functionName === '(idle)') continue;
-    total += entry.self;
-    const where = origin(entry.frame);
-    add(byOrigin, where.name, entry.self);
-    add(byFunction, `${entry.frame.functionName || '(anonymous)'} — ${where.name}`, entry.self);
-    let caller: (typeof costs)[number] | undefined = entry;
-    while (caller && !origin(caller.frame).ours) caller = caller.parent === undefined ? undefined : costs[caller.parent];
-    add(byCaller, caller ? origin(caller.frame).name : where.name, entry.self);
-  }
-  const top = (map: Map<string, number>) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([name, value]) => `  ${format(value / messages).padStart(9)}${unit}  ${((100 * value) / total).toFixed(1).padStart(5)}%  ${name}`);
-  return [
-    `${title}: ${format(total / messages)}${unit}`,
-    'by source:',
-    ...top(byOrigin),
-    'by the nearest hob file or package on the stack:',
-    ...top(byCaller),
-    'by function:',
-    ...top(byFunction),
-  ];
-}
-
-type CpuProfile = { nodes: { id: number; callFrame: CallFrame; children?: number[] }[]; samples: number[]; timeDeltas: number[] };
-type SamplingNode = { callFrame: CallFrame; selfSize: number; children: SamplingNode[] };
-
-/** The profile's self times in milliseconds, of the samples in its first `untilMs` (all by default). */
-function cpuCosts(profile: CpuProfile, untilMs = Infinity): Costs {
-  const index = new Map(profile.nodes.map((node, at) => [node.id, at]));
-  const costs: Costs = profile.nodes.map((node) => ({ frame: node.callFrame, self: 0 }));
-  profile.nodes.forEach((node, at) => {
-    for (const child of node.children ?? []) (costs[index.get(child) as number] as Costs[number]).parent = at;
-  });
-  let elapsedMs = 0;
-  profile.samples.forEach((id, at) => {
-    const deltaMs = (profile.timeDeltas[at] ?? 0) / 1000;
-    elapsedMs += deltaMs;
-    if (elapsedMs <= untilMs) (costs[index.get(id) as number] as Costs[number]).self += deltaMs;
-  });
-  return costs;
-}
-
-function allocationCosts(head: SamplingNode): Costs {
-  const costs: Costs = [];
-  const walk = (node: SamplingNode, parent?: number) => {
-    const at = costs.push({ frame: node.callFrame, self: node.selfSize, parent }) - 1;
-    for (const child of node.children) walk(child, at);
-  };
-  walk(head);
-  return costs;
-}
 
 /** The inspector of the spawned process, for Profiler and HeapProfiler commands. */
 async function inspector(stderr: () => string): Promise<(method: string, params?: object) => Promise<Record<string, unknown>>> {
@@ -170,9 +94,10 @@ async function sendMany(fakes: ThreeChannels, from: number, count: number): Prom
 async function main(): Promise<void> {
   const mode = process.argv[2];
   if (mode === 'start') return profileStart(process.argv.includes('floor') ? 'floor' : 'hob');
+  if (mode === 'first') return profileFirstAnswers(process.argv.includes('floor') ? 'floor' : 'hob');
   if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
   if (mode === 'syscalls') return countSyscalls(Number(process.argv[3] ?? 90), process.argv.includes('floor') ? 'floor' : 'hob');
-  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
+  if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|first|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
   const messages = mode === 'burst' ? BURST * BURSTS : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
@@ -316,3 +241,48 @@ async function profileStart(subject: Subject): Promise<void> {
 }
 
 await main();
+
+/**
+ * As vs-floor's first answers: a message written on each channel the moment it is up, and the
+ * CPU from the spawn until all three are answered, with a timeline of where the time went
+ * (busy or idle, and on what) between the spawn and the last answer.
+ */
+async function profileFirstAnswers(subject: Subject): Promise<void> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir('hob-profile-');
+  const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
+  const answeredAt: Partial<Record<Platform, Promise<number>>> = {};
+  fakes.onReady = (platform) => {
+    answeredAt[platform] = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => fakes.message(platform, PEOPLE, 'are you there?'))
+      .then(() => performance.now());
+    answeredAt[platform].catch(() => undefined);
+  };
+  const started = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + 1, nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${process.env.PROFILE_INTERVAL_US ?? 1000}`] });
+  try {
+    await fakes.allReady(started.failed);
+    const answered = await Promise.all(PLATFORMS.map((platform) => answeredAt[platform] as Promise<number>));
+    const cpuAnswered = cpuMs(started.child.pid);
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, 'the running line');
+    await started.stop();
+    const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no CPU profile was written (stderr: ${started.stderr()})`);
+    const at = (ms: number) => `${fmt(ms - started.startedAt)} ms`;
+    console.log(`${subject}: up on ${PLATFORMS.map((platform) => `${platform} ${at(fakes.readyAt[platform] as number)}`).join(', ')}; answered ${PLATFORMS.map((platform, index) => `${platform} ${at(answered[index] as number)}`).join(', ')} after the spawn; CPU (/proc) ${fmt(cpuAnswered ?? Number.NaN)} ms; running line ${fmt(started.runningMs() ?? Number.NaN)} ms`);
+    const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile & { startTime: number };
+    if (process.env.PROFILE_SAVE) writeFileSync(process.env.PROFILE_SAVE, JSON.stringify(profile));
+    // The profile's clock is the monotonic one in microseconds, from node's start (well after the spawn under load).
+    const monoNowUs = Number(process.hrtime.bigint() / 1000n);
+    const inProfile = (perfMs: number) => (monoNowUs - (performance.now() - perfMs) * 1000 - profile.startTime) / 1000;
+    const upMs = inProfile(Math.max(...PLATFORMS.map((platform) => fakes.readyAt[platform] as number)));
+    const endMs = inProfile(Math.max(...answered));
+    console.log(`in the profile's clock: node started ${fmt(-inProfile(started.startedAt))} ms after the spawn; all up at ${fmt(upMs)} ms, all answered at ${fmt(endMs)} ms`);
+    for (const line of timeline(profile, endMs)) console.log(line);
+    for (const line of summarise(cpuCosts(profile, endMs), 1, ' ms', fmt, 'CPU until all three are answered (sampled)')) console.log(line);
+    for (const line of summarise(cpuCosts(profile, endMs, upMs), 1, ' ms', fmt, 'CPU from all three up until all three are answered (sampled)')) console.log(line);
+  } finally {
+    await started.stop();
+    await fakes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -51,6 +51,8 @@ type Sitting = {
   cpuReadyMs: number;
   /** From the spawn to the answer of a message written the moment the channel was up (a cold start of its own). */
   firstAnswerMs: Record<Platform, number>;
+  /** CPU time (user + system, from /proc) from that spawn until all three first answers were in. */
+  cpuFirstAnswersMs: number;
   replies: Record<Platform, number[]>;
   cpuPerMessageMs: number;
   rssReady: number;
@@ -103,11 +105,11 @@ async function sendOne(fakes: ThreeChannels, index: number, replies?: Record<Pla
 
 async function sit(subject: Subject, floorBundle: string): Promise<Sitting> {
   const sitting = START_ONLY ? await coldStart(subject, floorBundle) : await sitWithoutFirstAnswers(subject, floorBundle);
-  return { ...sitting, firstAnswerMs: await firstAnswers(subject, floorBundle) };
+  return { ...sitting, ...(await firstAnswers(subject, floorBundle)) };
 }
 
 /** A cold start to all three up, and nothing after (`BENCH_FLOOR_PART=start`): the other figures stay empty. */
-function coldStart(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs'>> {
+function coldStart(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs' | 'cpuFirstAnswersMs'>> {
   return withSubject(subject, floorBundle, async (fakes, started, cpuReadyMs) => {
     const none = { telegram: Number.NaN, slack: Number.NaN, discord: Number.NaN };
     return { readyMs: readyMsOf(fakes, started), cpuReadyMs, replies: { telegram: [], slack: [], discord: [] }, cpuPerMessageMs: Number.NaN, rssReady: residentBytes(started.child.pid) ?? Number.NaN, rss90: Number.NaN, rss690: Number.NaN, burstMs: Number.NaN, bursts: [], burstCpuMs: Number.NaN, callsPerAnswer: none };
@@ -118,7 +120,7 @@ function readyMsOf(fakes: ThreeChannels, started: StartedHob): Record<Platform, 
   return Object.fromEntries(PLATFORMS.map((platform) => [platform, (fakes.readyAt[platform] as number) - started.startedAt])) as Record<Platform, number>;
 }
 
-function sitWithoutFirstAnswers(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs'>> {
+function sitWithoutFirstAnswers(subject: Subject, floorBundle: string): Promise<Omit<Sitting, 'firstAnswerMs' | 'cpuFirstAnswersMs'>> {
   return withSubject(subject, floorBundle, async (fakes, started, cpuReadyMs) => {
     const pid = started.child.pid;
     const readyMs = readyMsOf(fakes, started);
@@ -153,14 +155,15 @@ async function burst(fakes: ThreeChannels, at: number, pid: number | undefined):
  * A cold start of the subject with a message written on each channel the moment it is up:
  * milliseconds from the spawn to each answer.
  */
-async function firstAnswers(subject: Subject, floorBundle: string): Promise<Record<Platform, number>> {
+async function firstAnswers(subject: Subject, floorBundle: string): Promise<Pick<Sitting, 'firstAnswerMs' | 'cpuFirstAnswersMs'>> {
   const answers: Partial<Record<Platform, Promise<number>>> = {};
   return withSubject(
     subject,
     floorBundle,
-    async () => {
+    async (_fakes, started) => {
       const times = await Promise.all(PLATFORMS.map((platform) => answers[platform] as Promise<number>));
-      return Object.fromEntries(PLATFORMS.map((platform, at) => [platform, times[at] as number])) as Record<Platform, number>;
+      const cpuFirstAnswersMs = cpuMs(started.child.pid) ?? Number.NaN;
+      return { firstAnswerMs: Object.fromEntries(PLATFORMS.map((platform, at) => [platform, times[at] as number])) as Record<Platform, number>, cpuFirstAnswersMs };
     },
     (fakes, spawnedAt) => {
       fakes.onReady = (platform) => {
@@ -220,13 +223,14 @@ export async function run(): Promise<BenchResult> {
         const sitting = await sit(subject, floorBundle);
         sittings[subject].push(sitting);
         const messages = START_ONLY ? '' : `replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; bursts ${sitting.bursts.map(fmt).join(' / ')} ms (main thread ${fmt(sitting.burstCpuMs)} ms CPU); `;
-        console.log(`sitting ${round + 1}, ${subject}: ${messages}ready ${PLATFORMS.map((platform) => fmt(sitting.readyMs[platform])).join(' / ')} ms (CPU ${fmt(sitting.cpuReadyMs)} ms), first answer ${PLATFORMS.map((platform) => fmt(sitting.firstAnswerMs[platform])).join(' / ')} ms (${PLATFORMS.join(' / ')})`);
+        console.log(`sitting ${round + 1}, ${subject}: ${messages}ready ${PLATFORMS.map((platform) => fmt(sitting.readyMs[platform])).join(' / ')} ms (CPU ${fmt(sitting.cpuReadyMs)} ms), first answer ${PLATFORMS.map((platform) => fmt(sitting.firstAnswerMs[platform])).join(' / ')} ms (${PLATFORMS.join(' / ')}; CPU ${fmt(sitting.cpuFirstAnswersMs)} ms)`);
       }
     }
     const coldLines = [
       ...PLATFORMS.map((platform) => compare(`  cold start to ${platform} ready`, (sitting) => sitting.readyMs[platform], sittings, 'ms')),
       compare('  CPU from the spawn until all three are up', (sitting) => sitting.cpuReadyMs, sittings, 'ms'),
       ...PLATFORMS.map((platform) => compare(`  cold start to the first answer on ${platform} (written when it came up)`, (sitting) => sitting.firstAnswerMs[platform], sittings, 'ms')),
+      compare('  CPU from the spawn until those three first answers are in', (sitting) => sitting.cpuFirstAnswersMs, sittings, 'ms'),
     ];
     const title = `hob vs a bare bot on the same libraries (${SITTINGS} sittings each, alternately; median over sittings (spread) → hob / floor)`;
     if (START_ONLY) {

@@ -4,6 +4,7 @@ import type { HobConfig } from './config/schema.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { errorMessage } from './core/errors.js';
 import { keepHeapSteady } from './core/steady-heap.js';
+import { whenIdle } from './core/when-idle.js';
 import type { EngineDeps } from './engine/query-engine.js';
 import { QueryEngine } from './engine/query-engine.js';
 import { formatDay, formatSentAt } from './engine/system-prompt.js';
@@ -49,10 +50,12 @@ export type AppOptions = {
   /** Tests shorten MCP restart backoff. */
   mcpConnection?: { backoffMs?: number; maxBackoffMs?: number; startTimeoutMs?: number };
   /**
-   * Load the model SDK only when `warmUp()` is called: `hob start` first brings the chat
-   * channels up (their first poll), then loads it. Otherwise it loads during start-up.
+   * `hob start` with chat channels: bwrap's check runs as a child process beside the rest of
+   * start-up and `warmUp()` logs it and starts what may wait (the walk for secrets). Otherwise
+   * the check runs at once (blocking, tens of ms). The model SDK loads at once either way:
+   * `hob start` builds the app once its channels are up, and the first answer needs it.
    */
-  deferModelLoad?: boolean;
+  serving?: boolean;
   /** Who a platform identity belongs to (the memory work hands in the linked resolver). */
   people?: PersonResolver;
   /** A person's own timezone (from their profile); config `timezone` otherwise. */
@@ -86,10 +89,9 @@ export type App = {
   /** Switches the model for every conversation (the `/model` command). */
   switchModel(name: string): string;
   /**
-   * Loads the model SDK in the background, if it is not loaded yet, learns and logs the bash
-   * sandbox's state (once, bwrap run in the background), then starts the sandbox's first walk
-   * for secrets on disk, so the first bash call does not wait for it. From then on the heap's
-   * growth is bounded (core/steady-heap.ts:
+   * Learns and logs the bash sandbox's state (once, bwrap run in the background), then, once
+   * hob is idle, starts the sandbox's first walk for secrets on disk, so the first bash call
+   * does not wait for it. From then on the heap's growth is bounded (core/steady-heap.ts:
    * `hob start` serves for weeks; its start-up, with most of its garbage, is behind it).
    */
   warmUp(): void;
@@ -102,7 +104,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const clock = options.clock ?? systemClock;
   // First: a missing model key stops start-up before anything is written.
   const model = createAppModel(config, options.configPath, options.provider);
-  if (!options.deferModelLoad) model.preload();
+  // `hob start` has loaded the SDK's chunk already (cli/start.ts); elsewhere it is read and
+  // compiled while the rest is built, in the first await after this.
+  model.preload();
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = options.logger ?? createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
@@ -125,7 +129,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // bwrap's check starts now, as a child process beside the rest of start-up: the first
   // answer's tool list names the sandbox's state, and a check not finished by then runs bwrap
   // again while the event loop waits (warmUp logs it and starts the walk for secrets).
-  if (options.deferModelLoad) void sandbox.prepare();
+  if (options.serving) void sandbox.prepare();
   const scheduling = createScheduling({
     store,
     clock,
@@ -154,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (!sandboxLogged) logger.info({ sandbox: sandbox.describe() }, 'bash sandbox');
     sandboxLogged = true;
   };
-  if (!options.deferModelLoad) logSandbox();
+  if (!options.serving) logSandbox();
 
   const calibrations = new TokenCalibrations(typedCalibrations(store.tokenCalibration, isCalibrationState));
   const deps: EngineDeps = {
@@ -193,6 +197,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     today: ({ sessionKey, userId }) => formatDay(new Date(clock.now()), memory.timezoneFor(memory.personFor(sessionKey, userId))),
   });
   for (const tool of delegation.tools) tools.register(tool);
+  // warmUp's walk for secrets, waiting for an idle moment, is called off by close().
+  let cancelWalk = (): void => undefined;
+  let closed = false;
 
   return {
     config,
@@ -219,16 +226,19 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     warmUp: () => {
       keepHeapSteady();
-      model.preload();
       void model.windows.resolve(deps.provider.model);
       void sandbox.prepare().then((status) => {
         logSandbox();
-        // In slices between other work, right after start-up: started a few seconds later
-        // (tried on 2026-12-01), its CPU fell among the first messages people send instead.
-        if (status.state === 'active') void policy.sensitive.onDisk.current().catch(() => undefined);
+        // Once hob is idle: started at once, its slices fell between the steps of the messages
+        // held while hob started, and their answers waited on it; started a few seconds later
+        // (tried on 2026-12-01), its CPU fell among the first messages people send instead. A
+        // bash call before it has run walks then (the sandbox waits for the findings).
+        if (status.state === 'active' && !closed) cancelWalk = whenIdle(() => void policy.sensitive.onDisk.current().catch(() => undefined));
       });
     },
     close: async () => {
+      closed = true;
+      cancelWalk();
       await delegation.tasks.shutdown();
       calibrations.flush();
       memory.close();

@@ -47,8 +47,8 @@ export async function serve({ config, configPath, logger, adapters, release }: S
   let stopDelivery: (() => Promise<void>) | undefined;
   let health: HealthServer | undefined;
   try {
-    // With chat channels, the model SDK loads once they are up (warmUp below).
-    const built = (app = await createApp({ config, configPath, channel: 'a terminal', deferModelLoad: adapters.length > 0, logger }));
+    // With chat channels, bwrap's check runs in the background and is logged by warmUp below.
+    const built = (app = await createApp({ config, configPath, channel: 'a terminal', serving: adapters.length > 0, logger }));
     reportExtensionProblems(built);
     for (const sentence of shadowedChatCommands(config)) {
       built.logger.warn(sentence);

@@ -14,10 +14,10 @@ import { claimSingleConsumers } from './single-consumers.js';
  * The order is the start-up's speed: what can fail without the network is checked first (the
  * config, the model key, the channels another process holds), then each channel loads its SDK
  * and connects, and only then is the rest of hob (store, engine, memory, tools, extensions,
- * scheduler: start-serve.ts) loaded and built, while the channels' handshakes wait on the
- * network. What people write meanwhile is held and answered once the gateway is ready
- * (HeldInbound); a failure after the channels connected closes them again before the error
- * is shown, so nothing is left half-running.
+ * scheduler: start-serve.ts) loaded, with the model's SDK, and built, while the channels'
+ * handshakes wait on the network. What people write meanwhile is held and answered once the
+ * gateway is ready (HeldInbound); a failure after the channels connected closes them again
+ * before the error is shown, so nothing is left half-running.
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   const { config, path } = loadHobConfig({ path: configPath });
@@ -34,7 +34,12 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   let serving = false;
   try {
     await channelsUnderWay(adapters);
-    const { serve } = await import('./start-serve.js');
+    // The model's SDK (~600 KB of code) loads beside the rest of hob and is in before the app is
+    // built: a message held during start-up needs it for its answer, and a module's load goes
+    // step by step, each step waiting for a turn of the event loop; left to load behind the
+    // app's build, the gateway's start and the held messages' work, it came in after the first
+    // run had asked for it.
+    const [{ serve }] = await Promise.all([import('./start-serve.js'), import('../providers/index.js').then(({ preloadSdk }) => preloadSdk(config.model.provider))]);
     serving = true;
     await serve({ config, configPath: path, logger, adapters, release: () => claim.release() });
   } finally {

@@ -4,6 +4,16 @@ import type {
 } from './channel.js';
 import { HeldInbound } from './held-inbound.js';
 
+/** How long `stop()` waits for a channel's handshake in progress before stopping it regardless. */
+const STOP_WAITS_FOR_CONNECT_MS = 5000;
+
+/** Resolves once `promise` settles or `ms` passed, whichever comes first (never rejects). */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise.then(() => undefined, () => undefined), elapsed]).finally(() => clearTimeout(timer));
+}
+
 /**
  * A channel whose adapter is still loading. A channel's SDK is most of its start-up (the
  * largest is ~4 MB of code to compile), so `hob start` makes one of these per configured channel
@@ -78,8 +88,14 @@ export class DeferredAdapter implements ChannelAdapter {
     this.early.inbound.release(sink);
   }
 
+  /**
+   * Stops the channel; one still connecting is stopped once its handshake settled (at most
+   * STOP_WAITS_FOR_CONNECT_MS): an SDK stopped midway can finish connecting after its stop and
+   * leave a socket open that keeps the process from exiting.
+   */
   async stop(): Promise<void> {
     const adapter = await this.loading.catch(() => undefined);
+    if (this.early) await settledWithin(this.early.started, STOP_WAITS_FOR_CONNECT_MS);
     await adapter?.stop();
   }
 

@@ -76,6 +76,18 @@ export function createProvider(settings: ProviderSettings, deps: ProviderDeps = 
   };
 }
 
+/**
+ * Starts loading the SDK module of `provider` before any client is made (`hob start` does, beside
+ * loading the rest of hob): a client made later finds it loaded. Never rejects (a failure shows
+ * on the client's first request).
+ */
+export function preloadSdk(provider: ProviderSettings['provider']): Promise<void> {
+  return (provider === 'openai' ? import('./openai.js') : import('./anthropic.js')).then(
+    () => undefined,
+    () => undefined,
+  );
+}
+
 async function loadClient(settings: ProviderSettings, deps: ProviderDeps): Promise<ProviderClient> {
   const common = { apiKey: settings.apiKey, baseUrl: settings.baseUrl, model: settings.name, fetch: deps.fetch };
   switch (settings.provider) {

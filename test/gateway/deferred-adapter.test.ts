@@ -59,6 +59,23 @@ describe('channels that load in the background', () => {
     await expect(broken.stop()).resolves.toBeUndefined();
   });
 
+  it('a channel stopped while it is still connecting is stopped once its handshake is done, so no connection outlives the stop', async () => {
+    const events: string[] = [];
+    let finishHandshake: () => void = () => undefined;
+    const connecting = new DeferredAdapter('connecting', new MemoryChannel().capabilities, async () => ({
+      ...idleChannel('connecting'),
+      start: () => new Promise<void>((resolve) => (finishHandshake = resolve)).then(() => void events.push('connected')),
+      stop: async () => void events.push('stopped'),
+    }));
+    void connecting.connect();
+    await connecting.sdkLoaded;
+    const stopping = connecting.stop();
+    await new Promise((resolve) => setImmediate(resolve));
+    finishHandshake();
+    await stopping;
+    expect(events).toEqual(['connected', 'stopped']);
+  });
+
   it('a channel connected before the gateway exists holds what people write, and the gateway answers each once, in order', async () => {
     const channel = new ObservedChannel();
     const early = new DeferredAdapter(channel.platform, channel.capabilities, async () => channel);

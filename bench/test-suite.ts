@@ -8,11 +8,13 @@
  * HOB_BENCH_TEST_ARGS adds arguments to `vitest run` (e.g. `--maxWorkers=3`) to compare.
  * Each file's CPU (its imports, its tests, the processes it started) is recorded by
  * test/support/file-cpu.ts; the heaviest 15 are printed (HOB_BENCH_TEST_CPU_FILES=200 for all).
+ * HOB_BENCH_TEST_DURATIONS=write records each file's seconds in test/support/durations.json,
+ * the order test/support/sequencer.ts gives a fresh clone (best from a whole run on a quiet machine).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { CPU_FILE_ENV, procCpu, type FileCpu, type ServerCpu } from '../test/support/file-cpu.js';
 import { fmt, runIfMain, type BenchResult } from './stats.js';
 
@@ -150,6 +152,15 @@ export function cpuLines(cpu: ReturnType<typeof cpuByFile>, vitestCpu: number | 
   ];
 }
 
+/** Writes test/support/durations.json (its `about` kept): each file's seconds, by path, to a tenth. */
+function recordDurations(durations: [string, number][]): void {
+  const path = join(root, 'test', 'support', 'durations.json');
+  const { about } = JSON.parse(readFileSync(path, 'utf8')) as { about: string };
+  const seconds = Object.fromEntries(durations.sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, value]) => [name.split(sep).join('/'), Math.round(value * 10) / 10]));
+  writeFileSync(path, `${JSON.stringify({ about, seconds }, null, 2)}\n`);
+  console.log(`recorded ${durations.length} files' durations in ${relative(root, path)}`);
+}
+
 export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'hob-bench-tests-'));
   try {
@@ -165,6 +176,7 @@ export async function run(): Promise<BenchResult> {
     console.log(`vitest exited ${code}; ${files.length} files, ${report.numTotalTests} tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests} skipped`);
     for (const file of files.filter((f) => f.failed)) console.log(`  failed: ${file.name}`);
     console.log(`longest files: ${longest.map((file) => `${file.name} ${fmt(seconds(file))} s`).join(', ')}`);
+    if (process.env.HOB_BENCH_TEST_DURATIONS === 'write' && report.numFailedTests === 0) recordDurations(files.map((file) => [file.name, seconds(file)]));
     const pack = packing(files);
     const firstStart = Math.min(...files.map((file) => file.start));
     const lastEnd = Math.max(...files.map((file) => file.end));

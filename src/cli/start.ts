@@ -4,7 +4,7 @@ import type { HobConfig } from '../config/schema.js';
 import { UserFacingError } from '../core/errors.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { createLogger, flushLog, type Logger } from '../logger.js';
-import { configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
+import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
 import { claimSingleConsumers } from './single-consumers.js';
 
 /**

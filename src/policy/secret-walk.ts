@@ -5,7 +5,7 @@
  * with every secret file found, so a secret is hidden because of what it is, not because it
  * sits at a place on a fixed list (`~/certs/server.pem`, `~/old-laptop/.ssh/id_ed25519`).
  */
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstatSync, opendirSync, realpathSync, statSync, type Dir, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 export type WalkRoot = {
@@ -71,7 +71,7 @@ function* walk(plan: SecretWalkPlan): Generator<void, SecretsOnDisk> {
     let budget = INSIDE_ENTRIES;
     for (let next = 0; next < queue.length; next++) {
       const [current, depth] = queue[next] as [string, number];
-      for (const entry of list(current)) {
+      for (const entry of list(current, budget + 1)) {
         if (budget-- <= 0) {
           truncated = true;
           return;
@@ -113,7 +113,7 @@ function* walk(plan: SecretWalkPlan): Generator<void, SecretsOnDisk> {
       const [dir, depth] = queue[next] as [string, number];
       if (visited.has(dir)) continue;
       visited.add(dir);
-      for (const entry of list(dir)) {
+      for (const entry of list(dir, budget + 1)) {
         if (budget-- <= 0) {
           truncated = true;
           break walking;
@@ -139,11 +139,24 @@ function* walk(plan: SecretWalkPlan): Generator<void, SecretsOnDisk> {
   return { paths: [...paths], identities, truncated, seen: steps, takenAt: Date.now() };
 }
 
-function list(dir: string): Dirent[] {
+/**
+ * At most `limit` entries of `dir`, sorted by name when that is all of them. Read no further
+ * than the bound: a parent such as /tmp may hold tens of thousands of entries, of which a walk
+ * with a few hundred left to spend would otherwise read (and allocate) every one.
+ */
+function list(dir: string, limit: number): Dirent[] {
+  let handle: Dir | undefined;
   try {
-    return readdirSync(dir, { withFileTypes: true });
+    handle = opendirSync(dir, { bufferSize: 256 });
+    const entries: Dirent[] = [];
+    for (let entry: Dirent | null; entries.length < limit && (entry = handle.readSync()); ) entries.push(entry);
+    // The whole folder: in name order, as a full listing gives it (the walk sees the same
+    // entries first every time). A cut-off listing keeps the order the folder gave.
+    return entries.length < limit ? entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : entries;
   } catch {
     return []; // unreadable: nothing in it can be read by hob's user either
+  } finally {
+    handle?.closeSync();
   }
 }
 

@@ -164,11 +164,14 @@ channels:
 
   it('/status through B while the run is in flight in A: answered once, by A, which sees the run', async () => {
     const seen = model.requests.length;
-    model.push({ text: 'Slow thoughts done.', delayMs: 3_000 });
+    // The model answers once the status was shown: the run is in flight until then.
+    let statusShown: () => void = () => undefined;
+    model.push({ text: 'Slow thoughts done.', until: new Promise<void>((resolve) => (statusShown = resolve)) });
     await sendOn(A, 'think it over slowly once more');
     await slack.waitFor(() => model.requests.length > seen, 10_000, 'the slow model call');
     const before = await sendOn(B, '/status');
     const status = await slack.waitFor(() => said().slice(before).find((text) => text.startsWith('Model:')), 10_000, 'the status');
+    statusShown();
     // Only A, where the run is in flight, knows it is running.
     expect(status).toContain('State: running');
     await slack.waitFor(() => answers('Slow thoughts done.').length === 1, 15_000, 'the slow answer');

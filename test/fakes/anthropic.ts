@@ -41,6 +41,8 @@ export type FakeUsage = { input?: number; output?: number; cacheRead?: number; c
 type Common = {
   /** Wait this long before answering (the request is recorded at once). */
   delayMs?: number;
+  /** Answer once this settles (the request is recorded at once): a run kept in flight until the test has seen what it needs, however slow the machine. */
+  until?: Promise<unknown>;
   usage?: FakeUsage;
   /** Streams a thinking block (signature "sig_<message id>") before the content, as thinking models do. */
   thinking?: string;
@@ -129,6 +131,7 @@ export async function startFakeAnthropic(options: { apiKey?: string; contextWind
     }
     if (!script) return sendError(res, 400, 'invalid_request_error', 'fake-anthropic: no scripted response queued');
     if (script.delayMs) await sleep(script.delayMs);
+    if (script.until) await script.until;
     messageCount += 1;
     await answer(script, request.body, `msg_fake_${messageCount}`, res, prompt);
   }, {}, options);

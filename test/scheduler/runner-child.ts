@@ -1,7 +1,7 @@
 /**
  * One scheduler runner in its own process, for the two-processes test: a simulated clock
  * (`speed` × real time from a start time the parent sends, beginning at `base`) shared with
- * its twin, ticking as fast as it can until `endAt` (and once at it). Prints how many runs it claimed.
+ * its twin, ticking about every millisecond until `endAt` (and once at it). Prints how many runs it claimed.
  */
 import { createLogger } from '../../src/logger.js';
 import { Scheduler } from '../../src/scheduler/runner.js';
@@ -27,9 +27,13 @@ const scheduler = new Scheduler({
   timezoneFor: () => 'UTC',
 });
 while (Date.now() < Number(startWall)) await new Promise((resolve) => setTimeout(resolve, 5));
+// A pass about every millisecond of real time (200 ms of the simulated clock at 200x): each due
+// moment is still raced by both runners, whose next passes land anywhere in that millisecond,
+// and an idle pass (nothing due) costs a fraction of it, where passing flat out (setImmediate)
+// kept a core busy per runner for the whole race.
 while (clock.now() < Number(endAt)) {
   await scheduler.tick();
-  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 1));
 }
 // One more pass at the end time: a runner held off the CPU across the last due moment (a
 // loaded machine) would otherwise stop with that run unclaimed, and the test count it lost.

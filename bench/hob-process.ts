@@ -129,6 +129,21 @@ export function cpuMs(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * The CPU time of a process's main thread so far, in milliseconds, to the nanosecond (the
+ * scheduler's own count, /proc/PID/task/PID/schedstat, Linux); undefined elsewhere or when it
+ * is gone. Where JavaScript runs: what a burst of messages queues on, and steadier under load
+ * than the burst's wall time.
+ */
+export function mainThreadCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
 /** USER_HZ: what /proc counts CPU time in (100 on every Linux hob runs on). */
 const CLOCK_TICKS_PER_SECOND = 100;
 

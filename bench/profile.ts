@@ -10,7 +10,7 @@
  * after a warm-up of 90:
  * - `cpu`: a CPU profile (inspector `Profiler`);
  * - `burst`: a CPU profile of 20 new people writing on Telegram at once (as bench/vs-floor.ts's
- *   burst): what a person's first message costs;
+ *   burst), five times over (`BURSTS`), new people each time: what a person's first message costs;
  * - `alloc`: every allocation sampled, also those collected since (inspector
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
  * - `promoted`: as `alloc`, without what a minor GC collected: what outlived the young
@@ -44,6 +44,8 @@ import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 const WARMUP = 90;
 const PEOPLE = 10;
 const BURST = 20;
+/** `burst` profiles this many bursts, each of 20 people new to hob (`BURSTS` overrides): one burst holds few samples. */
+const BURSTS = Number(process.env.BURSTS ?? 5);
 const TOP = Number(process.env.TOP ?? 25);
 
 /** The inspector of the spawned process, for Profiler and HeapProfiler commands. */
@@ -96,14 +98,14 @@ async function main(): Promise<void> {
   if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
   if (mode === 'syscalls') return countSyscalls(Number(process.argv[3] ?? 90), process.argv.includes('floor') ? 'floor' : 'hob');
   if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|first|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
-  const messages = mode === 'burst' ? BURST : Number(process.argv[3] ?? 600);
+  const messages = mode === 'burst' ? BURST * BURSTS : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
   // BENCH_SNAPSHOT_DIR keeps `heap`'s two snapshots there, to read further (bench/heap-snapshot.ts).
   const dir = process.env.BENCH_SNAPSHOT_DIR ?? tempDir('hob-profile-');
   const nodeFlags = mode === 'heap' ? [`--diagnostic-dir=${dir}`, '--heapsnapshot-signal=SIGUSR2'] : ['--inspect=127.0.0.1:0'];
   const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
-  const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST, nodeFlags });
+  const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST * BURSTS, nodeFlags });
   const pid = hob.child.pid as number;
   const lines: string[] = [];
   try {
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
     const warm = mode === 'heap' ? await snapshot(pid, dir) : undefined;
     if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.start'));
     if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
-    if (mode === 'burst') await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + index, 'all at once')));
+    if (mode === 'burst') for (let burst = 0; burst < BURSTS; burst++) await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + burst * BURST + index, 'all at once')));
     else await sendMany(fakes, WARMUP, messages);
     // Taken before the second snapshot (writing one costs memory of its own).
     const rssEnd = residentBytes(pid) ?? Number.NaN;

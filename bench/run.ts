@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RESULT_MARKER, type BenchResult } from './stats.js';
 
-const BENCHMARKS = ['loop-overhead', 'append-cost', 'cold-start', 'start-to-poll', 'gateway', 'sandbox', 'memory', 'slack', 'live-answer', 'discord', 'web', 'delivery', 'scheduler', 'mcp', 'continuity', 'voice', 'small-window', 'postgres', 'cluster', 'agents', 'vs-floor'];
+const BENCHMARKS = ['loop-overhead', 'append-cost', 'answer-writes', 'cold-start', 'start-to-poll', 'gateway', 'sandbox', 'memory', 'slack', 'live-answer', 'discord', 'web', 'delivery', 'scheduler', 'mcp', 'continuity', 'voice', 'small-window', 'postgres', 'cluster', 'agents', 'vs-floor'];
 
 type Outcome = { file: string; seconds: number; result?: BenchResult; error?: string };
 

@@ -10,7 +10,7 @@
 import '../test/support/env.js';
 import { rmSync } from 'node:fs';
 import { createApp, type App } from '../src/app.js';
-import { parseHobConfig } from '../src/cli/channels.js';
+import { parseHobConfig } from '../src/app/channels.js';
 import type { AgentEvent } from '../src/core/events.js';
 import { promptTokens } from '../test/fakes/model-servers.js';
 import { startFakeOpenAI } from '../test/fakes/openai.js';

@@ -22,7 +22,7 @@ import { closeSync, copyFileSync, mkdtempSync, openAsBlob, openSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseHobConfig } from '../src/cli/channels.js';
+import { parseHobConfig } from '../src/app/channels.js';
 import { readNoteFacts } from '../src/voice/duration.js';
 import { convertAudio, findFfmpeg } from '../src/voice/ffmpeg.js';
 import { planUpload } from '../src/voice/formats.js';

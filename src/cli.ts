@@ -175,7 +175,7 @@ const { CHANNELS } = await import('../adapters/index.js');
 
 /** The config named by `--config` (or found in the usual places). */
 async function readConfig() {
-  const { loadHobConfig } = await import('./cli/channels.js');
+  const { loadHobConfig } = await import('./app/channels.js');
   return loadHobConfig({ path: program.opts<{ config?: string }>().config });
 }
 

@@ -1,5 +1,5 @@
 import type { HobConfig } from '../config/schema.js';
-import { channelLabel } from '../cli/channels.js';
+import { channelLabel } from './channels.js';
 import type { Clock } from '../core/clock.js';
 import type { Delegation } from '../engine/delegation.js';
 import type { EngineDeps } from '../engine/query-engine.js';
@@ -51,7 +51,7 @@ export function appSystemPrompt(options: AppPromptOptions): EngineDeps['systemPr
   };
 }
 
-/** Sessions no chat channel owns; a channel's own platform is named by its label (cli/channels.ts). */
+/** Sessions no chat channel owns; a channel's own platform is named by its label (app/channels.ts). */
 const SESSION_PLACES: Record<string, string> = {
   console: 'a terminal',
   // issue 11: a report's own session; its answer is sent to the person's chat when it ends

@@ -1,5 +1,5 @@
 import type { HobConfig } from '../config/schema.js';
-import { channelChatCommands, channelSecretEnv, loadHobConfig } from '../cli/channels.js';
+import { channelChatCommands, channelSecretEnv, loadHobConfig } from './channels.js';
 import { createHookJudge } from '../engine/hook-judge.js';
 import { loadExtensions, type Extensions } from '../extensions.js';
 import { COMMAND_NAMES } from '../gateway/commands.js';

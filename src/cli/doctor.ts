@@ -7,7 +7,7 @@ import { maskSecret } from '../logger.js';
 import { createSandbox } from '../policy/sandbox.js';
 import { openStore } from '../store/open.js';
 import { homedir } from 'node:os';
-import { configuredChannels } from './channels.js';
+import { configuredChannels } from '../app/channels.js';
 import { checkWindow } from './doctor-window.js';
 
 /** `hob doctor`: the config loads, the model endpoint answers the key, each chat token works. */

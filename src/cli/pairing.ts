@@ -3,7 +3,7 @@ import { systemClock } from '../core/clock.js';
 import { UserFacingError } from '../core/errors.js';
 import { openStore } from '../store/open.js';
 import { encodeOutboxMessage } from '../store/outbox-message.js';
-import { configuredChannels } from './channels.js';
+import { configuredChannels } from '../app/channels.js';
 
 /**
  * `hob pairing list | approve CODE | revoke USER_ID` — works on the store directly, so it

@@ -1,12 +1,12 @@
 /**
  * Chat commands a channel brings under the name of one of hob's own. Apart from the registry
- * (cli/channels.ts) because hob's commands bring memory, sessions and tasks with them, which
+ * (app/channels.ts) because hob's commands bring memory, sessions and tasks with them, which
  * `hob start` loads only once its channels are connecting.
  */
 import type { HobConfig } from '../config/schema.js';
 import type { ChannelModule } from '../gateway/channel-module.js';
 import { COMMAND_NAMES } from '../gateway/commands.js';
-import { CHANNELS, configuredChannels } from './channels.js';
+import { CHANNELS, configuredChannels } from '../app/channels.js';
 
 /** A sentence for each chat command a configured channel brings under the name of one of hob's own: hob answers its own, so the channel's is never reached. `hob start` prints them. */
 export function shadowedChatCommands(config: HobConfig, channels: readonly ChannelModule[] = CHANNELS): string[] {

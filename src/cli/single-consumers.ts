@@ -6,7 +6,7 @@
  * says why in the channel's own words. On SQLite one process owns the data dir: no lock.
  */
 import type { StoreSettings } from '../store/open.js';
-import type { ConfiguredChannel } from './channels.js';
+import type { ConfiguredChannel } from '../app/channels.js';
 
 export type SingleConsumerClaim = {
   /** The channels this process starts. */

@@ -16,7 +16,7 @@ import { postgresUrl } from '../store/open.js';
 import { sharedDecisionsOf } from '../store/postgres/shared-decisions.js';
 import { runChat } from './chat.js';
 import { consoleSessionKey, consoleUserId } from './console-identity.js';
-import { channelChatCommands, configuredChannels } from './channels.js';
+import { channelChatCommands, configuredChannels } from '../app/channels.js';
 import { shadowedChatCommands } from './shadowed-commands.js';
 import { startHealth } from './health.js';
 import type { HealthServer } from '../gateway/health.js';

@@ -5,7 +5,7 @@ import { UserFacingError } from '../core/errors.js';
 import { holdWasmTierUp } from '../core/steady-heap.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { createLogger, flushLog, type Logger } from '../logger.js';
-import { configuredChannels, loadHobConfig, type ConfiguredChannel } from './channels.js';
+import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
 import { claimSingleConsumers } from './single-consumers.js';
 
 /**

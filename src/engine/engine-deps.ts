@@ -3,7 +3,7 @@
  * with each message (`SubmitOptions`). `RunProfile` names the part of the deps a run is made
  * of — model, tools, gates, limits — so a run with other ones (a worker) can bring its own.
  */
-import type { Usage } from '../core/messages.js';
+import type { Message, Usage } from '../core/messages.js';
 import type { PersonResolver } from '../core/person.js';
 import type { Interaction } from '../policy/types.js';
 import type { ProviderClient } from '../providers/types.js';
@@ -65,4 +65,12 @@ export type SubmitOptions = {
   inGroup?: boolean;
   /** The chat the run answers in (background tasks deliver there). */
   chat?: ToolContext['chat'];
+  /**
+   * Wraps the write that stores the run's answer (its last message, one without tool calls):
+   * the caller runs `store` exactly once, inside a transaction of its own with what it records
+   * alongside (the gateway: the answer's outbox rows), so both commit at once and a crash
+   * cannot leave an answer that is stored but never sent. What it throws fails the run as a
+   * failed write would. Without it the answer is stored on its own.
+   */
+  storingAnswer?(answer: Message, store: () => void): void;
 };

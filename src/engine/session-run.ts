@@ -80,7 +80,10 @@ export async function* runSession(deps: EngineDeps, run: SessionRun): AsyncGener
       if (event.type === 'assistant_message') partial = '';
       if (event.type === 'assistant_message' && toolUses(event.message).length === 0) {
         // The answer: the run ends with it, so the running mark clears in the same write.
-        state.append(event.message, { run: 'ends', personId });
+        const answer = event.message;
+        const store = () => state.append(answer, { run: 'ends', personId });
+        if (options.storingAnswer) options.storingAnswer(answer, store);
+        else store();
         settled = true;
       } else if (event.type === 'assistant_message' || event.type === 'user_message') {
         const remembered = event.type === 'user_message' && state.rememberToolResults(event.message);

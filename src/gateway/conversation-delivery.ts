@@ -7,9 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { OutboundMessage, SentRef, Target } from './channel.js';
 import type { Delivery } from './delivery.js';
-import type { AnswerAdoption, LiveRecorder } from './delivery-ports.js';
+import type { AnswerAdoption, LiveRecorder, Recorded } from './delivery-ports.js';
+import type { AnswerRecorder } from './reply.js';
 
-export class ConversationDelivery {
+export class ConversationDelivery implements AnswerRecorder {
   private isClosing = false;
 
   constructor(
@@ -46,6 +47,23 @@ export class ConversationDelivery {
     }
     await live.decline();
     for (const message of messages) await this.send(message);
+  }
+
+  /** Records a message to send in a moment (`sendRecorded`); undefined while closing (`send` then records it for the next start). */
+  record(message: OutboundMessage): Recorded | undefined {
+    return this.isClosing ? undefined : this.delivery.recordLeased(this.platform, this.target, message, this.sessionKey);
+  }
+
+  /** Sends what `record` recorded; when hob began closing since, leaves it due for the worker or the next start. */
+  async sendRecorded(row: Recorded, message: OutboundMessage): Promise<SentRef | undefined> {
+    if (!this.isClosing) return this.delivery.sendRecorded(row, this.platform, this.target, message, this.sessionKey);
+    this.delivery.release(row.id);
+    return undefined;
+  }
+
+  /** Withdraws what `record` recorded and will not be sent after all. */
+  withdraw(row: Recorded): void {
+    this.delivery.cancel(row.id, 'the answer changed before it was sent');
   }
 
   /** Sends at once, unrecorded (a progress message); nothing while closing. */

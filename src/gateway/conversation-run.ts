@@ -8,6 +8,7 @@
 import type { Clock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
+import { messageText, type Message } from '../core/messages.js';
 import type { Logger } from '../logger.js';
 import type { Interaction } from '../policy/types.js';
 import type { ApprovalBroker } from './approvals.js';
@@ -22,8 +23,12 @@ import { LeaseLostError } from './cluster/fence.js';
 /** Whom a run answers: only they steer it, and in a group the answer replies to their message. */
 export type Requester = { userId: string; userName: string; messageId?: string };
 
-/** Starts the engine's side of a run: a new message, or a run cut off by a restart. */
-export type StartRun = (signal: AbortSignal, interaction: Interaction) => AsyncIterable<AgentEvent>;
+/**
+ * Starts the engine's side of a run: a new message, or a run cut off by a restart.
+ * `storingAnswer` goes to the engine (SubmitOptions.storingAnswer): the answer's outbox rows
+ * are recorded in the commit that stores it.
+ */
+export type StartRun = (signal: AbortSignal, interaction: Interaction, storingAnswer: (answer: Message, store: () => void) => void) => AsyncIterable<AgentEvent>;
 
 /** What a run needs from the gateway. */
 export type RunDeps = {
@@ -35,6 +40,8 @@ export type RunDeps = {
   isTrusted?(userId: string): boolean;
   /** How long a run goes before typing and the live answer show (default BUSY_AFTER_MS; 0: at once). */
   busyAfterMs?: number;
+  /** The store's write transaction: the answer and its outbox rows commit in one. Without it they commit apart. */
+  transaction?<T>(fn: () => T): T;
 };
 
 /** Where a run happens: its conversation's chat, its way out and its questions. */
@@ -76,6 +83,7 @@ export class ConversationRun {
       sendAnswer: (messages, live) => output.sendAnswer(messages, live),
       live: this.slowRun.live,
       sendNow: (outbound) => output.sendNow(outbound),
+      recorder: output,
       editIntervalMs: chatType === 'dm' ? capabilities.editIntervalMs : (capabilities.groupEditIntervalMs ?? capabilities.editIntervalMs),
       ...replyTo,
       editClock: deps.editClock,
@@ -103,7 +111,7 @@ export class ConversationRun {
    */
   async play(start: StartRun, onEvent: (event: AgentEvent) => void): Promise<void> {
     try {
-      for await (const event of start(this.controller.signal, this.interaction())) {
+      for await (const event of start(this.controller.signal, this.interaction(), (answer, store) => this.storingAnswer(answer, store))) {
         onEvent(event);
         this.slowRun.onEvent(event);
         this.reporter.onEvent(event);
@@ -131,6 +139,20 @@ export class ConversationRun {
     } catch (error) {
       this.site.deps.logger.error({ session: this.site.key, err: errorMessage(error) }, 'could not deliver the reply');
     }
+  }
+
+  /**
+   * The engine stores the answer: the messages that will carry it to the chat are recorded in
+   * the same transaction (when it goes out as plain messages, see RunReporter.recordAnswer).
+   * One commit fewer per answer, and no moment in which it is stored but not yet due anywhere.
+   */
+  private storingAnswer(answer: Message, store: () => void): void {
+    const { transaction } = this.site.deps;
+    if (!transaction) return store();
+    transaction(() => {
+      store();
+      this.reporter.recordAnswer(messageText(answer));
+    });
   }
 
   /** While hob waits for the person (an approval, a question) it is not typing. */

@@ -2,8 +2,7 @@ import type { ChatOrigin } from '../tools/tool.js';
 import type { Clock } from '../core/clock.js';
 import { SHUTDOWN_REASON } from '../core/shutdown.js';
 import type { AgentEvent } from '../core/events.js';
-import type { QueryEngine } from '../engine/query-engine.js';
-import type { Interaction } from '../policy/types.js';
+import type { QueryEngine, SubmitOptions } from '../engine/query-engine.js';
 import type { InboxRepository } from '../store/inbox.js';
 import type { Attachment, ChannelAdapter, ChatType, Target } from './channel.js';
 import type { Delivery } from './delivery.js';
@@ -180,7 +179,7 @@ export class Conversation {
   /** Resumes a run cut off by a restart. */
   resume(requesterId: string, notStarted: ReadonlySet<string>): void {
     if (!this.engine.hasPendingWork()) return;
-    void this.pump((signal, interaction) => this.engine.continuePending({ userId: requesterId, interaction, signal, inGroup: this.chatType !== 'dm', chat: this.chat }, notStarted), {
+    void this.pump((signal, interaction, storingAnswer) => this.engine.continuePending({ userId: requesterId, interaction, signal, inGroup: this.chatType !== 'dm', chat: this.chat, storingAnswer }, notStarted), {
       userId: requesterId,
       userName: 'the person',
     });
@@ -207,7 +206,7 @@ export class Conversation {
           if (!this.output.closing) this.markDone(message.inboxIds);
           continue;
         }
-        await this.runOnce(message, (signal, interaction) => this.submit(message, signal, interaction), voice.spokenTo);
+        await this.runOnce(message, (signal, interaction, storingAnswer) => this.submit(message, { signal, interaction, storingAnswer }), voice.spokenTo);
         this.requeueUnreadSteering(message);
       }
     })().finally(() => {
@@ -228,12 +227,11 @@ export class Conversation {
   }
 
   /** The run for one queued message: what the model reads (attachments fetched now), then the engine. */
-  private async *submit(message: QueuedMessage, signal: AbortSignal, interaction: Interaction): AsyncGenerator<AgentEvent> {
+  private async *submit(message: QueuedMessage, run: Pick<SubmitOptions, 'signal' | 'interaction' | 'storingAnswer'>): AsyncGenerator<AgentEvent> {
     const content = textInput(message, this.chatType) ?? (await modelInput(message, this.chatType, this.deps.workspace));
     const events = this.engine.submit(content, {
+      ...run,
       userId: message.userId,
-      interaction,
-      signal,
       sendFile: (path, caption) => this.output.sendFile(path, caption),
       chatType: this.chatType,
       inGroup: this.chatType !== 'dm',

@@ -130,15 +130,15 @@ export class Delivery {
     };
   }
 
-  /** A new row, leased: the caller sends it at once, so the worker leaves it alone meanwhile. */
-  private recordLeased(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Recorded {
+  /** A new row, leased: the caller sends it at once (`sendRecorded`), so the worker leaves it alone meanwhile. */
+  recordLeased(platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Recorded {
     const now = this.clock.now();
     const id = this.outbox.add({ platform, chatId: target.chatId, threadId: target.threadId, sessionKey, message: encode(message), now, leaseUntil: now + LEASE_MS });
     return { id, key: deliveryKey(id, now) };
   }
 
   /** Sends a recorded row now (unless an earlier one to the chat waits); `key` when the caller knows it. */
-  private sendRecorded(row: { id: number; key?: string }, platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
+  sendRecorded(row: { id: number; key?: string }, platform: string, target: Target, message: OutboundMessage, sessionKey?: string): Promise<SentRef | undefined> {
     const { id } = row;
     const now = this.clock.now();
     const key = row.key ?? deliveryKey(id, this.outbox.createdAt(id) ?? now);
@@ -174,6 +174,11 @@ export class Delivery {
     // A send already in flight took its callback with it (attempt reads it first).
     if (cancelled) this.onSent.delete(outboxId);
     return cancelled;
+  }
+
+  /** A row `recordLeased` recorded that is not sent now after all (hob is closing): due at once, as `record` leaves one. */
+  release(id: number): void {
+    this.outbox.defer(id, 'hob was closing', this.clock.now());
   }
 
   /** Records a message for the worker without sending it now (hob is closing: the next start sends it). */

@@ -4,7 +4,7 @@ import { messageText, toolUses } from '../core/messages.js';
 import { oneLine } from '../core/text.js';
 import type { Logger } from '../logger.js';
 import type { ChannelAdapter, OutboundMessage, SentRef, Target } from './channel.js';
-import type { AnswerAdoption } from './delivery-ports.js';
+import type { AnswerAdoption, Recorded } from './delivery-ports.js';
 import { splitMessage } from './format/split.js';
 import type { LiveAnswerFeed } from './live-answer.js';
 
@@ -20,6 +20,15 @@ export class ChatEditClock {
 }
 
 type ToolLine = { id: string; text: string; state: 'running' | 'ok' | 'error' | 'note' };
+
+/** How the answer's messages are recorded ahead of their send (ConversationDelivery): in the commit that stores the answer. */
+export type AnswerRecorder = {
+  /** A row for the message, leased to this run; undefined when it cannot be recorded now (hob is closing). */
+  record(message: OutboundMessage): Recorded | undefined;
+  sendRecorded(row: Recorded, message: OutboundMessage): Promise<SentRef | undefined>;
+  /** The row will not be sent: the answer turned out otherwise. */
+  withdraw(row: Recorded): void;
+};
 
 /** The run's live answer as the reporter uses it (a LiveAnswerFeed, or one held back until the run is slow). */
 export type LiveView = Pick<LiveAnswerFeed, 'onEvent' | 'cancel' | 'adopt' | 'showing' | 'liveRow'>;
@@ -39,6 +48,8 @@ export type ReplyOptions = {
   live?: LiveView;
   /** Sends at once, unrecorded (the progress message: a failed one is not delivered later). */
   sendNow(message: OutboundMessage): Promise<SentRef | undefined>;
+  /** Records a plain answer's messages when the engine stores it (recordAnswer); without it they are recorded as they are sent. */
+  recorder?: AnswerRecorder;
   /** Minimum milliseconds between progress edits in this chat. */
   editIntervalMs: number;
   /** In groups: the person's message this run answers; the first message sent replies to it. */
@@ -62,6 +73,8 @@ export class RunReporter {
   private errorText: string | undefined;
   private stopped = false;
   private replied = false;
+  /** The answer's messages, recorded when the engine stored it, and their rows. */
+  private recorded: { text: string; messages: OutboundMessage[]; rows: Recorded[] } | undefined;
 
   constructor(private readonly options: ReplyOptions) {}
 
@@ -119,6 +132,30 @@ export class RunReporter {
     }
   }
 
+  /**
+   * The engine is storing `answer` as the run's last message (inside the store's transaction):
+   * when it will go out as plain messages — no live view showing it, no progress message, no
+   * error — they are recorded now, in the same commit, and `finish` sends those rows.
+   */
+  recordAnswer(answer: string): void {
+    const { recorder, live } = this.options;
+    if (!recorder || live?.showing || this.lines.length || this.errorText || this.stopped || !answer.trim()) return;
+    const replied = this.replied;
+    const messages = this.answerMessages(answer);
+    const rows: Recorded[] = [];
+    for (const message of messages) {
+      const row = recorder.record(message);
+      if (!row) {
+        // hob is closing: the answer is recorded by `finish`, as before.
+        for (const taken of rows) recorder.withdraw(taken);
+        this.replied = replied;
+        return;
+      }
+      rows.push(row);
+    }
+    this.recorded = { text: answer, messages, rows };
+  }
+
   /** Final progress state, then the answer (or the error, in one plain sentence). */
   async finish(): Promise<void> {
     if (this.editTimer) clearTimeout(this.editTimer);
@@ -130,8 +167,20 @@ export class RunReporter {
     else if (this.stopped) parts.push('⏹ Stopped.');
     if (!parts.length) parts.push('(no answer)');
     const text = parts.join('\n\n');
-    const messages = splitMessage(text, this.options.adapter.capabilities.maxMessageLength).map((chunk): OutboundMessage => ({ text: chunk, ...this.replyTo() }));
-    const { live, sendAnswer } = this.options;
+    const { live, sendAnswer, recorder } = this.options;
+    const recorded = this.recorded;
+    this.recorded = undefined;
+    if (recorded && recorder) {
+      if (recorded.text === text && !live?.showing) {
+        await live?.cancel();
+        for (const [index, row] of recorded.rows.entries()) await recorder.sendRecorded(row, recorded.messages[index] as OutboundMessage);
+        return;
+      }
+      // The run ended otherwise than its stored answer said: those rows go, the end below is sent.
+      for (const row of recorded.rows) recorder.withdraw(row);
+      if (recorded.messages[0]?.replyTo !== undefined) this.replied = false;
+    }
+    const messages = this.answerMessages(text);
     // A whole answer takes the live view's place (a long one from its first part on: the
     // live message becomes that part); a stop or an error ends the live view.
     if (live?.showing && sendAnswer && this.answered && !this.errorText && !this.stopped) {
@@ -147,6 +196,11 @@ export class RunReporter {
   async abandon(): Promise<void> {
     if (this.editTimer) clearTimeout(this.editTimer);
     await this.options.live?.cancel();
+  }
+
+  /** The text as the messages that carry it, split at the platform's limit; the first replies to the person's message in a group. */
+  private answerMessages(text: string): OutboundMessage[] {
+    return splitMessage(text, this.options.adapter.capabilities.maxMessageLength).map((chunk): OutboundMessage => ({ text: chunk, ...this.replyTo() }));
   }
 
   /** The first message of the run answers the person's message; later ones follow it. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
 import { COMMANDS } from '../../src/gateway/commands.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { loadExtensions, type Extensions } from '../../src/extensions.js';
 import { ToolRegistry } from '../../src/tools/tool.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';

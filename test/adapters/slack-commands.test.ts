@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { loadExtensions, type Extensions } from '../../src/extensions.js';
 import { createScheduling } from '../../src/scheduler/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { REQUIRED_SCOPES } from '../../adapters/slack/scopes.js';
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';

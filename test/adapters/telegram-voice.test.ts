@@ -2,7 +2,7 @@ import '../support/env.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';
 import { VoiceNotes } from '../../src/voice/voice-notes.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';

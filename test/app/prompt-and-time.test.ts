@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 

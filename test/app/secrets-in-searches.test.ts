@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
 

@@ -13,7 +13,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { CHANNELS } from '../../adapters/index.js';
 import { addChannelCommands } from '../../src/cli/channel-commands.js';
-import { channelSecretEnv, configuredChannels, parseHobConfig } from '../../src/cli/channels.js';
+import { channelSecretEnv, configuredChannels, parseHobConfig } from '../../src/app/channels.js';
 import { shadowedChatCommands } from '../../src/cli/shadowed-commands.js';
 import { runPairing } from '../../src/cli/pairing.js';
 import { parseConfig } from '../../src/config/load.js';

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { runAsk } from '../../src/cli/ask.js';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 import { consoleUserId } from '../../src/cli/console-identity.js';
 import { startFakeAnthropic, type AnthropicScript, type FakeAnthropic } from '../fakes/anthropic.js';
 import { tempDir } from '../support/engine.js';

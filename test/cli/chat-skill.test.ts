@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runChat } from '../../src/cli/chat.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { QueryEngine } from '../../src/engine/query-engine.js';
 import { loadExtensions } from '../../src/extensions.js';
 import { createLogger } from '../../src/logger.js';

@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { APP_ID, startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 
 let fake: FakeDiscord | undefined;

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
 import { runPairing } from '../../src/cli/pairing.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { SqliteOutbox } from '../../src/store/sqlite/outbox.js';
 import { SqlitePairings } from '../../src/store/sqlite/pairings.js';

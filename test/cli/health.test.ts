@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { startHealth } from '../../src/cli/health.js';
 import type { HealthServer } from '../../src/gateway/health.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 import { runChat } from '../../src/cli/chat.js';
 import { consoleSessionKey, consoleUserId } from '../../src/cli/console-identity.js';
 import { runSessions } from '../../src/cli/sessions.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { telegramChannel } from '../../adapters/telegram/index.js';
-import type { ConfiguredChannel } from '../../src/cli/channels.js';
+import type { ConfiguredChannel } from '../../src/app/channels.js';
 import { claimSingleConsumers } from '../../src/cli/single-consumers.js';
 import { postgresSkipReason } from '../support/postgres.js';
 import { postgresDatabase } from '../support/postgres-fixture.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UserFacingError } from '../../src/core/errors.js';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 import { configErrorFor, freshDir } from './config-files.js';
 
 describe('a broken config file is reported with the file, the key and the fix', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 import { hobConfigSchemaFor } from '../../src/config/schema.js';
 import { CHANNELS } from '../../adapters/index.js';
 import { freshDir } from './config-files.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hob-config-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserFacingError } from '../../src/core/errors.js';
 import { requireModelKey } from '../../src/config/load.js';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 import type { HobConfig } from '../../src/config/schema.js';
 import { freshDir, writeConfig } from './config-files.js';
 import type { TelegramConfig } from '../../adapters/telegram/index.js';

@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai.js';
 import { answering, collect, tempDir } from '../support/engine.js';

@@ -2,7 +2,7 @@ import '../support/env.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { loadExtensions } from '../../src/extensions.js';
 import { bundledSkillsDir, loadSkills } from '../../src/skills/catalog.js';
 import { skillTool } from '../../src/skills/skill-tool.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import type { ChannelAdapter, SpokenDelivery } from '../../src/gateway/channel.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';
 import { VoiceNotes } from '../../src/voice/voice-notes.js';

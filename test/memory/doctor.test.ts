@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { startFakeEmbeddings } from '../fakes/embeddings.js';
 import { tempDir } from '../support/engine.js';
 

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runMemory } from '../../src/cli/memory.js';
 import { consoleUserId } from '../../src/cli/console-identity.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { exportMarkdown, importMarkdown } from '../../src/memory/markdown.js';
 import { tempDir } from '../support/engine.js';
 import { testMemory } from './fixture.js';

@@ -5,7 +5,7 @@ import { createApp, type App } from '../../src/app.js';
 import { runChat } from '../../src/cli/chat.js';
 import { runSessions } from '../../src/cli/sessions.js';
 import { createGateway } from '../../src/cli/start-serve.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import type { HobConfig } from '../../src/config/schema.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { SqliteSessionArchive } from '../../src/store/sqlite/session-archive.js';

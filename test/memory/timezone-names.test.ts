@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { canonicalTimezone } from '../../src/core/timezone.js';
 import { runMemoryCommand } from '../../src/gateway/commands/memory.js';
 import { jobsMessage } from '../../src/gateway/commands/jobs.js';

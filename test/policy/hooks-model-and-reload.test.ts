@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { createHookJudge, verdictOf } from '../../src/engine/hook-judge.js';
 import { runQuery } from '../../src/engine/run-query.js';
 import { createHookRunner, type HooksConfig } from '../../src/policy/hooks.js';

@@ -1,7 +1,7 @@
 import '../support/env.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkWindow } from '../../src/cli/doctor-window.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { PromptTooLongError } from '../../src/core/errors.js';
 import { createOpenAIProvider } from '../../src/providers/openai.js';
 import { discoverWindow } from '../../src/providers/window-discovery.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runJobs } from '../../src/cli/jobs.js';
-import { loadHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig } from '../../src/app/channels.js';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { tempDir } from '../support/engine.js';
 import { harness, jobIdIn } from './harness.js';

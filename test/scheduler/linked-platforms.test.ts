@@ -4,7 +4,7 @@ import { createDiscordAdapter } from '../../adapters/discord/discord-adapter.js'
 import { createTelegramAdapter } from '../../adapters/telegram/telegram-adapter.js';
 import { createApp, type App } from '../../src/app.js';
 import { createGateway } from '../../src/cli/start-serve.js';
-import { loadHobConfig, parseHobConfig } from '../../src/cli/channels.js';
+import { loadHobConfig, parseHobConfig } from '../../src/app/channels.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import { drainer } from '../../src/scheduler/index.js';
 import type { Scheduler } from '../../src/scheduler/runner.js';

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp, type App } from '../../src/app.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { SUMMARY_SYSTEM } from '../../src/engine/compaction/compactor.js';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions, type OpenAIRequestBody, type OpenAIScript } from '../fakes/openai.js';
 import { tempDir } from './engine.js';

@@ -2,7 +2,7 @@ import '../support/env.js';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/cli/doctor.js';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { checkVoice } from '../../src/voice/doctor.js';
 import { startFakeSpeech, type FakeSpeech } from '../fakes/speech.js';
 import { startFakeTranscription, type FakeTranscription } from '../fakes/transcription.js';

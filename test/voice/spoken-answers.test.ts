@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { sniffContainer } from '../../src/voice/formats.js';
 import { shouldSpeak, speakableText } from '../../src/voice/speech.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 
 const parse = (yaml: string, env: NodeJS.ProcessEnv = {}) => parseHobConfig(yaml, { env });
 const problems = (yaml: string, env: NodeJS.ProcessEnv = {}): string => {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHobConfig } from '../../src/cli/channels.js';
+import { parseHobConfig } from '../../src/app/channels.js';
 import { VoiceNotes, type Heard } from '../../src/voice/voice-notes.js';
 import { silentWav } from '../../src/voice/wav.js';
 import { startFakeTranscription, type FakeTranscription, type FakeTranscriptionOptions } from '../fakes/transcription.js';

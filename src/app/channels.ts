@@ -1,7 +1,9 @@
 /**
- * The chat channels as the CLI hands them on: the registry (adapters/index.ts) is read here,
- * in app.ts and by cli.ts for the channels' terminal commands, and the config, `hob start`, `hob doctor` and the child processes'
- * environment learn of the channels through these helpers.
+ * The chat channels as the composition root hands them on: the registry (adapters/index.ts) is
+ * read here, in app.ts and by cli.ts for the channels' terminal commands; the config, the app's
+ * tools and prompt, `hob start`, `hob doctor` and the child processes' environment learn of the
+ * channels through these helpers. It sits in app/ because the app uses it and the CLI sits above
+ * the app: the CLI imports it from here, nothing here imports the CLI.
  */
 import { CHANNELS } from '../../adapters/index.js';
 import { loadConfig, parseConfig, type LoadConfigOptions, type LoadedConfig } from '../config/load.js';

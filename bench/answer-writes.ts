@@ -1,0 +1,105 @@
+/**
+ * What the SQLite store costs per answer: the writes `hob start` makes for one message and
+ * its answer, on a real file — the inbound commit (inbox row, the session of a new person,
+ * the person's message with its search row, the row done), the answer with its usage and
+ * search row and its outbox row (one commit since the answer and its outbox row are written
+ * together; two before), and the sent mark. Half the answers are to people new to the store.
+ * CPU (user + system, this process) and wall time (the checkpoints' syncs are waited for on
+ * the thread that commits) per answer, median of the rounds, for hob's settings and, beside them, with
+ * SQLite's default checkpoint interval (every 1,000 WAL pages: hob's is 4,000) and with the
+ * answer and its outbox row in two commits; the variants take turns in rounds on files of
+ * their own, so a busy minute on the machine hits all of them alike.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Message } from '../src/core/messages.js';
+import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/store.js';
+import { tempDir } from '../test/support/engine.js';
+import { fmt, median, runIfMain, type BenchResult } from './stats.js';
+
+const ROUNDS = 16;
+const ANSWERS_PER_ROUND = 300;
+const WARMUP = 300;
+/** People who write again and again (the rest are new to the store). */
+const REGULARS = 30;
+
+type Variant = { name: string; checkpointPages?: number; answerApart?: boolean };
+
+const VARIANTS: Variant[] = [
+  { name: "hob's (4,000-page checkpoints, the answer and its outbox row in one commit)" },
+  { name: 'checkpoints every 1,000 pages (SQLite default)', checkpointPages: 1000 },
+  { name: 'the answer and its outbox row in two commits', answerApart: true },
+  { name: 'both as before (1,000 pages, two commits)', checkpointPages: 1000, answerApart: true },
+];
+
+const usage = { model: 'bench', usage: { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 };
+
+/** One answer's writes, as the gateway and the engine make them. */
+function answerOnce(store: SqliteStore, variant: Variant, person: number, now: number, update: number): void {
+  const key = `telegram:${1000 + person}`;
+  let sessionId = '';
+  store.transaction(() => {
+    const inboxId = store.inbox.add({ platform: 'telegram', updateId: String(update), sessionKey: key, message: '{"text":"could you check the backup?"}', now });
+    const session = store.conversations.activeSession(key);
+    const said: Message = { role: 'user', content: [{ type: 'text', text: '[Wed 2 Dec 03:40] could you check the backup?' }] };
+    store.conversations.appendMessage(session.id, said, { personId: `p${person}`, run: 'starts' });
+    if (inboxId !== undefined) store.inbox.markDone(inboxId);
+    sessionId = session.id;
+  });
+  const answer: Message = { role: 'assistant', content: [{ type: 'text', text: 'It finished at 02:14 and took 6 minutes.' }] };
+  const storeAnswer = () => store.conversations.appendMessage(sessionId, answer, { personId: `p${person}`, run: 'ends', usage });
+  const record = () => store.outbox.add({ platform: 'telegram', chatId: String(1000 + person), sessionKey: key, message: '{"text":"It finished at 02:14 and took 6 minutes."}' as never, now, leaseUntil: now + 120_000 });
+  let row = 0;
+  if (variant.answerApart) {
+    storeAnswer();
+    row = record();
+  } else {
+    store.transaction(() => {
+      storeAnswer();
+      row = record();
+    });
+  }
+  store.outbox.blockedBy(row, 'telegram', String(1000 + person), now);
+  store.outbox.markSent(row, String(update), now);
+}
+
+export async function run(): Promise<BenchResult> {
+  const dir = tempDir('hob-bench-answer-writes-');
+  let now = 1_800_000_000_000;
+  let update = 0;
+  let newcomer = 10_000;
+  const subjects = VARIANTS.map((variant, at) => {
+    const store = openSqliteStore(join(dir, `${at}.db`), { clock: { now: () => now } });
+    if (variant.checkpointPages) store.db.pragma(`wal_autocheckpoint = ${variant.checkpointPages}`);
+    for (let index = 0; index < WARMUP; index++) answerOnce(store, variant, index % REGULARS, (now += 5), ++update);
+    return { variant, store, cpu: [] as number[], wall: [] as number[] };
+  });
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const subject of subjects) {
+        const before = process.cpuUsage();
+        const started = performance.now();
+        for (let index = 0; index < ANSWERS_PER_ROUND; index++) {
+          const person = index % 2 === 0 ? index % REGULARS : newcomer++;
+          answerOnce(subject.store, subject.variant, person, (now += 5), ++update);
+        }
+        const spent = process.cpuUsage(before);
+        subject.cpu.push((spent.user + spent.system) / 1000 / ANSWERS_PER_ROUND);
+        subject.wall.push((performance.now() - started) / ANSWERS_PER_ROUND);
+      }
+    }
+    const base = median(subjects[0]?.cpu ?? []);
+    const summary = subjects.map(({ variant, cpu, wall }) => {
+      const ms = median(cpu);
+      const less = variant === VARIANTS[0] ? '' : ` (hob's ${((100 * (ms - base)) / ms).toFixed(0)}% less)`;
+      return `store per answer, ${variant.name}: CPU ${fmt(ms)} ms${less}, best round ${fmt(Math.min(...cpu))}; wall ${fmt(median(wall))} ms (syncs included)`;
+    });
+    for (const line of summary) console.log(line);
+    return { name: 'answer writes', summary };
+  } finally {
+    for (const subject of subjects) subject.store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runIfMain(import.meta.url, run);

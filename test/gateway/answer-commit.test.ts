@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/messages.js';
+import type { AppendOptions } from '../../src/store/conversations.js';
+import { MemoryChannel } from '../fakes/memory-channel.js';
+import { ScriptedModel } from '../fakes/scripted-model.js';
+import { tempDir } from '../support/engine.js';
+import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+
+/**
+ * A quick answer and the outbox row that carries it to the chat are one commit: there is no
+ * moment in which the answer is in the history but due nowhere, so a kill right after the
+ * engine stored it still reaches the person after the restart (before, that kill lost it:
+ * the row was written in a later commit).
+ */
+
+const running: TestGateway[] = [];
+afterEach(async () => {
+  for (const hob of running.splice(0)) await hob.close();
+});
+
+const dmOf = (channel: MemoryChannel) => channel.chat(`dm-${OWNER.id}`);
+
+describe('the answer and its outbox row', () => {
+  it('a kill the moment the answer is stored: after the restart the person gets it, once', async () => {
+    const dir = tempDir('hob-answer-commit-');
+    const first = new MemoryChannel();
+    const hob = await startTestGateway(first, new ScriptedModel([{ text: 'Stored and sent.' }]), { dir });
+    running.push(hob);
+    // The kill: once the answer's write returns, nothing more reaches the file (the process is
+    // gone before its next step; closing the file is how a test stops this one writing).
+    const conversations = hob.deps.conversations;
+    let killed = false;
+    hob.deps.conversations = Object.assign(Object.create(conversations) as typeof conversations, {
+      appendMessage(sessionId: string, message: Message, options?: AppendOptions) {
+        conversations.appendMessage(sessionId, message, options);
+        if (message.role === 'assistant' && options?.run === 'ends') {
+          killed = true;
+          queueMicrotask(() => hob.store.close());
+        }
+      },
+    });
+    first.say(OWNER, 'answer me');
+    await first.waitFor(() => killed && !hob.store.db.open, 5000, 'the answer stored, then the kill');
+    expect(dmOf(first)).toEqual([]);
+
+    const after = new MemoryChannel();
+    const restarted = await startTestGateway(after, new ScriptedModel([]), { dir });
+    running.push(restarted);
+    restarted.gateway.delivery.start(20);
+    await after.waitFor(() => dmOf(after).length > 0, 5000, 'the stored answer delivered');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(dmOf(after).map((message) => message.text)).toEqual(['Stored and sent.']);
+  });
+
+  it('a quick answer is sent once, from the row recorded with it', async () => {
+    const channel = new MemoryChannel();
+    const hob = await startTestGateway(channel, new ScriptedModel([{ text: 'One.' }, { text: 'Two.' }]));
+    running.push(hob);
+    channel.say(OWNER, 'first');
+    await channel.waitFor(() => dmOf(channel).length === 1, 5000, 'the first answer');
+    channel.say(OWNER, 'second');
+    await channel.waitFor(() => dmOf(channel).length === 2, 5000, 'the second answer');
+    expect(dmOf(channel).map((message) => message.text)).toEqual(['One.', 'Two.']);
+    // Marked sent as the platform took each: nothing left for the worker to send again.
+    await channel.waitFor(() => hob.store.outbox.counts().sent === 2, 5000, 'both marked sent');
+    expect(hob.store.outbox.counts()).toMatchObject({ pending: 0, sent: 2, failed: 0 });
+  });
+});

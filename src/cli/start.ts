@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { requireModelKey } from '../config/load.js';
 import type { HobConfig } from '../config/schema.js';
 import { UserFacingError } from '../core/errors.js';
+import { holdWasmTierUp } from '../core/steady-heap.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { createLogger, flushLog, type Logger } from '../logger.js';
 import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
@@ -20,6 +21,8 @@ import { claimSingleConsumers } from './single-consumers.js';
  * before the error is shown, so nothing is left half-running.
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
+  // Before any channel's SDK loads its HTTP parser (core/steady-heap.ts).
+  holdWasmTierUp();
   const { config, path } = loadHobConfig({ path: configPath });
   requireModelKey(config, path);
   const configured = configuredChannels(config);

@@ -19,8 +19,35 @@ export const HEAP_GROWING_PERCENT = 50;
 
 /** Sets the growth bound, unless the person set V8's heap growth themselves (NODE_OPTIONS or node's flags). */
 export function keepHeapSteady(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  const own = [...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => /^--heap[-_]growing[-_]percent\b/.test(flag));
-  if (own) return false;
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  return setUnlessOwn(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, /^--heap[-_]growing[-_]percent\b/, execArgv, nodeOptions);
+}
+
+/**
+ * How much a WebAssembly function must run before V8 compiles it again with its optimizing
+ * compiler, for `hob start`: about a thousand times V8's own (1,800,000), which one small HTTP
+ * answer used up, so only a copy of undici that parses a thousand answers gets optimized.
+ *
+ * The only WebAssembly hob runs is llhttp, undici's HTTP parser, of which four copies load
+ * (three inside the chat SDKs, one in Node's fetch). Its parsing loop is one
+ * 33 KB function, and V8's budget runs out on the first HTTP answer it parses (the socket's
+ * handshake at start-up): optimizing it then took ~30 MB of compiler memory on a helper thread
+ * (V8's zones, through malloc) and 1.5–4 s of that thread's CPU on a loaded machine, right as
+ * the channels came up (RSS when up 130–142 MB, then ~124 once it was done; with the budget
+ * raised 104–112, then ~116: bench/memory-where.ts). Its first tier parses a handshake
+ * or a download just as well: hob's own model and channel calls go through node:http
+ * (core/lean-fetch.ts), not undici. Set before any channel loads (the parser's budget is
+ * taken when a copy of undici loads it).
+ */
+export const WASM_TIERING_BUDGET = 2_000_000_000;
+
+/** Raises the budget, unless the person tuned V8's WebAssembly tiers themselves. */
+export function holdWasmTierUp(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
+  return setUnlessOwn(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`, /^--(no-)?(wasm[-_]tiering[-_]budget|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering|liftoff)\b/, execArgv, nodeOptions);
+}
+
+/** Sets `flag` unless one of node's own flags or NODE_OPTIONS matches `own`. */
+function setUnlessOwn(flag: string, own: RegExp, execArgv: readonly string[], nodeOptions: string): boolean {
+  if ([...execArgv, ...nodeOptions.split(/\s+/)].some((given) => own.test(given))) return false;
+  setFlagsFromString(flag);
   return true;
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/sqlite/db.js';
+import { openDatabase, PAGE_CACHE_KIB } from '../../src/store/sqlite/db.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
 import { tempDir } from '../support/engine.js';
 
@@ -23,5 +23,34 @@ describe('opening the SQLite file', () => {
     expect(again.pragma('synchronous', { simple: true })).toBe(1);
     expect(again.prepare("SELECT state FROM token_calibration WHERE model = 'kept'").get()).toEqual({ state: 'yes' });
     again.close();
+  });
+});
+
+/**
+ * It keeps at most PAGE_CACHE_KIB of itself in SQLite's page cache (malloc'd memory of `hob
+ * start` that would otherwise grow with the file up to better-sqlite3's 16 MB), and a file
+ * larger than that still reads back whole.
+ */
+describe("SQLite's page cache", () => {
+  it('is capped below better-sqlite3’s 16 MB', () => {
+    const db = openDatabase(join(tempDir('hob-page-cache-'), 'hob.db'));
+    expect(db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
+    expect(PAGE_CACHE_KIB).toBeLessThan(16_000);
+    db.close();
+  });
+
+  it('reads back every row of a file twice the size of the cache', () => {
+    const db = openDatabase(join(tempDir('hob-page-cache-'), 'hob.db'));
+    const text = (id: number) => `${id}:`.padEnd(8_000, String.fromCharCode(97 + (id % 26)));
+    db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)');
+    const rows = Math.ceil((2 * PAGE_CACHE_KIB * 1024) / 8_000);
+    const insert = db.prepare('INSERT INTO notes (id, text) VALUES (?, ?)');
+    db.transaction(() => {
+      for (let id = 0; id < rows; id++) insert.run(id, text(id));
+    })();
+    const read = db.prepare('SELECT id, text FROM notes ORDER BY id').all() as { id: number; text: string }[];
+    expect(read).toHaveLength(rows);
+    expect(read.every((row) => row.text === text(row.id))).toBe(true);
+    db.close();
   });
 });

@@ -9,6 +9,17 @@ export type Db = Database.Database;
 export const WAL_CHECKPOINT_PAGES = 4000;
 
 /**
+ * The most SQLite keeps of the file in its own page cache (malloc'd), in KiB. better-sqlite3
+ * builds SQLite with 16 MB, and the cache keeps every page it wrote or read until it is full:
+ * a `hob start` whose database grows ~1.2 KB a message (the histories, the outbox) grew as much
+ * in malloc's heap for ~15,000 messages (bench/memory-where.ts soak); with 8 MB it is flat
+ * from ~9,000. 8 MB still holds the whole file of a person with 10,000 memory entries (~1,980
+ * pages), which memory_search reads again and again; with SQLite's own 2 MB the soak's malloc
+ * heap was flat from 2,500 messages, but such a search read most of its pages from the OS.
+ */
+export const PAGE_CACHE_KIB = 8_000;
+
+/**
  * Opens (creating if needed) hob's SQLite file in WAL mode and brings its schema up to date.
  * One process writes; readers never block the writer.
  */
@@ -31,6 +42,7 @@ export function openDatabase(path: string): Db {
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   migrate(db);
   db.pragma('synchronous = NORMAL');
   cacheStatements(db);

@@ -246,6 +246,7 @@ export async function run(): Promise<BenchResult> {
       compare(`  RSS after ${FIRST + BURST + REST} messages`, (sitting) => sitting.rss690, sittings, 'MB', MB),
       ...coldLines,
       compare(`  burst of ${BURST} new people (Telegram) all answered, median of ${BURSTS}`, (sitting) => sitting.burstMs, sittings, 'ms'),
+      compare(`  the first burst alone (after ${FIRST} messages: the figure before the median of ${BURSTS})`, (sitting) => sitting.bursts[0] ?? Number.NaN, sittings, 'ms'),
       compare(`  the burst's CPU on the main thread, median of ${BURSTS}`, (sitting) => sitting.burstCpuMs, sittings, 'ms'),
       ...PLATFORMS.map((platform) => compare(`  platform calls per answer, ${platform}`, (sitting) => sitting.callsPerAnswer[platform], sittings, '')),
     ];

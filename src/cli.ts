@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
-import { consoleSessionKey, consoleUserId } from './cli/console-identity.js';
+import { consoleUserId } from './cli/console-identity.js';
 import { UserFacingError, errorMessage } from './core/errors.js';
 
 /**
@@ -18,19 +18,9 @@ program
   .description('talk to hob in this terminal (piped input: one message per line)')
   .action(async () => {
     const app = await loadApp('a terminal');
-    const { runChat } = await import('./cli/chat.js');
+    const { runChat, terminalChat } = await import('./cli/chat.js');
     try {
-      await runChat({
-        engine: app.engine(consoleSessionKey()),
-        userId: consoleUserId(),
-        logger: app.logger,
-        approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
-        permissions: app.permissionAdmin,
-        memory: app.memory,
-        extensions: app.extensions,
-        jobs: app.scheduling.access,
-        archive: app.store.archive,
-      });
+      await runChat(terminalChat(app));
     } finally {
       await app.close();
     }

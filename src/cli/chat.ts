@@ -2,10 +2,12 @@ import { createInterface, type Interface } from 'node:readline';
 import { errorMessage } from '../core/errors.js';
 import { platformOf } from '../core/person.js';
 import type { AgentEvent } from '../core/events.js';
+import type { App } from '../app.js';
 import type { QueryEngine } from '../engine/query-engine.js';
 import type { Logger } from '../logger.js';
 import type { ApprovalRequest, Decision, Interaction } from '../policy/types.js';
 import { HELP, helpText, runChatCommand, type ChatCommandContext } from './chat-commands.js';
+import { consoleSessionKey, consoleUserId } from './console-identity.js';
 import { EventPrinter, formatStatus, formatUsage } from './render.js';
 
 export type ChatOptions = ChatCommandContext & {
@@ -16,6 +18,21 @@ export type ChatOptions = ChatCommandContext & {
   /** Defaults to whether input and output are terminals. */
   interactive?: boolean;
 };
+
+/** The terminal's own conversation with a built app, as `hob chat` and `hob start` in a terminal hold it. */
+export function terminalChat(app: App): ChatOptions {
+  return {
+    engine: app.engine(consoleSessionKey()),
+    userId: consoleUserId(),
+    logger: app.logger,
+    approvalTimeoutSeconds: app.config.permissions.approval_timeout_seconds,
+    permissions: app.permissionAdmin,
+    memory: app.memory,
+    extensions: app.extensions,
+    jobs: app.scheduling.access,
+    archive: app.store.archive,
+  };
+}
 
 /**
  * A conversation in the terminal. In a terminal: a prompt, streamed answers, y/a/n approvals,

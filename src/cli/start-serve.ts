@@ -14,8 +14,7 @@ import { VoiceNotes } from '../voice/voice-notes.js';
 import { errorMessage } from '../core/errors.js';
 import { postgresUrl } from '../store/open.js';
 import { sharedDecisionsOf } from '../store/postgres/shared-decisions.js';
-import { runChat } from './chat.js';
-import { consoleSessionKey, consoleUserId } from './console-identity.js';
+import { runChat, terminalChat } from './chat.js';
 import { channelChatCommands, configuredChannels } from '../app/channels.js';
 import { shadowedChatCommands } from './shadowed-commands.js';
 import { startHealth } from './health.js';
@@ -86,18 +85,7 @@ export async function serve({ config, configPath, logger, adapters, release }: S
         built.delegation.tasks.start({ kick: drainer(delivery, built.store.outbox) });
         stopDelivery = () => delivery.stop();
       }
-      await runChat({
-        engine: built.engine(consoleSessionKey()),
-        userId: consoleUserId(),
-        logger: built.logger,
-        approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
-        permissions: built.permissionAdmin,
-        memory: built.memory,
-        extensions: built.extensions,
-        jobs: built.scheduling.access,
-        archive: built.store.archive,
-        tasks: built.delegation.tasks,
-      });
+      await runChat({ ...terminalChat(built), tasks: built.delegation.tasks });
     } else if (stopped) {
       await stopped;
     }

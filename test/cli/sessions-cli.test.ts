@@ -4,8 +4,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { loadHobConfig } from '../../src/app/channels.js';
-import { runChat } from '../../src/cli/chat.js';
-import { consoleSessionKey, consoleUserId } from '../../src/cli/console-identity.js';
+import { runChat, terminalChat } from '../../src/cli/chat.js';
+import { consoleUserId } from '../../src/cli/console-identity.js';
 import { runSessions } from '../../src/cli/sessions.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { tempDir } from '../support/engine.js';
@@ -26,20 +26,7 @@ async function chatInProcess(path: string, input: string): Promise<string> {
   let shown = '';
   output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
   try {
-    await runChat({
-      engine: app.engine(consoleSessionKey()),
-      userId: consoleUserId(),
-      logger: app.logger,
-      approvalTimeoutSeconds: config.permissions.approval_timeout_seconds,
-      permissions: app.permissionAdmin,
-      memory: app.memory,
-      extensions: app.extensions,
-      jobs: app.scheduling.access,
-      archive: app.store.archive,
-      input: new PassThrough().end(input),
-      output,
-      interactive: false,
-    });
+    await runChat({ ...terminalChat(app), input: new PassThrough().end(input), output, interactive: false });
   } finally {
     await app.close();
   }

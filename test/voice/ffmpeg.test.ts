@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConversionError, convertAudio, findFfmpeg, probeSeconds, type Ffmpeg } from '../../src/voice/ffmpeg.js';
@@ -20,6 +21,13 @@ describe.skipIf(!hasFfmpeg)(`ffmpeg${hasFfmpeg ? '' : NO_FFMPEG}`, async () => {
   it('is found with its version and ffprobe', () => {
     expect(ffmpeg.version).toMatch(/^\d|^n\d|^N-/);
     expect(ffmpeg.ffprobe).toBe('ffprobe');
+  });
+
+  it('is found without ffprobe when none is beside it', async () => {
+    const alone = join(root, 'ffmpeg-alone');
+    mkdirSync(alone);
+    symlinkSync(execFileSync('which', ['ffmpeg']).toString().trim(), join(alone, 'ffmpeg'));
+    expect(await findFfmpeg(join(alone, 'ffmpeg'))).toMatchObject({ ffmpeg: join(alone, 'ffmpeg'), ffprobe: undefined });
   });
 
   it('converts a voice note to mp3, wav, ogg, flac and aac, and measures one without a length header', { timeout: 60_000 }, async () => {

@@ -21,6 +21,8 @@ async function serve(servers: ConstructorParameters<typeof McpManager>[0]['serve
   return registry;
 }
 
+// Over the in-process HTTP fake; what server-filesystem's listing tools answer about the same
+// home is checked in mcp-servers.test.ts, whose shared servers serve it too.
 describe('MCP arguments are checked whole', () => {
   it('refuses a secret named in a url (file: in any letter case), under any key, nested', async () => {
     const home = homeWithSecrets();

@@ -51,8 +51,8 @@ function run(command: string, args: string[], options: { timeoutMs: number; sign
   });
 }
 
-/** Whether `command` (a path, or a name looked up on PATH) is an executable file. */
-function isExecutable(command: string): boolean {
+/** Whether `command` (a path, or a name looked up on PATH) is an executable file: looked up, not run. */
+export function isExecutable(command: string): boolean {
   const candidates = command.includes('/') ? [command] : (process.env['PATH'] ?? '').split(delimiter).map((dir) => join(dir || '.', command));
   return candidates.some((candidate) => {
     try {

@@ -1,32 +1,20 @@
 /**
- * Real audio for the voice tests: the shipped fixtures (test/fixtures/audio), speech made
- * by espeak-ng at test time, and lengths read by ffmpeg and ffprobe. Tests that need a tool skip, saying
- * which, when it is not installed (.ci/run installs both).
+ * Real audio for the voice tests: the shipped fixtures (test/fixtures/audio), speech made by
+ * espeak-ng at test time, and lengths read by ffmpeg and ffprobe. Tests that need a tool skip,
+ * saying which, when it is not installed (.ci/run installs both).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { isExecutable } from '../../src/voice/ffmpeg.js';
 
-/**
- * Whether an executable of that name is on PATH: looked up, not run (starting ffmpeg costs a
- * quarter second of CPU, in each worker that imports this). One that is there but broken fails
- * its tests rather than skipping them.
- */
-const installed = (command: string) =>
-  (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir || '.', command), constants.X_OK);
-      return statSync(join(dir || '.', command)).isFile();
-    } catch {
-      return false;
-    }
-  });
-
-export const hasEspeak = installed('espeak-ng');
-export const hasFfmpeg = installed('ffmpeg');
+// Looked up on PATH, not run (starting ffmpeg costs a quarter second of CPU, in each worker
+// that imports this). One that is there but broken fails its tests rather than skipping them.
+export const hasEspeak = isExecutable('espeak-ng');
+export const hasFfmpeg = isExecutable('ffmpeg');
 export const NO_ESPEAK = ' (skipped: espeak-ng is not installed; apt-get install espeak-ng)';
 export const NO_FFMPEG = ' (skipped: ffmpeg is not installed; apt-get install ffmpeg)';
 

@@ -155,13 +155,21 @@ function estimateBlock(block: Block): Estimate {
   return estimate;
 }
 
-export function estimateMessagesBoth(messages: readonly Message[]): Estimate {
-  let total = ZERO;
-  for (const message of messages) {
-    total = plus(total, MESSAGE_OVERHEAD);
-    for (const block of message.content) total = add(total, estimateBlock(block));
+/** Both raw estimates of the messages from index `from` on (all of them by default). */
+export function estimateMessagesBoth(messages: readonly Message[], from = 0): Estimate {
+  let chars = 0;
+  let pieces = 0;
+  for (let index = from; index < messages.length; index += 1) {
+    const message = messages[index] as Message;
+    chars += MESSAGE_OVERHEAD;
+    pieces += MESSAGE_OVERHEAD;
+    for (const block of message.content) {
+      const estimate = estimateBlock(block);
+      chars += estimate.chars;
+      pieces += estimate.pieces;
+    }
   }
-  return total;
+  return { chars, pieces };
 }
 
 function estimateToolsBoth(tools: readonly ToolSpec[]): Estimate {
@@ -193,9 +201,9 @@ function estimateSystem(system: string): Estimate {
   return estimate;
 }
 
-/** Both raw estimates of a whole prompt, before calibration. */
-export function estimateBoth(prompt: PromptParts): Estimate {
-  return add(add(estimateSystem(prompt.system), estimateToolsBoth(prompt.tools)), estimateMessagesBoth(prompt.messages));
+/** Both raw estimates of a whole prompt, before calibration (`messages`: its messages' estimate, when the caller has it already). */
+export function estimateBoth(prompt: PromptParts, messages = estimateMessagesBoth(prompt.messages)): Estimate {
+  return add(add(estimateSystem(prompt.system), estimateToolsBoth(prompt.tools)), messages);
 }
 
 /** The raw `pieces` estimate of a whole prompt, before calibration. */

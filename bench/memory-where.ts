@@ -8,7 +8,8 @@
  * bench/memory-report.cjs. `soak` instead sends `messages` one at a time and prints one
  * short line every 500 (RSS, heap used/committed, old space, external, anonymous mappings,
  * and with BENCH_MEMORY_GC=1 the heap still live after a full collection, and the CPU per
- * message over those 500), so a climb shows what it is made of, and what holding less costs. A tool for finding costs, not part of `npm run bench`:
+ * message over those 500), so a climb shows what it is made of, and what holding less costs.
+ * A tool for finding costs, not part of `npm run bench`:
  *
  *   node --import tsx bench/memory-where.ts [messages=600]
  *   node --import tsx bench/memory-where.ts soak [messages=5000] [hob|floor]

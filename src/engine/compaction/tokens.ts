@@ -119,12 +119,21 @@ const MESSAGE_OVERHEAD = 8;
 /** What an image costs, roughly (Anthropic: ~1,600 tokens for a 1,000×1,000 picture). */
 const IMAGE_TOKENS = 1_600;
 
-/** Blocks are never changed in place, so each is estimated once (a long history re-reads only the memo). */
-const blockMemo = new WeakMap<Block, Estimate>();
+/**
+ * Blocks are never changed in place, so each is estimated once (a long history re-reads only
+ * the memo), and the estimate is kept on the block itself, under a key that is neither
+ * enumerable nor a string: JSON, spreads, structured clones and equality checks do not see it,
+ * and it goes with the block. A WeakMap kept them before, but its table never shrinks: with
+ * histories read back from the store (gateway/pool.ts's budget), every read adds new blocks,
+ * and the table grew to hold all of those made between two full collections (2 MB over a
+ * 2,500-message soak, `bench/profile.ts heap`).
+ */
+const ESTIMATE = Symbol('estimate');
+type Estimated = { [ESTIMATE]?: Estimate };
 const specMemo = new WeakMap<ToolSpec, Estimate>();
 
 function estimateBlock(block: Block): Estimate {
-  const known = blockMemo.get(block);
+  const known = (block as Estimated)[ESTIMATE];
   if (known) return known;
   let estimate: Estimate;
   switch (block.type) {
@@ -151,7 +160,7 @@ function estimateBlock(block: Block): Estimate {
       return unknownBlock;
     }
   }
-  blockMemo.set(block, estimate);
+  if (Object.isExtensible(block)) Object.defineProperty(block, ESTIMATE, { value: estimate });
   return estimate;
 }
 

@@ -6,6 +6,7 @@ import { holdWasmTierUp } from '../core/steady-heap.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { createLogger, flushLog, type Logger } from '../logger.js';
 import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
+import { reportFailure } from './report-failure.js';
 import { claimSingleConsumers } from './single-consumers.js';
 
 /**
@@ -20,6 +21,22 @@ import { claimSingleConsumers } from './single-consumers.js';
  * gateway is ready (HeldInbound); a failure after the channels connected closes them again
  * before the error is shown, so nothing is left half-running.
  */
+/**
+ * `hob start` as the command line runs it: serves until a signal, then exits; a failure is
+ * reported here (in dist/ this may be a build of its own, whose error classes cli.ts does not
+ * know) and sets the exit code.
+ */
+export async function startCommand(configPath: string | undefined): Promise<void> {
+  try {
+    await runStart(configPath);
+  } catch (error) {
+    reportFailure(error);
+    return;
+  }
+  // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.
+  process.exit();
+}
+
 export async function runStart(configPath: string | undefined): Promise<void> {
   // Before any channel's SDK loads its HTTP parser (core/steady-heap.ts).
   holdWasmTierUp();

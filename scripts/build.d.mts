@@ -2,5 +2,3 @@ import type { BuildOptions } from 'esbuild';
 
 export const ENTRY_POINTS: Record<string, string>;
 export function bundleOptions(entryPoints: Record<string, string>, outdir: string): BuildOptions;
-export const START_ENTRY_POINTS: Record<string, string>;
-export const START_CHUNK_NAMES: string;

@@ -62,20 +62,6 @@ const fdirBundledPicomatch = {
 export const ENTRY_POINTS = { cli: 'src/cli.ts', 'postgres-worker': 'src/store/postgres/worker.ts' };
 
 /**
- * A plain `hob start` (src/cli.ts) runs a build of its own, beside the other in dist/: its chunk
- * names start with `start.`. esbuild puts each module in a chunk per distinct set of entry
- * points (every dynamic import is one) that reach it, and the terminal commands' imports cut
- * hob's code into small pieces: `hob start` loaded 66 files of the main build, each a resolve,
- * a stat, a read and a link for node (~0.4 ms apiece), where this build, whose only entry is
- * the command, loads 38. Its PostgreSQL bridge starts the main build's `postgres-worker.js`
- * (the same source; they speak through messages only). Nothing crosses between the two builds
- * but the config's path: the start build reports its own errors (a class of one build is not
- * the same class in the other).
- */
-export const START_ENTRY_POINTS = { 'start-main': 'src/cli/start.ts' };
-export const START_CHUNK_NAMES = 'start.[name]-[hash]';
-
-/**
  * How hob is bundled. Entry names are flat, so every output (entry or chunk) sits at the top
  * of `outdir`: src/store/postgres/bridge.ts finds `postgres-worker.js` beside its own chunk.
  */
@@ -113,7 +99,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   // beside dist/ and swapped in, so dist/ is never seen half-written.
   const staging = `dist.${process.pid}`;
   await build(bundleOptions(ENTRY_POINTS, staging));
-  await build({ ...bundleOptions(START_ENTRY_POINTS, staging), chunkNames: START_CHUNK_NAMES });
   rmSync('dist', { recursive: true, force: true });
   renameSync(staging, 'dist');
 }

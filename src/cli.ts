@@ -1,21 +1,23 @@
 #!/usr/bin/env node
+import { UserFacingError, errorMessage } from './core/errors.js';
 import { plainStart } from './cli/start-args.js';
-import { reportFailure } from './cli/report-failure.js';
 
 /**
  * hob's command line. A plain `hob start` goes straight to its command: commander and the other
  * commands' definitions (cli/program.ts, with the channels' own terminal commands) are not
- * loaded for it, and in dist/ it runs the build made for it alone (`start-main.js`, fewer and
- * larger files: scripts/build.mjs), which reports its own failures. Everything else is parsed
- * by commander.
+ * loaded for it, ~15 ms of each start. Everything else is parsed by commander.
  */
 const start = plainStart(process.argv.slice(2));
-const run = start ? startModule().then(({ startCommand }) => startCommand(start.config)) : import('./cli/program.js').then(({ runProgram }) => runProgram(process.argv));
-run.catch(reportFailure);
+const run = start
+  ? import('./cli/start.js').then(({ startCommand }) => startCommand(start.config))
+  : import('./cli/program.js').then(({ runProgram }) => runProgram(process.argv));
 
-/** `hob start`'s module: from source, cli/start.ts; in dist/, the start build's entry beside this file. */
-function startModule(): Promise<typeof import('./cli/start.js')> {
-  if (import.meta.url.endsWith('.ts')) return import('./cli/start.js');
-  // A computed URL, so esbuild leaves it to node rather than bundling start.ts here again.
-  return import(new URL('./start-main.js', import.meta.url).href) as Promise<typeof import('./cli/start.js')>;
-}
+run.catch((error: unknown) => {
+  if (error instanceof UserFacingError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`hob failed: ${errorMessage(error)}\n`);
+    if (process.env.HOB_DEBUG) process.stderr.write(`${error instanceof Error ? error.stack : ''}\n`);
+  }
+  process.exitCode = 1;
+});

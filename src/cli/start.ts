@@ -6,7 +6,6 @@ import { holdWasmTierUp } from '../core/steady-heap.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
 import { createLogger, flushLog, type Logger } from '../logger.js';
 import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
-import { reportFailure } from './report-failure.js';
 import { claimSingleConsumers } from './single-consumers.js';
 
 /**
@@ -21,18 +20,9 @@ import { claimSingleConsumers } from './single-consumers.js';
  * gateway is ready (HeldInbound); a failure after the channels connected closes them again
  * before the error is shown, so nothing is left half-running.
  */
-/**
- * `hob start` as the command line runs it: serves until a signal, then exits; a failure is
- * reported here (in dist/ this may be a build of its own, whose error classes cli.ts does not
- * know) and sets the exit code.
- */
+/** `hob start` as the command line runs it: serves until a signal, then exits. */
 export async function startCommand(configPath: string | undefined): Promise<void> {
-  try {
-    await runStart(configPath);
-  } catch (error) {
-    reportFailure(error);
-    return;
-  }
+  await runStart(configPath);
   // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.
   process.exit();
 }

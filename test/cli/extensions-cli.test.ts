@@ -5,28 +5,35 @@ import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
 import { mcpServerScript } from '../support/mcp-servers.js';
 import { startFakeAnthropic } from '../fakes/anthropic.js';
+import { startFakeMcpHttp } from '../fakes/mcp-http.js';
 import { skillFile, writeTree } from '../extensions/support.js';
 
 /** The bundled CLI (dist/, built by the global setup): it must find the repository's skills too. */
 describe('hob mcp list / hob plugins list', () => {
+  // The server that is up is the HTTP fake (in this process): server-everything, a process of
+  // its own, costs about as much CPU as the hob it serves. The ask case below runs it.
   it('shows each MCP server with its state and tools, a broken one with the reason', async () => {
-    const dir = tempDir('hob-cli-mcp-');
-    const everything = mcpServerScript('@modelcontextprotocol/server-everything');
-    const config = writeConfig(
-      dir,
-      `data_dir: ${dir}/data
+    const notes = await startFakeMcpHttp();
+    try {
+      const dir = tempDir('hob-cli-mcp-');
+      const config = writeConfig(
+        dir,
+        `data_dir: ${dir}/data
 model: { api_key: test }
 mcp:
   servers:
-    everything: { command: "${process.execPath}", args: ["${everything}", "stdio"] }
+    notes: { url: "${notes.url}" }
     gone: { command: /nonexistent/mcp-server }
 `,
-    );
-    const hob = spawnHob(['--config', config, 'mcp', 'list'], cleanEnv());
-    expect(await hob.exited).toBe(0);
-    const output = hob.output();
-    expect(output).toMatch(/^everything \(stdio\): ready\n {2}tools: .*\becho\b/m);
-    expect(output).toMatch(/^gone \(stdio\): failed — .*ENOENT/m);
+      );
+      const hob = spawnHob(['--config', config, 'mcp', 'list'], cleanEnv());
+      expect(await hob.exited).toBe(0);
+      const output = hob.output();
+      expect(output).toMatch(/^notes \(http\): ready\n {2}tools: .*\badd_note\b/m);
+      expect(output).toMatch(/^gone \(stdio\): failed — .*ENOENT/m);
+    } finally {
+      await notes.close();
+    }
   });
 
   it('lists plugins with what they bring, and the skills including the bundled ones', async () => {

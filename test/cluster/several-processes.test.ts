@@ -6,10 +6,12 @@
  * (`channels.discord.shards`; the fake gateway sends a server's events to the shard it maps
  * to and DMs to shard 0, as Discord does). Every message is answered once, in order,
  * whichever process received it; a process killed mid-run is taken over within the lease, its
- * run resumed, nothing lost or doubled. The processes are started once for the file (a
- * start costs two to three seconds of CPU): the cases that end one come last in each part,
- * and the Discord part starts a new process on the shard it ended. Counts are small: they
- * prove the spread and the order; bench/cluster.ts keeps large ones.
+ * run resumed, nothing lost or doubled. The first two also carry the presses across processes
+ * (./presses-across.ts: a button pressed or a command typed through one process acts on the
+ * run in the other). The processes are started once for the file (a start costs two to three
+ * seconds of CPU): the cases that end one come last in each part, and the Discord part starts
+ * a new process on the shard it ended. Counts are small: they prove the spread and the order;
+ * bench/cluster.ts keeps large ones.
  */
 import '../support/env.js';
 import pg from 'pg';
@@ -21,6 +23,7 @@ import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js
 import { answersIn, answerTokens, exchange, freePort, liftEditLimit, lastToken, people, startNode, type HobClusterOptions, type HobNode } from '../support/hob-cluster.js';
 import { postgresSkipReason, testDatabase } from '../support/postgres.js';
 import { discordPeople, discordRooms, discordShardCases } from './discord-shards.js';
+import { ann, bob, pressesAcrossCases, team } from './presses-across.js';
 
 const LEASE_MS = 1500;
 /** Slack conversations, two a process (the fake hands envelopes to the connections in turn); two messages each. */
@@ -53,7 +56,7 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     const { url } = await testDatabase();
     [model, slack, telegram, discord] = await Promise.all([startFakeAnthropic(), startFakeSlack(), startFakeTelegram({ botUsername: 'hob_bot' }), startFakeDiscord()]);
     liftEditLimit(slack);
-    for (const person of everyone) slack.person(person);
+    for (const person of [...everyone, ann, bob]) slack.person(person);
     rooms = discordRooms(discord);
     answerTokens(model, (token) => {
       const times = (asked.get(token) ?? 0) + 1;
@@ -67,7 +70,9 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     options = (index, label, port) => ({
       model,
       slack,
-      people: everyone,
+      // Ann first: the owner, who may switch the permission mode (./presses-across.ts).
+      people: [ann, bob, ...everyone],
+      slackChannels: [team],
       label,
       url,
       leaseMs: LEASE_MS,
@@ -119,6 +124,9 @@ describe.skipIf(postgresSkipReason)('several hob processes on one database', () 
     const targets = new Set(telegram.webhookDeliveries.filter((delivery) => delivery.status === 200).map((delivery) => delivery.target));
     expect(targets.size).toBe(3);
   }, 90_000);
+
+  // Before the Discord part, which ends the second process: the presses go through it.
+  pressesAcrossCases({ model: () => model, slack: () => slack, db: () => db, a: () => nodes[0]!, b: () => nodes[1]! });
 
   // The Discord part (./discord-shards.ts) ends shard 1's process and starts a new one on that
   // shard, serving Slack and Telegram too, so the Slack cases below still find three processes.

@@ -19,6 +19,8 @@ export type HobClusterOptions = {
   slack?: FakeSlack;
   /** Who may talk to hob on Slack. */
   people?: SlackPerson[];
+  /** Slack channels hob answers in (allowed_channels); none without it. */
+  slackChannels?: string[];
   /** This process's own Slack app token (FakeSlack.appTokenFor): `slack.socket.deliverOn = label` sends envelopes to it. */
   label?: string;
   /** A PostgreSQL URL; without it each process has its own SQLite file (use one process then). */
@@ -49,16 +51,17 @@ export async function startNode(options: HobClusterOptions): Promise<HobNode> {
 ${store}model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 3, base_delay_ms: 100 } }
 channels:
   console: { enabled: false }
-${slackSection(slack, options.people ?? [], options.label)}${telegramSection(options.telegram)}${discordSection(options.discord)}`,
+${slackSection(slack, options.people ?? [], options.label, options.slackChannels ?? [])}${telegramSection(options.telegram)}${discordSection(options.discord)}`,
   );
   const hob = spawnHob(['--config', config, 'start'], cleanEnv());
   await hob.waitFor(options.discord ? /hob is running on .*discord/ : /hob is running on .*slack/, 30_000);
   return Object.assign(hob, { dir, label: options.label });
 }
 
-function slackSection(slack: FakeSlack | undefined, allowed: SlackPerson[], label: string | undefined): string {
+function slackSection(slack: FakeSlack | undefined, allowed: SlackPerson[], label: string | undefined, channels: string[]): string {
   if (!slack) return '';
-  return `  slack: { bot_token: ${slack.botToken}, app_token: ${label ? slack.appTokenFor(label) : slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${allowed.map((person) => `"${person.id}"`).join(', ')}] }\n`;
+  const inChannels = channels.length ? `, allowed_channels: [${channels.map((id) => `"${id}"`).join(', ')}]` : '';
+  return `  slack: { bot_token: ${slack.botToken}, app_token: ${label ? slack.appTokenFor(label) : slack.appToken}, api_url: "${slack.apiUrl}", allow_from: [${allowed.map((person) => `"${person.id}"`).join(', ')}]${inChannels} }\n`;
 }
 
 function telegramSection(telegram: HobClusterOptions['telegram']): string {

@@ -132,7 +132,9 @@ async function interleaved(lives: readonly Live[]): Promise<Messages[]> {
   const inTurn = async (step: (live: Live, at: number) => Promise<void>): Promise<void> => {
     for (const [at, live] of lives.entries()) {
       if (!(await quiet(pids, QUIET_WAIT_MS))) notQuiet += 1;
-      await step(live, at);
+      await step(live, at).catch((error: unknown) => {
+        throw new Error(`${live.contender}: ${error instanceof Error ? error.message : String(error)}\nits stderr: ${live.started.stderr().slice(-2000)}`);
+      });
     }
   };
   const replies = lives.map((): Record<Platform, number[]> => ({ telegram: [], slack: [], discord: [] }));

@@ -8,7 +8,17 @@ interface ParkedPoll {
   params: Params;
   answer: (outcome: Json[] | BotApiError) => void;
   timer: NodeJS.Timeout;
+  /** Told once when the poll leaves (answered, timed out or its client gone). */
+  onRelease?: () => void;
 }
+
+/**
+ * How long a new getUpdates waits for an older parked poll to go away before terminating it
+ * with 409: bot.stop() aborts its poll and at once sends a confirming getUpdates, which reaches
+ * us before the aborted socket's close (one event-loop turn is not enough; on a loaded machine
+ * 20 ms was not either). A poll whose client is gone releases at once, so this is a bound.
+ */
+const CLOSE_GRACE_MS = 400;
 
 /**
  * The getUpdates side: a queue of unconfirmed updates and at most one parked long poll.
@@ -69,13 +79,18 @@ export class UpdateFeed {
       answer(new BotApiError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"));
       return;
     }
-    if (this.parked) {
-      // bot.stop() aborts its poll and at once sends a confirming getUpdates, which reaches us
-      // before the aborted socket's close (measured: one event-loop turn is not enough). A short
-      // grace lets that close land, so only a live older poll gets the 409.
-      setTimeout(() => {
+    const older = this.parked;
+    if (older) {
+      // Only a live older poll gets the 409 (see CLOSE_GRACE_MS).
+      let waited = false;
+      const go = (): void => {
+        if (waited) return;
+        waited = true;
+        clearTimeout(grace);
         if (!isGone()) this.serve(params, answer);
-      }, 20);
+      };
+      const grace = setTimeout(go, CLOSE_GRACE_MS);
+      older.onRelease = go;
       return;
     }
     this.serve(params, answer);
@@ -137,6 +152,10 @@ export class UpdateFeed {
   private release(poll: ParkedPoll): void {
     clearTimeout(poll.timer);
     if (this.parked === poll) this.parked = undefined;
+    const told = poll.onRelease;
+    poll.onRelease = undefined;
+    // After the older poll's own answer has gone out.
+    if (told) setImmediate(told);
   }
 
   private take(params: Params): Json[] {

@@ -68,7 +68,7 @@ export class ThreeChannels {
     const identified = this.discord.waitFor(() => {
       if (this.discord.gateway.identifies().length > 0) this.up('discord');
       return this.readyAt.telegram !== undefined && this.readyAt.slack !== undefined && this.readyAt.discord !== undefined;
-    }, 30_000, 'all three channels up');
+    }, 60_000, 'all three channels up');
     await Promise.race([identified, failed]);
   }
 

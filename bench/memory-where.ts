@@ -7,8 +7,9 @@
  * anonymous mappings (V8's heap and malloc's arenas), read inside the process by
  * bench/memory-report.cjs. `soak` instead sends `messages` one at a time and prints one
  * short line every 500 (RSS, heap used/committed, old space, external, anonymous mappings,
- * and with BENCH_MEMORY_GC=1 the heap still live after a full collection), so a climb shows
- * what it is made of. A tool for finding costs, not part of `npm run bench`:
+ * and with BENCH_MEMORY_GC=1 the heap still live after a full collection, and the CPU per
+ * message over those 500), so a climb shows what it is made of, and what holding less costs.
+ * A tool for finding costs, not part of `npm run bench`:
  *
  *   node --import tsx bench/memory-where.ts [messages=600]
  *   node --import tsx bench/memory-where.ts soak [messages=5000] [hob|floor]
@@ -21,7 +22,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempDir } from '../test/support/engine.js';
-import { residentBytes } from './hob-process.js';
+import { cpuMs, residentBytes } from './hob-process.js';
 import { fmt } from './stats.js';
 import { bundleFloor, spawnSubject, type Subject } from './subjects.js';
 import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
@@ -101,7 +102,7 @@ async function measure(subject: Subject, floorBundle: string, messages: number):
 }
 
 /** One line of the soak: what RSS is made of after `sent` messages. */
-function brief(sent: number, rss: number, { usage, spaces, mappings, live, liveSpaces }: Report): string {
+function brief(sent: number, rss: number, { usage, spaces, mappings, live, liveSpaces }: Report, cpuPerMessage?: number): string {
   const mb = (bytes: number) => fmt(bytes / MB);
   const old = spaces.old_space;
   const parts = [
@@ -114,7 +115,8 @@ function brief(sent: number, rss: number, { usage, spaces, mappings, live, liveS
     live === undefined ? '' : `live ${mb(live)}`,
     liveSpaces ? `(${Object.entries(liveSpaces).filter(([, used]) => used > 256 * 1024).map(([name, used]) => `${name.replace(/_space$/, '')} ${mb(used)}`).join(', ')})` : '',
   ];
-  return `  ${String(sent).padStart(5)}: ${parts.filter(Boolean).join(', ')} MB`;
+  const cpu = cpuPerMessage === undefined ? '' : `; CPU ${fmt(cpuPerMessage)} ms a message over the last 500`;
+  return `  ${String(sent).padStart(5)}: ${parts.filter(Boolean).join(', ')} MB${cpu}`;
 }
 
 async function soak(subject: Subject, floorBundle: string, messages: number): Promise<void> {
@@ -133,8 +135,12 @@ async function soak(subject: Subject, floorBundle: string, messages: number): Pr
     console.log(`${subject}, soak of ${messages} (${PEOPLE * PLATFORMS.length} people, one at a time):`);
     console.log(brief(0, residentBytes(pid) ?? Number.NaN, await report(pid)));
     for (let sent = 0; sent < messages; sent += 500) {
-      await sendMany(fakes, sent, Math.min(500, messages - sent));
-      console.log(brief(Math.min(sent + 500, messages), residentBytes(pid) ?? Number.NaN, await report(pid)));
+      const count = Math.min(500, messages - sent);
+      // Read before the report: its collection (BENCH_MEMORY_GC) is not the messages' CPU.
+      const cpuBefore = cpuMs(pid) ?? Number.NaN;
+      await sendMany(fakes, sent, count);
+      const cpu = ((cpuMs(pid) ?? Number.NaN) - cpuBefore) / count;
+      console.log(brief(sent + count, residentBytes(pid) ?? Number.NaN, await report(pid), cpu));
     }
   } finally {
     await started.stop();

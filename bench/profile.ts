@@ -15,7 +15,9 @@
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
  * - `promoted`: as `alloc`, without what a minor GC collected: what outlived the young
  *   generation (held, or collected later by a major GC), the garbage that grows the old one;
- * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held;
+ * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held
+ *   (`PROFILE_HEAP_FROM=up` takes the first when all three are up: `heap 0` shows what the
+ *   warm-up's messages add);
  * - `sql`: the SQLite statements, writes and commits per answer, and which, with the time spent in each (bench/sql-count.cjs),
  *   then the same per first message of 20 new people at once;
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
@@ -112,9 +114,11 @@ async function main(): Promise<void> {
     const send = mode === 'heap' ? undefined : await inspector(() => hob.stderr());
     await fakes.allReady(hob.failed);
     const rssReady = residentBytes(pid) ?? Number.NaN;
+    // PROFILE_HEAP_FROM=up: `heap`'s first snapshot when all three are up, so `heap 0` shows what the warm-up's 90 messages add.
+    const up = mode === 'heap' && process.env.PROFILE_HEAP_FROM === 'up' ? await snapshot(pid, dir) : undefined;
     await sendMany(fakes, 0, WARMUP);
     const rssWarm = residentBytes(pid) ?? Number.NaN;
-    const warm = mode === 'heap' ? await snapshot(pid, dir) : undefined;
+    const warm = up ?? (mode === 'heap' ? await snapshot(pid, dir) : undefined);
     if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.start'));
     if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
     if (mode === 'burst') for (let burst = 0; burst < BURSTS; burst++) await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + burst * BURST + index, 'all at once')));

@@ -72,6 +72,18 @@ export class QueryEngine {
     return this.running;
   }
 
+  /** About how much memory the history held between runs takes (0 when it is only in the store). */
+  get heldBytes(): number {
+    return this.state.heldBytes;
+  }
+
+  /** Lets the held history go until the next message reads it back from the store. Not during a run: false then. */
+  releaseHistory(): boolean {
+    if (this.running) return false;
+    this.state.release();
+    return true;
+  }
+
   /** Runs the agent on a new user message. One run at a time per conversation. */
   async *submit(content: string | Block[], options: SubmitOptions): AsyncGenerator<AgentEvent> {
     const given = typeof content === 'string' ? [text(content)] : content;

@@ -6,6 +6,10 @@
  *
  * A run keeps the state it started in: when /new or /resume makes another session current,
  * the run still writes its messages, usage and closing note here, into its own session.
+ *
+ * The history held here is a copy of the store's rows: between runs it may be let go
+ * (`release`, when the gateway holds more histories than its budget) and is read back from
+ * the store the next time it is needed, exactly as the rows say.
  */
 import { addUsage, emptyUsage, toolUses, type Block, type Message, type Usage } from '../core/messages.js';
 import type { AppendOptions as RowOptions, ConversationRepository, SessionRow, UsageRecord, UsageTotals } from '../store/conversations.js';
@@ -25,12 +29,15 @@ export class SessionState implements CompactionTarget {
    */
   private unwritten: UsageRecord | undefined;
   private totals: { usage: Usage; costUsd: number; requests: number };
+  /** The history held, or undefined while it is only in the store (not read yet, or released). */
+  private held: Message[] | undefined;
+  /** About what `held` takes in memory (`heldBytes`). */
+  private heldSize = 0;
 
   private constructor(
     private readonly conversations: ConversationRepository,
     readonly row: SessionRow,
-    /** The history the model sees; replaced in place by a compaction. */
-    readonly history: Message[],
+    history: Message[] | undefined,
     totals: UsageTotals,
     /**
      * Working memory: task focus, files in play, recent steps, verified work. Filled after each
@@ -39,11 +46,12 @@ export class SessionState implements CompactionTarget {
     readonly workingMemory: WorkingMemory,
   ) {
     this.totals = { usage: totals, costUsd: totals.costUsd, requests: totals.requests };
+    if (history) this.hold(history);
   }
 
-  /** A stored session as it was left: its history from its latest boundary, its usage and its working memory. */
+  /** A stored session as it was left: its usage and working memory now, its history (from its latest boundary) when first needed. */
   static open(conversations: ConversationRepository, row: SessionRow): SessionState {
-    return new SessionState(conversations, row, conversations.loadMessages(row.id), conversations.usageTotals(row.id), WorkingMemory.fromJSON(conversations.workingMemory(row.id)));
+    return new SessionState(conversations, row, undefined, conversations.usageTotals(row.id), WorkingMemory.fromJSON(conversations.workingMemory(row.id)));
   }
 
   /** A session just started: nothing said, nothing spent. */
@@ -65,6 +73,31 @@ export class SessionState implements CompactionTarget {
     return this.row.id;
   }
 
+  /** The history the model sees (from the latest boundary), read from the store when not held; a compaction replaces it in place. */
+  get history(): Message[] {
+    return this.held ?? this.hold(this.conversations.loadMessages(this.row.id));
+  }
+
+  /** About how much memory the held history takes (0 when it is not held): what the gateway's budget counts. */
+  get heldBytes(): number {
+    return this.held ? this.heldSize : 0;
+  }
+
+  /**
+   * Lets the history go: the next use reads it back from the store. Only between runs (the
+   * caller's to know): a run holds the array it was given.
+   */
+  release(): void {
+    this.held = undefined;
+    this.heldSize = 0;
+  }
+
+  private hold(history: Message[]): Message[] {
+    this.held = history;
+    this.heldSize = history.reduce((sum, message) => sum + messageBytes(message), 0);
+    return history;
+  }
+
   /** Tokens, cost and model requests spent in this session (across restarts). */
   get spent(): Readonly<{ usage: Usage; costUsd: number; requests: number }> {
     return this.totals;
@@ -83,6 +116,7 @@ export class SessionState implements CompactionTarget {
     const last = this.history.at(-1);
     if (pending.kind !== 'none' && last?.role === 'user') {
       last.content.push(...blocks);
+      this.heldSize += blocks.reduce((sum, block) => sum + blockBytes(block), 0);
       this.conversations.appendMessage(this.row.id, { role: 'user', content: blocks }, this.withUsage(options));
     } else {
       this.append({ role: 'user', content: blocks }, options);
@@ -118,6 +152,7 @@ export class SessionState implements CompactionTarget {
     // is most of what hob's heap gains per message, `bench/profile.ts heap`).
     message.content = message.content.slice();
     this.history.push(message);
+    this.heldSize += messageBytes(message);
     this.conversations.appendMessage(this.row.id, message, this.withUsage(options));
   }
 
@@ -166,7 +201,9 @@ export class SessionState implements CompactionTarget {
   /** A compaction adds one boundary row (the messages stay as written) and replaces the history held here. */
   recordBoundary(result: CompactionResult, trigger: CompactionTrigger): void {
     this.conversations.saveBoundary(this.row.id, result.messages, { trigger, level: result.level, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter });
-    this.history.splice(0, this.history.length, ...result.messages);
+    const history = this.history;
+    history.splice(0, history.length, ...result.messages);
+    this.hold(history);
   }
 
   /** The run ended (answered, stopped by the person, turn limit, error): nothing to resume. */
@@ -176,5 +213,34 @@ export class SessionState implements CompactionTarget {
     } catch {
       // The store is gone (hob is closing); the next start sees the run as cut off and resumes it.
     }
+  }
+}
+
+/**
+ * Roughly what a message held in memory takes: its object and content array, each block's
+ * object, its token estimate (compaction/tokens.ts keeps one per block) and its text. An
+ * order of size for a budget, not an exact count.
+ */
+function messageBytes(message: Message): number {
+  return MESSAGE_BYTES + message.content.reduce((sum, block) => sum + blockBytes(block), 0);
+}
+
+const MESSAGE_BYTES = 120;
+const BLOCK_BYTES = 120;
+
+function blockBytes(block: Block): number {
+  switch (block.type) {
+    case 'text':
+      return BLOCK_BYTES + block.text.length;
+    case 'image':
+      return BLOCK_BYTES + block.data.length;
+    case 'tool_use':
+      return BLOCK_BYTES + block.id.length + block.name.length + (JSON.stringify(block.input ?? {})?.length ?? 0);
+    case 'tool_result':
+      return BLOCK_BYTES + block.toolUseId.length + block.content.length;
+    case 'thinking':
+      return BLOCK_BYTES + block.thinking.length + block.signature.length;
+    case 'redacted_thinking':
+      return BLOCK_BYTES + block.data.length;
   }
 }

@@ -103,6 +103,16 @@ export class Conversation {
     return this.engineInstance;
   }
 
+  /** About how much memory the engine's held history takes (0 without an engine). */
+  get heldBytes(): number {
+    return this.engineInstance?.heldBytes ?? 0;
+  }
+
+  /** Lets the engine's history go (it stays in the store, read back on the next message); only when idle. */
+  releaseHistory(): boolean {
+    return !this.busy && (this.engineInstance?.releaseHistory() ?? false);
+  }
+
   /** Drops the engine (its history stays in SQLite); only when idle. */
   evict(): boolean {
     if (this.busy) return false;

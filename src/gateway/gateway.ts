@@ -47,6 +47,8 @@ export type GatewayOptions = {
   maxQueue: number;
   maxConversations: number;
   idleTimeoutSeconds: number;
+  /** How much memory the histories held between messages may take together (pool.ts's HELD_HISTORY_BYTES when unset). */
+  heldHistoryBytes?: number;
   approvalTimeoutSeconds: number;
   pairingTtlSeconds: number;
   model: { current(): string; switch(name: string): Promise<string> };
@@ -113,7 +115,7 @@ export class Gateway implements InboundSink {
   constructor(private readonly options: GatewayOptions) {
     const { store, clock, logger } = options;
     for (const adapter of options.adapters) this.adapters.set(adapter.platform, adapter);
-    this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds });
+    this.pool = new ConversationPool(clock, { maxConversations: options.maxConversations, idleTimeoutSeconds: options.idleTimeoutSeconds, heldHistoryBytes: options.heldHistoryBytes });
     this.delivery = new Delivery(store.outbox, clock, logger, { ...options.delivery, answerSince: (key, since) => store.conversations.lastAnswerSince(key, since) });
     const pairings = store.pairings;
     this.access = new AccessControl(options.access, pairings, clock, options.pairingTtlSeconds);

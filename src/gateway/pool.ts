@@ -6,17 +6,33 @@ import type { Conversation } from './conversation.js';
 export type OpenConversation = (key: string, adapter: ChannelAdapter, where: { chatId: string; threadId?: string }, chatType: ChatType) => Conversation;
 
 /**
+ * How much memory the histories held between messages may take together (about; see
+ * SessionState.heldBytes). A history is a copy of the store's rows, sent whole with each
+ * request: held, the next message needs no reading; let go, it is read back (one query and a
+ * parse per row, well under a millisecond for a few hundred short messages). Without a bound
+ * every conversation written to within `idle_timeout_seconds` kept all of its history in
+ * memory, so a gateway with many people writing grew for as long as they wrote (~0.7 KB a
+ * message in bench/memory-where.ts's soak of 30 people). 1 MiB holds a few thousand short
+ * messages, or one conversation near a large model window.
+ */
+export const HELD_HISTORY_BYTES = 1024 * 1024;
+
+/**
  * Conversations by session key, in least-recently-used order. Idle ones beyond the cap, or
  * idle longer than the timeout, drop their engine; the history stays in SQLite and is read
- * back on the next message.
+ * back on the next message. While the histories held take more than `heldHistoryBytes`, the
+ * least recently used idle ones let theirs go (read back the same way).
  */
 export class ConversationPool {
   private readonly conversations = new Map<string, Conversation>();
+  private readonly heldHistoryBytes: number;
 
   constructor(
     private readonly clock: Clock,
-    private readonly options: { maxConversations: number; idleTimeoutSeconds: number },
-  ) {}
+    private readonly options: { maxConversations: number; idleTimeoutSeconds: number; heldHistoryBytes?: number },
+  ) {
+    this.heldHistoryBytes = options.heldHistoryBytes ?? HELD_HISTORY_BYTES;
+  }
 
   get(key: string, create: () => Conversation): Conversation {
     let conversation = this.conversations.get(key);
@@ -27,6 +43,7 @@ export class ConversationPool {
     }
     this.conversations.set(key, conversation);
     this.evictOverCap(key);
+    this.keepHistoriesWithin(key);
     return conversation;
   }
 
@@ -77,6 +94,20 @@ export class ConversationPool {
     for (const [key, conversation] of this.conversations) {
       if (this.conversations.size <= this.options.maxConversations) return;
       if (key !== keep && conversation.evict()) this.conversations.delete(key);
+    }
+  }
+
+  /**
+   * Lets the least recently used idle conversations' histories go while those held take more
+   * than the budget; never `keep`'s (its message is about to be answered with it).
+   */
+  private keepHistoriesWithin(keep: string): void {
+    let held = 0;
+    for (const conversation of this.conversations.values()) held += conversation.heldBytes;
+    for (const [key, conversation] of this.conversations) {
+      if (held <= this.heldHistoryBytes) return;
+      const bytes = conversation.heldBytes;
+      if (bytes > 0 && key !== keep && conversation.releaseHistory()) held -= bytes;
     }
   }
 }

@@ -56,6 +56,36 @@ describe('conversation pool', () => {
     expect(history).not.toContain('green');
   });
 
+  it('past its budget of held history, an idle conversation lets its history go and the next message reads it back whole', async () => {
+    const channel = new MemoryChannel();
+    const model = new ScriptedModel([{ text: 'noted: blue' }, { text: 'noted: green' }, { text: 'you said blue' }, { text: 'still blue' }]);
+    // A budget smaller than one exchange: every idle conversation but the newest lets its history go.
+    hob = await startTestGateway(channel, model, { heldHistoryBytes: 1 });
+    const ann = `memory:dm-${OWNER.id}`;
+    channel.say(OWNER, 'my colour is blue');
+    await channel.waitFor(() => dm(channel, OWNER).find((m) => m.text === 'noted: blue'), 5000, 'first answer');
+    await idle(hob, ann);
+    expect(hob.gateway.pool.peek(ann)?.heldBytes).toBeGreaterThan(0);
+
+    channel.say(people[1] as Person, 'my colour is green');
+    await channel.waitFor(() => dm(channel, people[1] as Person).find((m) => m.text === 'noted: green'), 5000, 'second answer');
+    // Ann's conversation stays (its engine, its usage); only the history it held is gone.
+    expect(hob.gateway.pool.size).toBe(2);
+    expect(hob.gateway.pool.peek(ann)?.heldBytes).toBe(0);
+
+    channel.say(OWNER, 'what is my colour?');
+    await channel.waitFor(() => dm(channel, OWNER).find((m) => m.text === 'you said blue'), 5000, 'third answer');
+    channel.say(OWNER, 'and now?');
+    await channel.waitFor(() => dm(channel, OWNER).find((m) => m.text === 'still blue'), 5000, 'fourth answer');
+    // The model saw Ann's whole conversation each time, in order, and nothing of Bob's.
+    const said = (request: number) => (model.requests[request]?.messages ?? []).map((message) => `${message.role}: ${JSON.stringify(message.content)}`);
+    expect(said(2)).toHaveLength(3);
+    expect(said(2).join('\n')).toMatch(/user: .*my colour is blue[\s\S]*assistant: .*noted: blue[\s\S]*user: .*what is my colour/);
+    expect(said(3)).toHaveLength(5);
+    expect(said(3).slice(0, 3)).toEqual(said(2));
+    expect(said(3).join('\n')).not.toContain('green');
+  });
+
   it('an idle sweep drops conversations idle past the timeout, and keeps a busy one', async () => {
     const channel = new MemoryChannel();
     const model = new ScriptedModel([{ text: 'done' }, { hang: true }]);

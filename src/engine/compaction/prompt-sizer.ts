@@ -10,7 +10,12 @@ import { estimateBoth, estimateMessagesBoth, textEstimate, type Estimate, type P
 /** A reported count this far from the estimate is not a count of this prompt (a stub, a proxy's placeholder). */
 const PLAUSIBLE = { low: 0.2, high: 5 };
 
-type Anchor = { model: string; tokens: number; estimate: Estimate; messages: readonly Message[] };
+/**
+ * The count the next sizes rest on. It keeps how many messages were counted and their
+ * estimate, not the messages: the session may let its history go between runs (and read the
+ * same rows back), and what the anchor held would stay in memory with it.
+ */
+type Anchor = { model: string; tokens: number; estimate: Estimate; counted: { messages: number; estimate: Estimate } };
 
 /**
  * One conversation's prompt size. `observe` takes the provider's count of a request (its usage,
@@ -26,18 +31,20 @@ export class PromptSizer {
 
   /** A count the provider reported; false when it cannot be a count of this prompt (then it is ignored). */
   observe(model: string, reported: number, prompt: PromptParts): boolean {
-    const estimate = estimateBoth(prompt);
+    const messages = estimateMessagesBoth(prompt.messages);
+    const estimate = estimateBoth(prompt, messages);
     const ratio = reported / Math.max(1, Math.max(estimate.chars, estimate.pieces));
     if (reported <= 0 || ratio < PLAUSIBLE.low || reported / Math.max(1, Math.min(estimate.chars, estimate.pieces)) > PLAUSIBLE.high) return false;
-    const previous = this.anchor?.model === model && startsWith(prompt.messages, this.anchor.messages) ? this.anchor : undefined;
+    const previous = this.anchor?.model === model && startsWith(prompt.messages, messages, this.anchor.counted) ? this.anchor : undefined;
     this.calibration(model).learn({ tokens: reported, estimate }, previous && { tokens: previous.tokens, estimate: previous.estimate });
-    this.anchor = { model, tokens: reported, estimate, messages: [...prompt.messages] };
+    this.anchor = { model, tokens: reported, estimate, counted: { messages: prompt.messages.length, estimate: messages } };
     return true;
   }
 
   /** Sizes from here on rest on `tokens` for this prompt, without learning from it (a figure hob assumed, not one it was told). */
   assume(model: string, tokens: number, prompt: PromptParts): void {
-    this.anchor = { model, tokens, estimate: estimateBoth(prompt), messages: [...prompt.messages] };
+    const messages = estimateMessagesBoth(prompt.messages);
+    this.anchor = { model, tokens, estimate: estimateBoth(prompt, messages), counted: { messages: prompt.messages.length, estimate: messages } };
   }
 
   size(model: string, prompt: PromptParts): number {
@@ -76,9 +83,14 @@ export class PromptSizer {
   }
 }
 
-/** Whether the history still begins with exactly the messages counted (same objects). */
-function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
-  if (prefix.length > messages.length) return false;
-  for (let i = 0; i < prefix.length; i += 1) if (messages[i] !== prefix[i]) return false;
-  return true;
+/**
+ * Whether the history still begins with the messages counted: as many, with the same
+ * estimate (both kinds), found as the whole history's (`all`) less that of the messages
+ * after them. A compaction replaces the history's start, and the summary's estimate is not
+ * the one of what it replaced; the same rows read back from the store are.
+ */
+function startsWith(messages: readonly Message[], all: Estimate, prefix: Anchor['counted']): boolean {
+  if (prefix.messages > messages.length) return false;
+  const after = estimateMessagesBoth(messages, prefix.messages);
+  return all.chars - after.chars === prefix.estimate.chars && all.pieces - after.pieces === prefix.estimate.pieces;
 }

@@ -119,12 +119,21 @@ const MESSAGE_OVERHEAD = 8;
 /** What an image costs, roughly (Anthropic: ~1,600 tokens for a 1,000×1,000 picture). */
 const IMAGE_TOKENS = 1_600;
 
-/** Blocks are never changed in place, so each is estimated once (a long history re-reads only the memo). */
-const blockMemo = new WeakMap<Block, Estimate>();
+/**
+ * Blocks are never changed in place, so each is estimated once (a long history re-reads only
+ * the memo), and the estimate is kept on the block itself, under a key that is neither
+ * enumerable nor a string: JSON, spreads, structured clones and equality checks do not see it,
+ * and it goes with the block. A WeakMap kept them before, but its table never shrinks: with
+ * histories read back from the store (gateway/pool.ts's budget), every read adds new blocks,
+ * and the table grew to hold all of those made between two full collections (2 MB over a
+ * 2,500-message soak, `bench/profile.ts heap`).
+ */
+const ESTIMATE = Symbol('estimate');
+type Estimated = { [ESTIMATE]?: Estimate };
 const specMemo = new WeakMap<ToolSpec, Estimate>();
 
 function estimateBlock(block: Block): Estimate {
-  const known = blockMemo.get(block);
+  const known = (block as Estimated)[ESTIMATE];
   if (known) return known;
   let estimate: Estimate;
   switch (block.type) {
@@ -151,17 +160,25 @@ function estimateBlock(block: Block): Estimate {
       return unknownBlock;
     }
   }
-  blockMemo.set(block, estimate);
+  if (Object.isExtensible(block)) Object.defineProperty(block, ESTIMATE, { value: estimate });
   return estimate;
 }
 
-export function estimateMessagesBoth(messages: readonly Message[]): Estimate {
-  let total = ZERO;
-  for (const message of messages) {
-    total = plus(total, MESSAGE_OVERHEAD);
-    for (const block of message.content) total = add(total, estimateBlock(block));
+/** Both raw estimates of the messages from index `from` on (all of them by default). */
+export function estimateMessagesBoth(messages: readonly Message[], from = 0): Estimate {
+  let chars = 0;
+  let pieces = 0;
+  for (let index = from; index < messages.length; index += 1) {
+    const message = messages[index] as Message;
+    chars += MESSAGE_OVERHEAD;
+    pieces += MESSAGE_OVERHEAD;
+    for (const block of message.content) {
+      const estimate = estimateBlock(block);
+      chars += estimate.chars;
+      pieces += estimate.pieces;
+    }
   }
-  return total;
+  return { chars, pieces };
 }
 
 function estimateToolsBoth(tools: readonly ToolSpec[]): Estimate {
@@ -193,9 +210,9 @@ function estimateSystem(system: string): Estimate {
   return estimate;
 }
 
-/** Both raw estimates of a whole prompt, before calibration. */
-export function estimateBoth(prompt: PromptParts): Estimate {
-  return add(add(estimateSystem(prompt.system), estimateToolsBoth(prompt.tools)), estimateMessagesBoth(prompt.messages));
+/** Both raw estimates of a whole prompt, before calibration (`messages`: its messages' estimate, when the caller has it already). */
+export function estimateBoth(prompt: PromptParts, messages = estimateMessagesBoth(prompt.messages)): Estimate {
+  return add(add(estimateSystem(prompt.system), estimateToolsBoth(prompt.tools)), messages);
 }
 
 /** The raw `pieces` estimate of a whole prompt, before calibration. */

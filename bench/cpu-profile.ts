@@ -36,6 +36,7 @@ export function summarise(costs: Costs, messages: number, unit: string, format: 
   const byOrigin = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const byCaller = new Map<string, number>();
+  const byOwnCaller = new Map<string, number>();
   const add = (map: Map<string, number>, key: string, value: number) => map.set(key, (map.get(key) ?? 0) + value);
   let total = 0;
   for (const entry of costs) {
@@ -47,6 +48,9 @@ export function summarise(costs: Costs, messages: number, unit: string, format: 
     let caller: (typeof costs)[number] | undefined = entry;
     while (caller && !origin(caller.frame).ours) caller = caller.parent === undefined ? undefined : costs[caller.parent];
     add(byCaller, caller ? origin(caller.frame).name : where.name, entry.self);
+    // Past the packages too: which of hob's own files asked for the work (zod's parse, yaml's, a package's load).
+    while (caller && !/^(src|adapters)\//.test(origin(caller.frame).name)) caller = caller.parent === undefined ? undefined : costs[caller.parent];
+    add(byOwnCaller, caller ? origin(caller.frame).name : '(no hob file on the stack)', entry.self);
   }
   const top = (map: Map<string, number>) =>
     [...map].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([name, value]) => `  ${format(value / messages).padStart(9)}${unit}  ${((100 * value) / total).toFixed(1).padStart(5)}%  ${name}`);
@@ -56,6 +60,8 @@ export function summarise(costs: Costs, messages: number, unit: string, format: 
     ...top(byOrigin),
     'by the nearest hob file or package on the stack:',
     ...top(byCaller),
+    'by the nearest src/ or adapters/ file on the stack:',
+    ...top(byOwnCaller),
     'by function:',
     ...top(byFunction),
   ];

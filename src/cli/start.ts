@@ -20,6 +20,13 @@ import { claimSingleConsumers } from './single-consumers.js';
  * gateway is ready (HeldInbound); a failure after the channels connected closes them again
  * before the error is shown, so nothing is left half-running.
  */
+/** `hob start` as the command line runs it: serves until a signal, then exits. */
+export async function startCommand(configPath: string | undefined): Promise<void> {
+  await runStart(configPath);
+  // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.
+  process.exit();
+}
+
 export async function runStart(configPath: string | undefined): Promise<void> {
   // Before any channel's SDK loads its HTTP parser (core/steady-heap.ts).
   holdWasmTierUp();

@@ -1,5 +1,4 @@
 import '../support/env.js';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
@@ -8,13 +7,13 @@ import { loadExtensions, type Extensions } from '../../src/extensions.js';
 import { createScheduling } from '../../src/scheduler/index.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { ToolRegistry } from '../../src/tools/tool.js';
+import { startFakeMcpHttp } from '../fakes/mcp-http.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { skillFile, writeTree } from '../extensions/support.js';
 import { testMemory } from '../memory/fixture.js';
 import { SETTINGS } from '../scheduler/harness.js';
-import { mcpServerScript } from '../support/mcp-servers.js';
 import { tempDir } from '../support/engine.js';
 import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { slackAdapter } from '../support/slack-testbed.js';
@@ -30,12 +29,15 @@ const bob = { ...FRIEND };
 let fake: FakeSlack;
 let hob: TestGateway | undefined;
 let extensions: Extensions | undefined;
+let closeNotes: (() => Promise<void>) | undefined;
 
 afterEach(async () => {
   await hob?.close();
   hob = undefined;
   await extensions?.close();
   extensions = undefined;
+  await closeNotes?.();
+  closeNotes = undefined;
   await fake.close();
 });
 
@@ -122,33 +124,32 @@ describe('slack: /hob in a channel', () => {
 
 describe('slack: an MCP tool asks like bash does', () => {
   it('a writing MCP tool waits for the Allow button; a read-only one runs without asking', async () => {
-    const root = tempDir('hob-slack-mcp-');
-    const target = join(root, 'todo.md');
+    // The MCP server over HTTP, in this process (the npm servers are started in test/mcp).
+    const notes = await startFakeMcpHttp();
+    closeNotes = () => notes.close();
     const config = parseHobConfig(`data_dir: ${tempDir('hob-slack-mcp-data-')}\nmodel: { api_key: test }\n`, { env: {} });
     const registry = new ToolRegistry();
-    extensions = loadExtensions(
-      { ...config, mcp: { ...config.mcp, servers: { files: { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-filesystem'), root], env: {}, enabled: true } } } },
-      { registry, reservedCommands: new Set() },
-    );
+    extensions = loadExtensions({ ...config, mcp: { ...config.mcp, servers: { notes: { url: notes.url, headers: {}, enabled: true } } } }, { registry, reservedCommands: new Set() });
     await extensions.mcp.start();
     await extensions.mcp.ready();
     fake = await startFakeSlack();
     fake.person(ann);
     const model = new ScriptedModel([
-      { toolCalls: [{ name: 'mcp__files__list_directory', input: { path: root } }] },
-      { toolCalls: [{ name: 'mcp__files__write_file', input: { path: target, content: 'milk' } }] },
+      { toolCalls: [{ name: 'mcp__notes__count_notes', input: {} }] },
+      { toolCalls: [{ name: 'mcp__notes__add_note', input: { text: 'buy milk' } }] },
       { text: 'Wrote the list.' },
     ]);
     hob = await startTestGateway(slackAdapter(fake), model, { tools: registry.list() });
     const dm = dmOf(ann.id);
     const thread = fake.web.nextTs();
     await fake.dm(ann, 'put milk on my list', { threadTs: thread });
-    const prompt = await fake.waitFor(() => fake.seen(dm).find((message) => message.text.includes('mcp__files__write_file') && message.buttons.length > 0), 8000, 'the approval prompt');
-    expect(prompt.text).toContain(target);
-    expect(fake.seen(dm).filter((message) => message.buttons.length > 0)).toHaveLength(1); // the listing did not ask
-    expect(existsSync(target)).toBe(false);
+    const prompt = await fake.waitFor(() => fake.seen(dm).find((message) => message.text.includes('mcp__notes__add_note') && message.buttons.length > 0), 8000, 'the approval prompt');
+    expect(prompt.text).toContain('buy milk');
+    expect(fake.seen(dm).filter((message) => message.buttons.length > 0)).toHaveLength(1); // the count did not ask
+    expect(JSON.stringify(model.requests[1]?.messages.at(-1))).toContain('3 notes');
+    expect(notes.notes).toEqual([]);
     await fake.press(ann, dm, prompt.id, 'Allow once');
     await fake.waitFor(() => fake.seen(dm).find((message) => message.text.includes('Wrote the list.')), 8000, 'the answer');
-    expect(readFileSync(target, 'utf8')).toBe('milk');
+    expect(notes.notes).toEqual(['buy milk']);
   });
 });

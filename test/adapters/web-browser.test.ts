@@ -2,7 +2,7 @@ import '../support/env.js';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_YOURS } from '../../adapters/web/api-chat.js';
 import { USED_LINK } from '../../adapters/web/api-session.js';
@@ -15,7 +15,11 @@ import { freePort, webBed, type Person, type WebBed } from '../support/web-testb
 /**
  * The web chat's page in real headless Chromium (Debian's `chromium`, driven by
  * playwright-core): what a person sees and does, and what a hostile page cannot do. One
- * browser for the whole file; each test has its own gateway, data dir and browser profiles.
+ * browser for the whole file; each test has its own gateway and data dir, and browser
+ * profiles (contexts) that hold nothing from an earlier test: a profile is handed to the next
+ * test only after its cookies are cleared and its page left for about:blank (each new profile
+ * starts a renderer process, ~0.15 s of CPU; every test's server has its own port, so no
+ * origin's storage carries over either).
  */
 /**
  * Debian's headless shell (the old headless mode, what Playwright itself uses for headless runs)
@@ -35,6 +39,9 @@ let hob: TestGateway | undefined;
 let evil: Server | undefined;
 /** What the web channel logged as warnings (refused requests among them). */
 const warnings: string[] = [];
+/** Browser profiles no test is using, and those the running test took. */
+const idle: BrowserContext[] = [];
+const taken: BrowserContext[] = [];
 
 describe.skipIf(!available)(title, () => {
   beforeAll(async () => {
@@ -49,7 +56,13 @@ describe.skipIf(!available)(title, () => {
     await browser?.close();
   });
   afterEach(async () => {
-    for (const context of browser?.contexts() ?? []) await context.close();
+    for (const context of taken.splice(0)) {
+      const [first, ...others] = context.pages();
+      for (const page of others) await page.close();
+      await first?.goto('about:blank');
+      await context.clearCookies();
+      idle.push(context);
+    }
     await hob?.close();
     await bed?.close();
     await new Promise<void>((resolve) => (evil ? evil.close(() => resolve()) : resolve()));
@@ -66,9 +79,22 @@ describe.skipIf(!available)(title, () => {
     return { bed, hob, model };
   }
 
+  /** A browser profile of its own (no cookies, nothing open), for this test only. */
+  async function freshContext(): Promise<BrowserContext> {
+    const context = idle.pop() ?? (await (browser as Browser).newContext());
+    taken.push(context);
+    return context;
+  }
+
+  /** A profile's page: the one it kept from an earlier test, or a new one. */
+  const pageOf = async (context: BrowserContext): Promise<Page> => context.pages()[0] ?? (await context.newPage());
+
+  /** The page of a browser profile of its own. */
+  const freshPage = async (): Promise<Page> => pageOf(await freshContext());
+
   /** A fresh browser profile (its own cookies) that opened the person's sign-in link. */
   async function signedIn(person: Person): Promise<Page> {
-    const page = await (await (browser as Browser).newContext()).newPage();
+    const page = await freshPage();
     await page.goto((bed as WebBed).link(person));
     await page.locator('#chat').waitFor();
     return page;
@@ -90,7 +116,7 @@ describe.skipIf(!available)(title, () => {
     const answer = ['**Bold** and <img src=x onerror="window.pwned = 1"> <script>window.pwned = 2</script>', '', '```js', "const tag = '<b>';", '```', '', '[a link](javascript:window.pwned=3)'].join('\n');
     await started(new ScriptedModel([{ text: answer }]));
     const link = (bed as WebBed).link(OWNER);
-    const page = await (browser as Browser).newPage();
+    const page = await freshPage();
     await page.goto(link);
     await page.locator('#chat').waitFor();
     await expect.poll(() => page.locator('#me').textContent()).toBe('Signed in as Ann');
@@ -105,7 +131,7 @@ describe.skipIf(!available)(title, () => {
     expect(await bubble.locator('img, script, a').count()).toBe(0);
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
 
-    const again = await (browser as Browser).newPage();
+    const again = await freshPage();
     await again.goto(link);
     await expect.poll(() => again.locator('#signin-error').textContent()).toBe(USED_LINK);
     expect(await again.locator('#chat').isHidden()).toBe(true);
@@ -173,9 +199,9 @@ describe.skipIf(!available)(title, () => {
   it('a forged cookie and a signed-out one get the sign-in page, not the chat', async () => {
     await started(new ScriptedModel([]));
     const base = (bed as WebBed).adapter.url;
-    const forged = await (browser as Browser).newContext();
+    const forged = await freshContext();
     await forged.addCookies([{ name: 'hob_session', value: 'x'.repeat(43), url: base }]);
-    const guess = await forged.newPage();
+    const guess = await pageOf(forged);
     await guess.goto(base);
     await guess.locator('#signin').waitFor();
     expect(await guess.locator('#chat').isHidden()).toBe(true);
@@ -185,9 +211,9 @@ describe.skipIf(!available)(title, () => {
     expect(cookie).toMatchObject({ name: 'hob_session', httpOnly: true, sameSite: 'Strict', secure: false });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.locator('#signin').waitFor();
-    const stale = await (browser as Browser).newContext();
+    const stale = await freshContext();
     await stale.addCookies([{ name: 'hob_session', value: cookie?.value as string, url: base }]);
-    const replay = await stale.newPage();
+    const replay = await pageOf(stale);
     await replay.goto(base);
     await replay.locator('#signin').waitFor();
     expect(await replay.locator('#chat').isHidden()).toBe(true);
@@ -243,7 +269,7 @@ describe.skipIf(!available)(title, () => {
   it('a visitor asks for access on the page and sees the pairing code the owner needs', async () => {
     await started(new ScriptedModel([]));
     const owner = await signedIn(OWNER);
-    const visitor = await (browser as Browser).newPage();
+    const visitor = await freshPage();
     await visitor.goto(`${(bed as WebBed).adapter.url}/`);
     await visitor.locator('#access-name').fill('Carol');
     await visitor.getByRole('button', { name: 'Ask for access' }).click();

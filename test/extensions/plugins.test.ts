@@ -4,25 +4,29 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { parseHobConfig } from '../../src/app/channels.js';
+import { startFakeMcpHttp, type FakeMcpHttp } from '../fakes/mcp-http.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { answering, collect, tempDir } from '../support/engine.js';
-import { mcpServerScript } from '../support/mcp-servers.js';
 import { skillFile, writeTree } from './support.js';
 
 let app: App | undefined;
+let mcp: FakeMcpHttp | undefined;
 afterEach(async () => {
   await app?.close();
   app = undefined;
+  await mcp?.close();
+  mcp = undefined;
 });
 
-function gardenPlugin(marker: string) {
+/** A plugin with one of everything; its MCP server is the in-process fake over HTTP (test/mcp starts the npm ones). */
+function gardenPlugin(marker: string, mcpUrl: string) {
   return {
     'plugin.json': JSON.stringify({
       name: 'garden',
       version: '1.2.0',
       description: 'Plants and watering',
       hooks: { pre_tool_use: [{ type: 'command', command: 'sh ${PLUGIN_DIR}/guard.sh', matcher: 'write_file' }] },
-      mcp_servers: { garden: { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-everything'), 'stdio'] } },
+      mcp_servers: { garden: { url: mcpUrl } },
     }),
     'skills/plants/SKILL.md': skillFile('plants', 'Check which plants need water', 'Look at plants.md.'),
     'commands/water.md': '---\ndescription: Plan the watering\n---\nMake a watering plan for: $ARGUMENTS\n',
@@ -40,9 +44,10 @@ describe('plugins', () => {
   it('contributes a skill, a command, a hook and an MCP server', async () => {
     const dataDir = tempDir('hob-plugin-');
     const marker = join(dataDir, 'hook-ran');
-    writeTree(join(dataDir, 'plugins', 'garden'), gardenPlugin(marker));
+    mcp = await startFakeMcpHttp();
+    writeTree(join(dataDir, 'plugins', 'garden'), gardenPlugin(marker, mcp.url));
     const model = new ScriptedModel([
-      { toolCalls: [{ name: 'mcp__garden__echo', input: { message: 'from the garden' } }, { name: 'write_file', input: { path: 'x.txt', content: 'x' } }] },
+      { toolCalls: [{ name: 'mcp__garden__count_notes', input: {} }, { name: 'write_file', input: { path: 'x.txt', content: 'x' } }] },
       { text: 'ok' },
     ]);
     const hob = await startApp(dataDir, model);
@@ -56,7 +61,7 @@ describe('plugins', () => {
     await extensions.mcp.ready();
     const events = await collect(hob.engine('console:local').submit('go', { userId: 'ann', interaction: answering('allow_once'), signal: new AbortController().signal }));
     const results = events.flatMap((event) => (event.type === 'user_message' ? event.message.content : [])).filter((block) => block.type === 'tool_result');
-    expect(results[0]).toMatchObject({ isError: false, content: 'Echo: from the garden' });
+    expect(results[0]).toMatchObject({ isError: false, content: '3 notes' });
     expect(results[1]).toMatchObject({ isError: true, content: expect.stringContaining('no writing in the garden') });
     expect(existsSync(marker)).toBe(true);
     expect(existsSync(join(hob.config.tools.workspace, 'x.txt'))).toBe(false);

@@ -23,6 +23,8 @@ export type FakeMcpHttp = {
   url: string;
   /** Request headers seen, in order (to check configured headers arrive). */
   headers: Record<string, string | string[] | undefined>[];
+  /** The notes add_note stored, in order (to see whether a writing call ran). */
+  notes: string[];
   /** Adds a tool to every session and tells the clients the list changed. */
   addTool(name: string, reply: string): void;
   close(): Promise<void>;
@@ -32,13 +34,17 @@ export async function startFakeMcpHttp(options: { files?: string } = {}): Promis
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const extraTools: { name: string; reply: string }[] = [];
   const headers: FakeMcpHttp['headers'] = [];
+  const notes: string[] = [];
 
   function newServer(): McpServer {
     const server = new McpServer({ name: 'fake-http', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
     server.registerTool(
       'add_note',
       { description: 'Store a note', inputSchema: { text: z.string().min(1), tags: z.array(z.string()).optional() }, annotations: { destructiveHint: false } },
-      async ({ text }) => ({ content: [{ type: 'text', text: `stored: ${text}` }] }),
+      async ({ text }) => {
+        notes.push(text);
+        return { content: [{ type: 'text', text: `stored: ${text}` }] };
+      },
     );
     server.registerTool(
       'count_notes',
@@ -84,6 +90,7 @@ export async function startFakeMcpHttp(options: { files?: string } = {}): Promis
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
+    notes,
     addTool(name, reply) {
       extraTools.push({ name, reply });
       for (const { server } of sessions.values()) register(server, { name, reply });

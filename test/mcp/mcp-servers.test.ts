@@ -9,6 +9,7 @@ import { ToolRegistry } from '../../src/tools/tool.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { startFakeMcpHttp, type FakeMcpHttp } from '../fakes/mcp-http.js';
 import { answering, collect, ofType, queryParams, tempDir } from '../support/engine.js';
+import { callAll, homeWithSecrets } from '../support/mcp-secrets.js';
 import { everythingServer, filesystemServer } from '../support/mcp-servers.js';
 
 const managers: McpManager[] = [];
@@ -26,18 +27,23 @@ function manage(servers: ConstructorParameters<typeof McpManager>[0]['servers'],
 }
 
 /**
- * Servers that tests only call (none kills, slows or reconfigures them) are started once for
- * the file: server-everything as it comes, and server-filesystem over one folder that holds
- * what each test reads — a.txt, notes/, and a home's secrets (.ssh, .hob) beside ordinary notes.
- * They are started while hob's environment holds a bot token and an API key, as `hob start`'s
- * does: one test asks the server for its environment.
+ * The stdio servers are started once for the file, by one manager (each start of an npm server
+ * is most of a second of CPU): server-everything with a 1-second call limit and a 1-second
+ * restart backoff (long enough to see the gap after a kill), server-filesystem over one folder
+ * that holds what each test reads — a.txt, notes/, and a home's secrets (.ssh, .hob) beside
+ * ordinary notes — and over a second home with the secrets of test/support/mcp-secrets.ts,
+ * and a "server" that exits at once. They are started while hob's environment
+ * holds a bot token and an API key, as `hob start`'s does: one test asks the server for its
+ * environment. What start() and describe() showed is kept for the test about starting,
+ * whichever test started them. The test that kills server-everything waits until it is back.
  */
 const SECRET_TOKEN = 'sekrit-telegram';
 const SECRET_KEY = 'sekrit-anthropic';
 const sharedManagers: McpManager[] = [];
 afterAll(async () => Promise.all(sharedManagers.map((manager) => manager.close())));
-let shared: Promise<{ registry: ToolRegistry; root: string }> | undefined;
-function sharedServers(): Promise<{ registry: ToolRegistry; root: string }> {
+type Shared = { manager: McpManager; registry: ToolRegistry; root: string; secretsHome: string; listedBeforeStart: boolean; describedAtStart: string };
+let shared: Promise<Shared> | undefined;
+function sharedServers(): Promise<Shared> {
   shared ??= (async () => {
     const root = tempDir('hob-mcp-fs-');
     writeFileSync(join(root, 'a.txt'), 'hello from fs\n');
@@ -47,41 +53,26 @@ function sharedServers(): Promise<{ registry: ToolRegistry; root: string }> {
     mkdirSync(join(root, '.hob'));
     writeFileSync(join(root, '.hob', 'hob.db'), 'SQLITE DATA');
     writeFileSync(join(root, 'notes.txt'), 'ordinary notes');
-    const { manager, registry } = manage({ everything: everythingServer(), files: filesystemServer(root) }, 50, sharedManagers);
-    // Undone after the test that happened to start them (unstubEnvs); the servers keep what they got.
-    vi.stubEnv('TELEGRAM_BOT_TOKEN', SECRET_TOKEN);
-    vi.stubEnv('ANTHROPIC_API_KEY', SECRET_KEY);
-    await manager.start();
-    return { registry, root };
-  })();
-  return shared;
-}
-
-/**
- * The tests that shorten a call's time limit, kill a server or start one that cannot come up
- * share one more manager, started once for the file: server-everything with a 1-second call
- * limit and a 1-second restart backoff (long enough to see the gap after a kill), beside a
- * "server" that exits at once. What start() and describe() showed is kept for the test about
- * starting, whichever test started them.
- */
-let own: Promise<{ manager: McpManager; registry: ToolRegistry; listedBeforeStart: boolean; describedAtStart: string }> | undefined;
-function ownServers() {
-  own ??= (async () => {
+    const secretsHome = homeWithSecrets();
     const { manager, registry } = manage(
       {
         broken: { command: process.execPath, args: ['-e', 'process.exit(3)'], env: {}, enabled: true },
         everything: { ...everythingServer(), timeout_seconds: 1 },
+        files: filesystemServer(root, secretsHome),
       },
       1_000,
       sharedManagers,
     );
+    // Undone after the test that happened to start them (unstubEnvs); the servers keep what they got.
+    vi.stubEnv('TELEGRAM_BOT_TOKEN', SECRET_TOKEN);
+    vi.stubEnv('ANTHROPIC_API_KEY', SECRET_KEY);
     const started = manager.start();
     // start() hands back at once: nothing is listed yet.
     const listedBeforeStart = registry.names().some((name) => name.startsWith('mcp__everything__'));
     await started;
-    return { manager, registry, listedBeforeStart, describedAtStart: manager.describe() };
+    return { manager, registry, root, secretsHome, listedBeforeStart, describedAtStart: manager.describe() };
   })();
-  return own;
+  return shared;
 }
 
 /** The real permission checker in default mode, over a temp workspace. */
@@ -159,7 +150,7 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('stops waiting for a call after the server\'s time limit and tells the model', async () => {
-    const { registry } = await ownServers();
+    const { registry } = await sharedServers();
     const model = new ScriptedModel([{ toolCalls: [{ name: 'mcp__everything__trigger-long-running-operation', input: { duration: 20, steps: 2 } }] }, { text: 'ok' }]);
     const events = await collect(runQuery({ ...queryParams(model, []), tools: registry }));
     expect(toolResults(events)).toMatchObject([{ isError: true, content: expect.stringMatching(/did not answer within 1 s/) }]);
@@ -208,8 +199,8 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('answers "unavailable" while a killed server restarts, then works again', async () => {
-    // A restart backoff long enough to see the gap (ownServers: 1 s).
-    const { manager, registry } = await ownServers();
+    // A restart backoff long enough to see the gap (sharedServers: 1 s).
+    const { manager, registry } = await sharedServers();
     const server = manager.get('everything');
     const restartsBefore = server?.restarts ?? 0;
     const pid = server?.pid;
@@ -232,13 +223,31 @@ describe('MCP servers over stdio (server-everything, server-filesystem)', () => 
   });
 
   it('reports a server that fails to start, skips it, and does not hold back the others', async () => {
-    const { manager, registry, listedBeforeStart, describedAtStart } = await ownServers();
+    const { manager, registry, listedBeforeStart, describedAtStart } = await sharedServers();
     expect(listedBeforeStart).toBe(false);
     expect(manager.get('broken')?.state).toBe('failed');
     expect(describedAtStart).toMatch(/broken \(stdio\): failed — /);
     expect(describedAtStart).toMatch(/everything \(stdio\): ready\n {2}tools: .*echo/);
     expect(registry.names().some((name) => name.startsWith('mcp__broken__'))).toBe(false);
     expect(registry.names()).toContain('mcp__everything__echo');
+  });
+});
+
+describe('MCP arguments are checked whole (server-filesystem)', () => {
+  it('a listing tool answers without the names of secrets (directory_tree, list_directory, search_files)', async () => {
+    const { registry, secretsHome: home } = await sharedServers();
+    const [tree, listing, found] = await callAll(registry, home, [
+      [{ name: 'mcp__files__directory_tree', input: { path: home } }],
+      [{ name: 'mcp__files__list_directory', input: { path: home } }],
+      [{ name: 'mcp__files__search_files', input: { path: home, pattern: '**/*' } }],
+    ]);
+    const names = (nodes: { name: string; children?: unknown[] }[]): string[] =>
+      nodes.flatMap((node) => [node.name, ...names((node.children ?? []) as { name: string; children?: unknown[] }[])]);
+    expect(names(JSON.parse(tree ?? '[]') as { name: string }[]).sort()).toEqual(['ca.crt', 'certs', 'notes.txt', 'project']);
+    expect(listing?.split('\n').sort()).toEqual(['[DIR] certs', '[DIR] project', '[FILE] notes.txt']);
+    expect(found).toContain(join(home, 'notes.txt'));
+    expect(found).toContain(join(home, 'certs', 'ca.crt'));
+    for (const text of [tree, listing, found]) expect(text).not.toMatch(/\.ssh|id_rsa|server\.pem|\.env|\.npmrc/);
   });
 });
 

@@ -53,7 +53,9 @@ function sandboxedBash(rescanMs?: number) {
   return bashTool({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, sandbox, defaultTimeoutSeconds: 30 });
 }
 const plainBash = () => bashTool({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home } });
-const run = (command: string, tool = sandboxedBash()) => runTool(tool, { command }, makeContext(workspace));
+/** The sandboxed bash the tests share (made at its first use, after beforeAll): it probes bwrap and walks the home once. */
+let shared: ReturnType<typeof sandboxedBash> | undefined;
+const run = (command: string, tool = (shared ??= sandboxedBash())) => runTool(tool, { command }, makeContext(workspace));
 
 describe('pattern secrets without the sandbox (the control: each command does reach its file)', () => {
   it.each(SECRETS)('%s: `%s` reads it', async (path, command) => {

@@ -44,7 +44,9 @@ function sandboxedBash(settings: SandboxSettings = on) {
   return bashTool({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, sandbox, defaultTimeoutSeconds: 30 });
 }
 
-const run = (command: string, tool = sandboxedBash()) => runTool(tool, { command }, makeContext(workspace));
+/** The sandboxed bash the tests share (made at its first use, after beforeAll): it probes bwrap and walks the home once. */
+let shared: ReturnType<typeof sandboxedBash> | undefined;
+const run = (command: string, tool = (shared ??= sandboxedBash())) => runTool(tool, { command }, makeContext(workspace));
 
 /** The tricks that got past the path checks in the attack pass: none names `.ssh/id_rsa` literally. */
 const TRICKS = [

@@ -16,7 +16,7 @@ export function everythingServer() {
   return { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-everything'), 'stdio'], env: {}, enabled: true };
 }
 
-/** Config for server-filesystem over stdio, allowed to touch `root` only. */
-export function filesystemServer(root: string) {
-  return { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-filesystem'), root], env: {}, enabled: true };
+/** Config for server-filesystem over stdio, allowed to touch the given folders only. */
+export function filesystemServer(...roots: string[]) {
+  return { command: process.execPath, args: [mcpServerScript('@modelcontextprotocol/server-filesystem'), ...roots], env: {}, enabled: true };
 }

@@ -1,32 +1,20 @@
 /**
- * Real audio for the voice tests: the shipped fixtures (test/fixtures/audio), speech made
- * by espeak-ng at test time, and files made by ffmpeg. Tests that need a tool skip, saying
- * which, when it is not installed (.ci/run installs both).
+ * Real audio for the voice tests: the shipped fixtures (test/fixtures/audio), speech made by
+ * espeak-ng at test time, and lengths read by ffmpeg and ffprobe. Tests that need a tool skip,
+ * saying which, when it is not installed (.ci/run installs both).
  */
-import { execFileSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { isExecutable } from '../../src/voice/ffmpeg.js';
 
-/**
- * Whether an executable of that name is on PATH: looked up, not run (starting ffmpeg costs a
- * quarter second of CPU, in each worker that imports this). One that is there but broken fails
- * its tests rather than skipping them.
- */
-const installed = (command: string) =>
-  (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir || '.', command), constants.X_OK);
-      return statSync(join(dir || '.', command)).isFile();
-    } catch {
-      return false;
-    }
-  });
-
-export const hasEspeak = installed('espeak-ng');
-export const hasFfmpeg = installed('ffmpeg');
+// Looked up on PATH, not run (starting ffmpeg costs a quarter second of CPU, in each worker
+// that imports this). One that is there but broken fails its tests rather than skipping them.
+export const hasEspeak = isExecutable('espeak-ng');
+export const hasFfmpeg = isExecutable('ffmpeg');
 export const NO_ESPEAK = ' (skipped: espeak-ng is not installed; apt-get install espeak-ng)';
 export const NO_FFMPEG = ' (skipped: ffmpeg is not installed; apt-get install ffmpeg)';
 
@@ -57,9 +45,16 @@ export function espeakWav(text: string, path: string): string {
   return path;
 }
 
-/** Runs ffmpeg quietly with the given arguments (for making test files). */
-export function ffmpeg(...args: string[]): void {
-  execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args]);
+/**
+ * ffmpeg's reading of each file's length, in seconds, from one run over them all (ffprobe reads
+ * one file a run, and each run costs ~0.25 s of CPU). Given inputs and no output, ffmpeg prints
+ * each input's "Duration:" and exits with an error, which is expected here.
+ */
+export function ffmpegSeconds(paths: string[]): number[] {
+  const run = spawnSync('ffmpeg', ['-nostdin', '-hide_banner', ...paths.flatMap((path) => ['-i', path])], { encoding: 'utf8' });
+  const durations = [...run.stderr.matchAll(/^ {2}Duration: (\d+):(\d+):(\d+\.\d+)/gm)].map(([, h, m, s]) => Number(h) * 3600 + Number(m) * 60 + Number(s));
+  if (durations.length !== paths.length) throw new Error(`ffmpeg read ${durations.length} lengths of ${paths.length} files: ${run.stderr.slice(-2000)}`);
+  return durations;
 }
 
 /** ffprobe's reading of a file's length, to check hob's own against. */

@@ -7,7 +7,9 @@ import { markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
 /**
  * Plain text skips the Markdown parsers; what the person reads must be exactly what the
  * parsers made of it. Checked against them on sentences and on random text of the same
- * alphabet (a seeded generator, so a failure repeats).
+ * alphabet (a seeded generator, so a failure repeats). 1,000 random texts hold every pair of
+ * neighbouring pieces a plain text can have (385, with the start and end), as 2,000 did; each
+ * distinct text is checked once: slackify-markdown's ~0.7 ms a text is most of this file's CPU.
  */
 
 const slackified = (text: string) => slackifyMarkdown(text).replace(/\u200b/g, '').trim();
@@ -34,8 +36,8 @@ describe('plain text', () => {
   const sentences = ['Done.', 'Hello Ann, how can I help?', "It's 5 o'clock; time for tea!", 'Line one\nline two', 'Para one\n\nPara two', '"Quoted," she said.', 'Über 100% sure', 'Numbers 1, 2 and 3.'];
 
   it('is rendered for Slack and Telegram exactly as the Markdown parsers render it', () => {
-    const checked = [...sentences, ...randomTexts(2000)].filter(isPlainText);
-    expect(checked.length).toBeGreaterThan(500);
+    const checked = [...new Set([...sentences, ...randomTexts(1000)])].filter(isPlainText);
+    expect(checked.length).toBeGreaterThan(450);
     for (const text of checked) {
       expect(toMrkdwn(text), JSON.stringify(text)).toBe(slackified(text));
       expect(markdownToTelegramHtml(text), JSON.stringify(text)).toBe(parsedHtml(text));

@@ -18,7 +18,7 @@
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held
  *   (`PROFILE_HEAP_FROM=up` takes the first when all three are up: `heap 0` shows what the
  *   warm-up's messages add);
- * - `sql`: the SQLite statements, writes and commits per answer, and which (bench/sql-count.cjs),
+ * - `sql`: the SQLite statements, writes and commits per answer, and which, with the time spent in each (bench/sql-count.cjs),
  *   then the same per first message of 20 new people at once;
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
   for (const line of lines) console.log(line);
 }
 
-type SqlCounts = { statements: number; writes: number; commits: number; bySql: Record<string, number> };
+type SqlCounts = { statements: number; writes: number; commits: number; ms: number; bySql: Record<string, number>; msBySql: Record<string, number> };
 
 /** SQLite statements, writes and commits per answer after the warm-up (bench/sql-count.cjs counts them inside hob). */
 async function countStatements(messages: number): Promise<void> {
@@ -184,9 +184,10 @@ async function countStatements(messages: number): Promise<void> {
 
 function printCounts(title: string, before: SqlCounts, after: SqlCounts, messages: number): void {
   const per = (key: 'statements' | 'writes' | 'commits') => fmt((after[key] - before[key]) / messages);
-  console.log(`hob, ${title}: ${per('statements')} SQLite statements, ${per('writes')} of them writes, ${per('commits')} commits`);
-  const rows = Object.entries(after.bySql).map(([sql, n]) => [sql, (n - (before.bySql[sql] ?? 0)) / messages] as const);
-  for (const [sql, n] of rows.filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1])) console.log(`  ${fmt(n).padStart(5)}  ${sql.slice(0, 110)}`);
+  const ms = (after.ms - before.ms) / messages;
+  console.log(`hob, ${title}: ${per('statements')} SQLite statements, ${per('writes')} of them writes, ${per('commits')} commits; ${fmt(ms)} ms inside SQLite (wall, on the main thread)`);
+  const rows = Object.entries(after.bySql).map(([sql, n]) => [sql, (n - (before.bySql[sql] ?? 0)) / messages, ((after.msBySql[sql] ?? 0) - (before.msBySql[sql] ?? 0)) / messages] as const);
+  for (const [sql, n, each] of rows.filter(([, n, each]) => n > 0 || each > 0).sort((a, b) => b[2] - a[2])) console.log(`  ${fmt(n).padStart(5)}  ${fmt(each).padStart(6)} ms  ${sql.slice(0, 110)}`);
 }
 
 /** System calls per answer after the warm-up, counted by `strace -c -f` attached to the subject (strace must be installed). */

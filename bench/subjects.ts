@@ -1,14 +1,17 @@
 /**
  * The two processes bench/vs-floor.ts and bench/profile.ts measure against the three fakes:
  * `hob start`, and the floor (bench/floor-bot/, a bare echo bot on the same libraries,
- * bundled as scripts/build.mjs bundles hob, so both load their libraries alike).
+ * bundled as scripts/build.mjs bundles hob, so both load their libraries alike), and either
+ * started cold and kept up while a benchmark sends it messages (`startLive`).
  */
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
+import { tempDir } from '../test/support/engine.js';
 import type { FloorSettings } from './floor-bot/index.js';
-import { RUNNING_LINE, spawnNode, type StartedHob } from './hob-process.js';
-import type { ThreeChannels } from './three-channels.js';
+import { cpuMs, residentBytes, RUNNING_LINE, spawnNode, type StartedHob } from './hob-process.js';
+import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 
 export type Subject = 'hob' | 'floor';
 
@@ -45,11 +48,12 @@ export async function bundleFloor(dir: string): Promise<string> {
 
 /**
  * Spawns the subject cold against the fakes, its files in `dir`, `people` people allowed on
- * each platform (hob denies anyone else), with `nodeFlags` for node itself (profilers).
+ * each platform (hob denies anyone else), with `nodeFlags` for node itself (profilers);
+ * `hobDist` runs that build of hob instead (bench/vs-floor.ts's `BENCH_HOB_BASE`).
  */
-export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[] }): StartedHob {
-  const { dir, floorBundle, people, nodeFlags = [] } = options;
-  if (subject === 'hob') return spawnNode([...nodeFlags, join(HOB_DIST, 'cli.js'), '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
+export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[]; hobDist?: string }): StartedHob {
+  const { dir, floorBundle, people, nodeFlags = [], hobDist = HOB_DIST } = options;
+  if (subject === 'hob') return spawnNode([...nodeFlags, join(hobDist, 'cli.js'), '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
   const settings: FloorSettings = {
     historyFile: join(dir, 'history.json'),
     model: { baseUrl: fakes.model.baseUrl, apiKey: 'test', name: 'claude-bench' },
@@ -60,4 +64,82 @@ export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { 
   const path = join(dir, 'floor.json');
   writeFileSync(path, JSON.stringify(settings));
   return spawnNode([...nodeFlags, floorBundle, path], FLOOR_RUNNING_LINE);
+}
+
+/** A subject started cold against fakes of its own, all three channels up and its running line printed. */
+export type LiveSubject = {
+  fakes: ThreeChannels;
+  started: StartedHob;
+  dir: string;
+  pid: number | undefined;
+  /** Spawn → each channel up. */
+  readyMs: Record<Platform, number>;
+  /** CPU time (user + system, from /proc) from the spawn until all three channels were up. */
+  cpuReadyMs: number;
+  /** Resident memory once its running line is printed. */
+  rssReady: number;
+};
+
+/**
+ * Starts the subject cold against fresh fakes (its files in a new temporary dir named after
+ * `name`) and waits until it is up. `prepare` sees the fakes and the spawn's time before the
+ * spawn. The caller stops it (`stopLive`).
+ */
+export async function startLive(
+  subject: Subject,
+  options: { name: string; floorBundle: string; people: number; hobDist?: string; prepare?: (fakes: ThreeChannels, spawnedAt: () => number) => void },
+): Promise<LiveSubject> {
+  const fakes = await ThreeChannels.start();
+  const dir = tempDir(`hob-bench-floor-${options.name}-`);
+  let spawnedAt = Number.NaN;
+  options.prepare?.(fakes, () => spawnedAt);
+  const started = spawnSubject(subject, fakes, { dir, floorBundle: options.floorBundle, people: options.people, ...(options.hobDist ? { hobDist: options.hobDist } : {}) });
+  spawnedAt = started.startedAt;
+  const pid = started.child.pid;
+  const live: LiveSubject = { fakes, started, dir, pid, readyMs: { telegram: Number.NaN, slack: Number.NaN, discord: Number.NaN }, cpuReadyMs: Number.NaN, rssReady: Number.NaN };
+  try {
+    await fakes.allReady(started.failed);
+    live.cpuReadyMs = cpuMs(pid) ?? Number.NaN;
+    await fakes.discord.waitFor(() => started.runningMs() !== undefined, 30_000, `the running line (stderr: ${started.stderr()})`);
+    live.readyMs = Object.fromEntries(PLATFORMS.map((platform) => [platform, (fakes.readyAt[platform] as number) - started.startedAt])) as Record<Platform, number>;
+    live.rssReady = residentBytes(pid) ?? Number.NaN;
+    return live;
+  } catch (error) {
+    await stopLive(live);
+    throw error;
+  }
+}
+
+export async function stopLive(live: LiveSubject): Promise<void> {
+  await live.started.stop();
+  await live.fakes.close();
+  rmSync(live.dir, { recursive: true, force: true });
+}
+
+/**
+ * Resolves true once no thread of these processes is running or in the disk's wait (each
+ * one's work on the previous message done: what it does after an answer is sent lands on no
+ * one's next reply), or false after `maxMs` whatever they do.
+ */
+export async function quiet(pids: readonly (number | undefined)[], maxMs: number): Promise<boolean> {
+  const deadline = performance.now() + maxMs;
+  while (!pids.every(asleep)) {
+    if (performance.now() > deadline) return false;
+    await sleep(1);
+  }
+  return true;
+}
+
+/** Every thread of the process sleeping (or the process gone), from /proc/PID/task/TID/stat (Linux). */
+function asleep(pid: number | undefined): boolean {
+  if (pid === undefined) return true;
+  try {
+    return readdirSync(`/proc/${pid}/task`).every((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const state = stat[stat.lastIndexOf(')') + 2];
+      return state !== 'R' && state !== 'D';
+    });
+  } catch {
+    return true;
+  }
 }

@@ -4,6 +4,7 @@
  * who write DMs, and what the benchmark reads back: when each channel came up, when each
  * answer arrived, and how many platform calls were made.
  */
+import { Server } from 'node:http';
 import { startFakeAnthropic, type FakeAnthropic } from '../test/fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../test/fakes/discord/index.js';
 import { dmOf, startFakeSlack, type FakeSlack } from '../test/fakes/slack/index.js';
@@ -21,6 +22,20 @@ export const ANSWER = 'Done.';
 export function personId(platform: Platform, index: number): string {
   return platform === 'slack' ? `U${1000 + index}` : String(1000 + index);
 }
+
+/**
+ * Keeps a fake's idle keep-alive connections open for a minute instead of node's 5 s. In a
+ * sitting of bench/vs-floor.ts each process's connections wait while the other process is
+ * served; on a loaded machine that passed 5 s, and a client reusing a connection the server
+ * was just closing got ECONNRESET (the floor, which does not retry, then lost that answer and
+ * the sitting failed). The fakes keep their server to themselves: reached here, for the bench only.
+ */
+function keepIdleConnections(fake: object): void {
+  const server = (fake as { server?: unknown }).server;
+  if (server instanceof Server) server.keepAliveTimeout = IDLE_CONNECTION_MS;
+}
+
+const IDLE_CONNECTION_MS = 60_000;
 
 export class ThreeChannels {
   /** performance.now() when each channel came up: first poll, socket connected, IDENTIFY. */
@@ -60,6 +75,7 @@ export class ThreeChannels {
     const telegram = await startFakeTelegram({ botUsername: 'hob_bench_bot' });
     const slack = await startFakeSlack({ pingIntervalMs: 5_000 });
     const discord = await startFakeDiscord();
+    for (const fake of [telegram, slack.web, discord]) keepIdleConnections(fake);
     return new ThreeChannels(model, telegram, slack, discord);
   }
 
@@ -68,7 +84,7 @@ export class ThreeChannels {
     const identified = this.discord.waitFor(() => {
       if (this.discord.gateway.identifies().length > 0) this.up('discord');
       return this.readyAt.telegram !== undefined && this.readyAt.slack !== undefined && this.readyAt.discord !== undefined;
-    }, 30_000, 'all three channels up');
+    }, 60_000, 'all three channels up');
     await Promise.race([identified, failed]);
   }
 

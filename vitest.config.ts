@@ -9,11 +9,13 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
-    // Three workers on two cores: most of a test's time is spent waiting (on a fake, a timer, a
-    // process), so the other workers' files run meanwhile. vitest's default here is one. On
-    // test/cli, scheduler and mcp (25 files, the process-heavy part) three took 86–242 s of
-    // wall where two took 108–381 s in three pairs on the loaded VM, with about the same CPU.
-    maxWorkers: 3,
+    // Four workers on two cores: most of a test's time is spent waiting (on a fake, a timer, a
+    // process), so the other workers' files run meanwhile. vitest's default here is one. With
+    // three, a fresh clone's run kept 1.5 of the 2 cores busy on average (100.8 s); with four,
+    // 90.7 s on the same commit (2026-12-02): the imports cost more (four workers import hob
+    // and the libraries) but less than the idle they fill. Four was slower when the suite's CPU
+    // was ~20% higher (100.9 s against 98-111 s with three).
+    maxWorkers: 4,
     // Each worker process runs file after file without restarting: importing hob and the client
     // libraries anew for each of ~135 files cost about a second of CPU each. Files share nothing
     // else: each starts its own fakes, temp folders and databases, and env stubs are undone.

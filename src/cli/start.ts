@@ -8,6 +8,13 @@ import { createLogger, flushLog, type Logger } from '../logger.js';
 import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
 import { claimSingleConsumers } from './single-consumers.js';
 
+/** `hob start` as the command line runs it: serves until a signal, then exits. */
+export async function startCommand(configPath: string | undefined): Promise<void> {
+  await runStart(configPath);
+  // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.
+  process.exit();
+}
+
 /**
  * `hob start`: every configured chat channel through the gateway, plus the terminal when
  * no chat channel is configured (or `channels.console.enabled` says so).
@@ -20,13 +27,6 @@ import { claimSingleConsumers } from './single-consumers.js';
  * gateway is ready (HeldInbound); a failure after the channels connected closes them again
  * before the error is shown, so nothing is left half-running.
  */
-/** `hob start` as the command line runs it: serves until a signal, then exits. */
-export async function startCommand(configPath: string | undefined): Promise<void> {
-  await runStart(configPath);
-  // Runs are stopped and the log flushed; idle sockets and timers need not hold the exit.
-  process.exit();
-}
-
 export async function runStart(configPath: string | undefined): Promise<void> {
   // Before any channel's SDK loads its HTTP parser (core/steady-heap.ts).
   holdWasmTierUp();

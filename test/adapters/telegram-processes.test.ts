@@ -39,7 +39,8 @@ describe('Telegram from several processes', () => {
     expect(fake.callsOf('deleteWebhook')).toEqual([]);
     const last = people[4] as (typeof people)[number];
     fake.sendText(last, { id: last.id, type: 'private' }, 'after one process stopped');
-    await fake.waitFor(() => two.messages.length === 3);
+    // The process hands the update on before its 200 reaches the fake: wait for both.
+    await fake.waitFor(() => two.messages.length === 3 && fake.webhookDeliveries.at(-1)?.status === 200);
     expect(two.messages[2]?.text).toBe('after one process stopped');
     expect(one.messages).toHaveLength(2);
     // The balancer tried the stopped process first, then the live one.

@@ -14,7 +14,8 @@
  * best-effort guard; mode `required` refuses `bash` instead.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import { isExecutableFile } from '../core/executable.js';
 import { delimiter, join, resolve } from 'node:path';
 import { isBelow } from './secret-names.js';
 import { createSensitivePaths, type SensitivePaths } from './sensitive-paths.js';
@@ -152,7 +153,7 @@ function findBwrap(options: SandboxOptions): SandboxStatus | { bwrap: string } {
   if (options.settings.mode === 'off') return { state: 'off' };
   if (process.platform !== 'linux') return unusable(options, `bubblewrap needs Linux (this is ${process.platform})`);
   const bwrap = options.bwrapPath ?? findOnPath('bwrap');
-  if (!bwrap || !isExecutable(bwrap)) return unusable(options, 'bwrap is not installed');
+  if (!bwrap || !isExecutableFile(bwrap)) return unusable(options, 'bwrap is not installed');
   return { bwrap };
 }
 
@@ -226,16 +227,8 @@ function findOnPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
-    if (isExecutable(candidate)) return candidate;
+    if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}

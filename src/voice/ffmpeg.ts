@@ -4,10 +4,10 @@
  * file to file (the audio never passes through hob's memory), under a time limit.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import type { ConversionTarget } from './formats.js';
 import { secondsText } from './measures.js';
+import { isExecutableFile } from '../core/executable.js';
 
 export type Ffmpeg = {
   ffmpeg: string;
@@ -54,14 +54,7 @@ function run(command: string, args: string[], options: { timeoutMs: number; sign
 /** Whether `command` (a path, or a name looked up on PATH) is an executable file: looked up, not run. */
 export function isExecutable(command: string): boolean {
   const candidates = command.includes('/') ? [command] : (process.env['PATH'] ?? '').split(delimiter).map((dir) => join(dir || '.', command));
-  return candidates.some((candidate) => {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return statSync(candidate).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return candidates.some(isExecutableFile);
 }
 
 const found = new Map<string, Promise<Ffmpeg | undefined>>();

@@ -227,7 +227,11 @@ async function soak(messages: number, floorBundle: string): Promise<string[]> {
     const samples = lives.map((live) => [`0: ${fmt((residentBytes(live.pid) ?? Number.NaN) / MB)}`]);
     for (let index = 0; index < messages; index++) {
       for (const live of lives) await sendOne(live.fakes, index);
-      if ((index + 1) % SOAK_STEP === 0) lives.forEach((live, at) => samples[at]?.push(`${index + 1}: ${fmt((residentBytes(live.pid) ?? Number.NaN) / MB)}`));
+      if ((index + 1) % SOAK_STEP !== 0) continue;
+      const rss = lives.map((live) => fmt((residentBytes(live.pid) ?? Number.NaN) / MB));
+      rss.forEach((mb, at) => samples[at]?.push(`${index + 1}: ${mb}`));
+      // As it goes: a soak takes a while, and what it has seen so far is worth seeing.
+      console.log(`soak, after ${index + 1}: RSS ${lives.map((live, at) => `${live.contender} ${rss[at]}`).join(', ')} MB`);
     }
     const lines = lives.map((live, at) => `soak, ${live.contender}: RSS in MB after N messages (one at a time, ${PEOPLE * PLATFORMS.length} people) — ${(samples[at] as string[]).join(', ')}`);
     for (const line of lines) console.log(line);

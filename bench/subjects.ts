@@ -76,7 +76,9 @@ export async function bundleFloor(dir: string): Promise<string> {
 export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[]; hobDist?: string }): StartedHob {
   const { dir, floorBundle, people, nodeFlags = [], hobDist = HOB_DIST } = options;
   if (subject === 'hob') {
-    const launch = hobDist === 'dist' ? [...binNodeFlags(), ...nodeFlags, BIN] : [...nodeFlags, join(hobDist, 'cli.js')];
+    // Only hob itself goes through the bin: `BENCH_HOB_BASE=dist` is the same build without the bin's flags.
+    const throughBin = options.hobDist === undefined && HOB_DIST === 'dist';
+    const launch = throughBin ? [...binNodeFlags(), ...nodeFlags, BIN] : [...nodeFlags, join(hobDist, 'cli.js')];
     return spawnNode([...launch, '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
   }
   const settings: FloorSettings = {

@@ -7,6 +7,7 @@ import type { VectorSupport } from '../vectors.js';
 import { SqliteApprovals } from './approvals.js';
 import { SqliteConversations } from './conversations.js';
 import { openDatabase, type Db } from './db.js';
+import { MessageIndex } from './message-index.js';
 import { SqliteInbox } from './inbox.js';
 import { SqliteJobs } from './jobs.js';
 import { SqliteMemoryEntries } from './memory/entries.js';
@@ -35,6 +36,8 @@ export class SqliteStore implements Store {
   readonly memory: SqliteMemoryEntries;
   readonly profiles: SqliteProfiles;
   readonly tokenCalibration: SqliteTokenCalibration;
+  /** Session search's index: messages' rows reach it in batches (message-index.ts). */
+  private readonly messageIndex: MessageIndex;
   private vectorIndex: { index: SqliteVectors } | { error: string } | undefined;
 
   /** `db`: the open file; SQLite-only callers (tests, `hob store migrate`) may read it directly. */
@@ -44,8 +47,9 @@ export class SqliteStore implements Store {
     options: StoreOptions,
   ) {
     const { clock } = options;
-    this.conversations = new SqliteConversations(db, clock);
-    this.archive = new SqliteSessionArchive(db);
+    this.messageIndex = new MessageIndex(db, options.onBackgroundError);
+    this.conversations = new SqliteConversations(db, clock, this.messageIndex);
+    this.archive = new SqliteSessionArchive(db, this.messageIndex);
     this.inbox = new SqliteInbox(db);
     this.outbox = new SqliteOutbox(db);
     this.approvals = new SqliteApprovals(db);
@@ -54,7 +58,10 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobs(db);
     this.tasks = new SqliteTasks(db);
     this.memory = new SqliteMemoryEntries(db, clock, options.onBackgroundError);
-    this.people = new SqlitePeople(db, (from, to) => this.memory.reassign(from, to));
+    this.people = new SqlitePeople(db, (from, to) => {
+      this.memory.reassign(from, to);
+      this.messageIndex.reassign(from, to);
+    });
     this.profiles = new SqliteProfiles(db);
     this.tokenCalibration = new SqliteTokenCalibration(db, clock);
   }
@@ -67,6 +74,7 @@ export class SqliteStore implements Store {
   close(): void {
     if (!this.db.open) return;
     this.memory.flushUses();
+    this.messageIndex.flush();
     this.db.close();
   }
 

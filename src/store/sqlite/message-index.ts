@@ -8,6 +8,7 @@
  * others waiting, in one transaction a moment later. Every search, link and copy moves the
  * waiting rows first, so nobody sees the delay; a row left by a kill is moved by the next one.
  */
+import { DelayedWrite } from '../../core/delayed-write.js';
 import type { Db } from './db.js';
 
 /** Waiting rows are moved into the index this long after the first of them was written. */
@@ -30,13 +31,14 @@ export function indexWaitingMessages(db: Db): void {
 
 export class MessageIndex {
   private readonly statements;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly later: DelayedWrite;
 
   constructor(
     private readonly db: Db,
     /** Told when a delayed move fails (it runs on a timer, so nothing else would hear); the rows wait for the next. */
-    private readonly onFlushError: (error: unknown) => void = () => undefined,
+    onFlushError: (error: unknown) => void = () => undefined,
   ) {
+    this.later = new DelayedWrite(INDEX_AFTER_MS, () => this.flush(), onFlushError);
     this.statements = {
       wait: db.prepare('INSERT INTO messages_fts_waiting (message_id, text, person_id, session_id, role) VALUES (?, ?, ?, ?, ?)'),
       reassign: db.prepare('UPDATE messages_fts_waiting SET person_id = ? WHERE person_id = ?'),
@@ -46,20 +48,12 @@ export class MessageIndex {
   /** Stores a message's search row (in the caller's transaction); it reaches the index a moment later. */
   add(row: SearchRow): void {
     this.statements.wait.run(row.messageId, row.text, row.personId, row.sessionId, row.role);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      try {
-        this.flush();
-      } catch (error) {
-        this.onFlushError(error);
-      }
-    }, INDEX_AFTER_MS).unref();
+    this.later.schedule();
   }
 
   /** Moves the waiting rows into the index now (before a search, on close). */
   flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.later.cancel();
     if (this.db.open) indexWaitingMessages(this.db);
   }
 

@@ -2,6 +2,7 @@
  * The SQLite store: one file in data_dir (WAL), the Store port's default. One process writes
  * at a time; readers never block the writer.
  */
+import type Database from 'better-sqlite3';
 import type { Store, StoreOptions } from '../store.js';
 import type { VectorSupport } from '../vectors.js';
 import { SqliteApprovals } from './approvals.js';
@@ -38,6 +39,11 @@ export class SqliteStore implements Store {
   readonly tokenCalibration: SqliteTokenCalibration;
   /** Session search's index: messages' rows reach it in batches (message-index.ts). */
   private readonly messageIndex: MessageIndex;
+  /**
+   * One wrapper for every transaction (better-sqlite3 builds a new one for each function it is
+   * given; a message makes two): it runs the function it is handed, nested ones as savepoints.
+   */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
   private vectorIndex: { index: SqliteVectors } | { error: string } | undefined;
 
   /** `db`: the open file; SQLite-only callers (tests, `hob store migrate`) may read it directly. */
@@ -47,6 +53,7 @@ export class SqliteStore implements Store {
     options: StoreOptions,
   ) {
     const { clock } = options;
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.messageIndex = new MessageIndex(db, options.onBackgroundError);
     this.conversations = new SqliteConversations(db, clock, this.messageIndex);
     this.archive = new SqliteSessionArchive(db, this.messageIndex);
@@ -68,7 +75,7 @@ export class SqliteStore implements Store {
 
   /** IMMEDIATE: it takes the write lock at once, so a read inside it never works on a snapshot another process has since overtaken. */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.inTransaction.immediate(fn) as T;
   }
 
   close(): void {

@@ -3,6 +3,7 @@
  * at a time; readers never block the writer.
  */
 import type Database from 'better-sqlite3';
+import { errorMessage } from '../../core/errors.js';
 import type { Store, StoreOptions } from '../store.js';
 import type { VectorSupport } from '../vectors.js';
 import { SqliteApprovals } from './approvals.js';
@@ -54,7 +55,7 @@ export class SqliteStore implements Store {
   ) {
     const { clock } = options;
     this.inTransaction = db.transaction((fn: () => unknown) => fn());
-    this.messageIndex = new MessageIndex(db, options.onBackgroundError);
+    this.messageIndex = new MessageIndex(db, (error) => options.onBackgroundError?.(new Error(`moving messages' search rows into the index: ${errorMessage(error)}`)));
     this.conversations = new SqliteConversations(db, clock, this.messageIndex);
     this.archive = new SqliteSessionArchive(db, this.messageIndex);
     this.inbox = new SqliteInbox(db);

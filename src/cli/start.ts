@@ -43,7 +43,12 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   const adapters = connectChannels(claim.kept, config, logger);
   let serving = false;
   try {
-    await channelsUnderWay(adapters);
+    await channelsUnderWay(adapters, () => {
+      // While the handshakes wait on the network: bwrap's check, which the app serving chat
+      // channels runs as a child process (its fork and wait fell in the app's build, on the
+      // way to the first answer). Without a chat channel the app checks at once, itself.
+      if (adapters.length) void import('../policy/sandbox.js').then(({ probeSandboxEarly }) => probeSandboxEarly({ settings: config.permissions.sandbox }));
+    });
     // The model's SDK (~600 KB of code) loads beside the rest of hob and is in before the app is
     // built: a message held during start-up needs it for its answer, and a module's load goes
     // step by step, each step waiting for a turn of the event loop; left to load behind the
@@ -69,9 +74,13 @@ export async function runStart(configPath: string | undefined): Promise<void> {
  */
 const HANDSHAKE_HEAD_START_MS = 200;
 
-/** Resolves once every channel's SDK is in and each is up, or HANDSHAKE_HEAD_START_MS after the SDKs (never rejects). */
-async function channelsUnderWay(adapters: DeferredAdapter[]): Promise<void> {
+/**
+ * Resolves once every channel's SDK is in and each is up, or HANDSHAKE_HEAD_START_MS after the
+ * SDKs (never rejects); `meanwhile` runs once the SDKs are in.
+ */
+async function channelsUnderWay(adapters: DeferredAdapter[], meanwhile: () => void): Promise<void> {
   await Promise.all(adapters.map((adapter) => adapter.sdkLoaded));
+  meanwhile();
   let timer: NodeJS.Timeout | undefined;
   const headStart = new Promise<void>((resolve) => (timer = setTimeout(resolve, HANDSHAKE_HEAD_START_MS)));
   await Promise.race([Promise.all(adapters.map((adapter) => adapter.connected)), headStart]);

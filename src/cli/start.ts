@@ -22,9 +22,9 @@ export async function startCommand(configPath: string | undefined): Promise<void
  *
  * The order is the start-up's speed: what can fail without the network is checked first (the
  * config, the model key, the channels another process holds), then each channel loads its SDK
- * and connects (the log, pino, loads once their SDKs are in: StartLog), and only then is the rest of hob (store, engine, memory, tools, extensions,
- * scheduler: start-serve.ts) loaded, with the model's SDK, and built, while the channels'
- * handshakes wait on the network. What people write meanwhile is held and answered once the
+ * and connects (the log, pino, loads once their SDKs are in: StartLog), and only then is the
+ * rest of hob (store, engine, memory, tools, extensions, scheduler: start-serve.ts) loaded,
+ * with the model's SDK, and built, while the channels' handshakes wait on the network. What people write meanwhile is held and answered once the
  * gateway is ready (HeldInbound); a failure after the channels connected closes them again
  * before the error is shown, so nothing is left half-running.
  */

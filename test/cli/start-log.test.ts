@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { StartLog } from '../../src/cli/start-log.js';
 import { createLogger, flushLog } from '../../src/logger.js';
 
@@ -9,7 +9,8 @@ const root = mkdtempSync(join(tmpdir(), 'hob-start-log-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function logLines(dataDir: string): Record<string, unknown>[] {
-  return readFileSync(join(dataDir, 'logs', 'hob.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const text = readFileSync(join(dataDir, 'logs', 'hob.log'), { encoding: 'utf8', flag: 'a+' }).trim();
+  return text ? text.split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
 }
 
 describe("hob start's log before pino is loaded", () => {
@@ -25,8 +26,12 @@ describe("hob start's log before pino is loaded", () => {
     const logger = log.attach(createLogger({ dataDir, level: 'info', destination: 'file' }));
     telegram.info({}, 'polling');
     await flushLog(logger);
-
-    const lines = logLines(dataDir);
+    // The file opens in the background (pino's async destination): on a busy machine after the flush.
+    const lines = await vi.waitFor(() => {
+      const written = logLines(dataDir);
+      if (written.length < 4) throw new Error(`${written.length} lines so far`);
+      return written;
+    }, { timeout: 10_000, interval: 20 });
     expect(lines.map(({ msg, platform }) => [msg, platform])).toEqual([
       ['getMe failed; retrying', 'telegram'],
       ['socket opened', 'slack'],

@@ -6,10 +6,10 @@ type Line = { level: Level; bindings: Record<string, unknown>; fields: Record<st
 
 /**
  * `hob start`'s log while pino is not loaded yet. The channels connect first, with the config
- * read, and pino (its module, its redaction rules, the file) is loaded once their SDKs are in,
- * while their handshakes wait on the network, instead of before the first of them could
- * start. A line written before then waits, in order, and is written to the log the moment it
- * is there (its `time` is that moment, a few hundred milliseconds late at most).
+ * read, and pino (its module, its redaction rules, the file) loads with the rest of hob once
+ * they are under way, instead of before the first of them could start. A line written before
+ * then waits, in order, and is written to the log the moment it is there (its `time` is that
+ * moment, a second late at most).
  */
 export class StartLog {
   private logger: Logger | undefined;

@@ -22,11 +22,12 @@ export async function startCommand(configPath: string | undefined): Promise<void
  *
  * The order is the start-up's speed: what can fail without the network is checked first (the
  * config, the model key, the channels another process holds), then each channel loads its SDK
- * and connects (the log, pino, loads once their SDKs are in: StartLog), and only then is the
- * rest of hob (store, engine, memory, tools, extensions, scheduler: start-serve.ts) loaded,
- * with the model's SDK, and built, while the channels' handshakes wait on the network. What people write meanwhile is held and answered once the
- * gateway is ready (HeldInbound); a failure after the channels connected closes them again
- * before the error is shown, so nothing is left half-running.
+ * and connects, and only then is the rest of hob (the log, store, engine, memory, tools,
+ * extensions, scheduler: start-serve.ts; what is logged before waits in StartLog) loaded, with
+ * the model's SDK, and built, while the channels' handshakes wait on the network. What people
+ * write meanwhile is held and answered once the gateway is ready (HeldInbound); a failure
+ * after the channels connected closes them again before the error is shown, so nothing is left
+ * half-running.
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   // Before any channel's SDK loads its HTTP parser (core/steady-heap.ts).
@@ -39,7 +40,8 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   if (configured.length > 0 && claim.kept.length === 0) throw new UserFacingError(claim.refused.join('\n'));
   for (const sentence of claim.refused) process.stderr.write(`${sentence}\n`);
   mkdirSync(config.data_dir, { recursive: true });
-  // The log (pino) loads once the channels' SDKs are in; what is logged before waits (StartLog).
+  // The log (pino) loads with the rest of hob, once the channels are under way; what is
+  // logged before waits (StartLog).
   const log = new StartLog();
   let opened: Promise<Logger> | undefined;
   const openLog = () => (opened ??= import('../logger.js').then(({ createLogger }) => log.attach(createLogger({ dataDir: config.data_dir, level: config.log_level, destination: 'file' }))));
@@ -48,7 +50,6 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   let serving = false;
   try {
     await channelsUnderWay(adapters, () => {
-      void openLog().catch(() => undefined);
       // While the handshakes wait on the network: bwrap's check, which the app serving chat
       // channels runs as a child process (its fork and wait fell in the app's build, on the
       // way to the first answer). Without a chat channel the app checks at once, itself.

@@ -3,16 +3,21 @@
  * its answer, on a real file — the inbound commit (inbox row, the session of a new person,
  * the person's message with its search row, the row done), the answer with its usage and
  * search row and its outbox row (one commit since the answer and its outbox row are written
- * together; two before), and the sent mark. Half the answers are to people new to the store.
+ * together; two before), and the sent mark; the search rows go into the full-text index in
+ * one transaction for every BURST answers (hob moves them a second after the first waits, so
+ * a burst's go in together: src/store/sqlite/message-index.ts). Half the answers are to people
+ * new to the store.
  * CPU (user + system, this process) and wall time (the checkpoints' syncs are waited for on
  * the thread that commits) per answer, median of the rounds, for hob's settings and, beside them, with
- * SQLite's default checkpoint interval (every 1,000 WAL pages: hob's is 4,000) and with the
- * answer and its outbox row in two commits; the variants take turns in rounds on files of
+ * SQLite's default checkpoint interval (every 1,000 WAL pages: hob's is 4,000), with the
+ * answer and its outbox row in two commits, and with each search row written into the index
+ * in its message's commit (one FTS5 segment each, as before); the variants take turns in rounds on files of
  * their own, so a busy minute on the machine hits all of them alike.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '../src/core/messages.js';
+import { indexWaitingMessages } from '../src/store/sqlite/message-index.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/store.js';
 import { tempDir } from '../test/support/engine.js';
 import { fmt, median, runIfMain, type BenchResult } from './stats.js';
@@ -22,14 +27,17 @@ const ANSWERS_PER_ROUND = 300;
 const WARMUP = 300;
 /** People who write again and again (the rest are new to the store). */
 const REGULARS = 30;
+/** Answers whose search rows go into the index together (vs-floor.ts's burst of new people). */
+const BURST = 20;
 
-type Variant = { name: string; checkpointPages?: number; answerApart?: boolean };
+type Variant = { name: string; checkpointPages?: number; answerApart?: boolean; indexEachCommit?: boolean };
 
 const VARIANTS: Variant[] = [
   { name: "hob's (4,000-page checkpoints, the answer and its outbox row in one commit)" },
   { name: 'checkpoints every 1,000 pages (SQLite default)', checkpointPages: 1000 },
   { name: 'the answer and its outbox row in two commits', answerApart: true },
   { name: 'both as before (1,000 pages, two commits)', checkpointPages: 1000, answerApart: true },
+  { name: 'each search row into the index in its message\'s commit', indexEachCommit: true },
 ];
 
 const usage = { model: 'bench', usage: { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 };
@@ -43,11 +51,15 @@ function answerOnce(store: SqliteStore, variant: Variant, person: number, now: n
     const session = store.conversations.activeSession(key);
     const said: Message = { role: 'user', content: [{ type: 'text', text: '[Wed 2 Dec 03:40] could you check the backup?' }] };
     store.conversations.appendMessage(session.id, said, { personId: `p${person}`, run: 'starts' });
+    if (variant.indexEachCommit) indexWaitingMessages(store.db);
     if (inboxId !== undefined) store.inbox.markDone(inboxId);
     sessionId = session.id;
   });
   const answer: Message = { role: 'assistant', content: [{ type: 'text', text: 'It finished at 02:14 and took 6 minutes.' }] };
-  const storeAnswer = () => store.conversations.appendMessage(sessionId, answer, { personId: `p${person}`, run: 'ends', usage });
+  const storeAnswer = () => {
+    store.conversations.appendMessage(sessionId, answer, { personId: `p${person}`, run: 'ends', usage });
+    if (variant.indexEachCommit) indexWaitingMessages(store.db);
+  };
   const record = () => store.outbox.add({ platform: 'telegram', chatId: String(1000 + person), sessionKey: key, message: '{"text":"It finished at 02:14 and took 6 minutes."}' as never, now, leaseUntil: now + 120_000 });
   let row = 0;
   if (variant.answerApart) {
@@ -61,6 +73,7 @@ function answerOnce(store: SqliteStore, variant: Variant, person: number, now: n
   }
   store.outbox.blockedBy(row, 'telegram', String(1000 + person), now);
   store.outbox.markSent(row, String(update), now);
+  if (update % BURST === 0) indexWaitingMessages(store.db);
 }
 
 export async function run(): Promise<BenchResult> {

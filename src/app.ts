@@ -110,7 +110,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = options.logger ?? createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
-  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'memory: writing the search uses failed; tried again with the next ones') });
+  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'store: a batched write failed (memory uses or session search rows); tried again with the next ones') });
   const conversations = store.conversations;
   const cluster = openCluster({ store, settings: { dataDir: config.data_dir, store: config.store }, leaseMs: config.cluster.lease_ms, logger });
   const memory = new Memory({

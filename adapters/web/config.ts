@@ -9,7 +9,7 @@ import { httpUrl, nonEmptyString, platformId, port } from '../../src/config/sche
 export const WEB_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const WEB_ID = 'expected a web user id: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. "ann")';
 
-const webId = platformId.pipe(z.string().regex(WEB_ID_PATTERN, { error: WEB_ID }));
+const webId = z.lazy(() => platformId.pipe(z.string().regex(WEB_ID_PATTERN, { error: WEB_ID })));
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -17,36 +17,38 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-export const webConfigSchema = z
-  .strictObject({
-    /** The port the page is served on. */
-    port: port.default(8377),
-    /** The address to listen on: this machine only by default. */
-    host: nonEmptyString.default('127.0.0.1'),
-    /**
-     * How people reach the page when that is not `http://host:port` (a TLS proxy in front:
-     * `https://hob.example.com`). Sign-in links use it; its origin is accepted; https makes
-     * the session cookie Secure.
-     */
-    public_url: httpUrl
-      .transform((url) => url.replace(/\/+$/, ''))
-      .refine((url) => new URL(url).pathname === '/' && !new URL(url).search, { error: 'expected the page\'s origin only, like "https://hob.example.com" (the page is served at the root; no path)' })
-      .optional(),
-    /** Web user ids, owners first: `hob web link` signs in the first one unless told `--as`. */
-    allow_from: z.array(webId).default(() => []),
-    /** A session cookie lasts this many days after its last use. */
-    session_days: z.number({ error: 'expected a whole number of days from 1 to 365' }).int({ error: 'expected a whole number of days from 1 to 365' }).min(1, { error: 'expected a whole number of days from 1 to 365' }).max(365, { error: 'expected a whole number of days from 1 to 365' }).default(30),
-  })
-  .superRefine((web, ctx) => {
-    if (!isLoopback(web.host) && web.public_url === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['public_url'],
-        message: `missing: host ${web.host} serves the page beyond this machine, so say how people reach it (behind a TLS proxy: public_url: "https://hob.example.com"), or keep host: 127.0.0.1`,
-        params: { complete: true },
-      });
-    }
-  });
+export const webConfigSchema = z.lazy(() =>
+  z
+    .strictObject({
+      /** The port the page is served on. */
+      port: port.default(8377),
+      /** The address to listen on: this machine only by default. */
+      host: nonEmptyString.default('127.0.0.1'),
+      /**
+       * How people reach the page when that is not `http://host:port` (a TLS proxy in front:
+       * `https://hob.example.com`). Sign-in links use it; its origin is accepted; https makes
+       * the session cookie Secure.
+       */
+      public_url: httpUrl
+        .transform((url) => url.replace(/\/+$/, ''))
+        .refine((url) => new URL(url).pathname === '/' && !new URL(url).search, { error: 'expected the page\'s origin only, like "https://hob.example.com" (the page is served at the root; no path)' })
+        .optional(),
+      /** Web user ids, owners first: `hob web link` signs in the first one unless told `--as`. */
+      allow_from: z.array(webId).default(() => []),
+      /** A session cookie lasts this many days after its last use. */
+      session_days: z.number({ error: 'expected a whole number of days from 1 to 365' }).int({ error: 'expected a whole number of days from 1 to 365' }).min(1, { error: 'expected a whole number of days from 1 to 365' }).max(365, { error: 'expected a whole number of days from 1 to 365' }).default(30),
+    })
+    .superRefine((web, ctx) => {
+      if (!isLoopback(web.host) && web.public_url === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['public_url'],
+          message: `missing: host ${web.host} serves the page beyond this machine, so say how people reach it (behind a TLS proxy: public_url: "https://hob.example.com"), or keep host: 127.0.0.1`,
+          params: { complete: true },
+        });
+      }
+    }),
+);
 
 export type WebConfig = z.output<typeof webConfigSchema>;
 

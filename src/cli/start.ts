@@ -4,9 +4,10 @@ import type { HobConfig } from '../config/schema.js';
 import { UserFacingError } from '../core/errors.js';
 import { holdWasmTierUp } from '../core/steady-heap.js';
 import { DeferredAdapter } from '../gateway/deferred-adapter.js';
-import { createLogger, flushLog, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { configuredChannels, loadHobConfig, type ConfiguredChannel } from '../app/channels.js';
 import { claimSingleConsumers } from './single-consumers.js';
+import { StartLog } from './start-log.js';
 
 /** `hob start` as the command line runs it: serves until a signal, then exits. */
 export async function startCommand(configPath: string | undefined): Promise<void> {
@@ -21,11 +22,12 @@ export async function startCommand(configPath: string | undefined): Promise<void
  *
  * The order is the start-up's speed: what can fail without the network is checked first (the
  * config, the model key, the channels another process holds), then each channel loads its SDK
- * and connects, and only then is the rest of hob (store, engine, memory, tools, extensions,
- * scheduler: start-serve.ts) loaded, with the model's SDK, and built, while the channels'
- * handshakes wait on the network. What people write meanwhile is held and answered once the
- * gateway is ready (HeldInbound); a failure after the channels connected closes them again
- * before the error is shown, so nothing is left half-running.
+ * and connects, and only then is the rest of hob (the log, store, engine, memory, tools,
+ * extensions, scheduler: start-serve.ts; what is logged before waits in StartLog) loaded, with
+ * the model's SDK, and built, while the channels' handshakes wait on the network. What people
+ * write meanwhile is held and answered once the gateway is ready (HeldInbound); a failure
+ * after the channels connected closes them again before the error is shown, so nothing is left
+ * half-running.
  */
 export async function runStart(configPath: string | undefined): Promise<void> {
   // Before any channel's SDK loads its HTTP parser (core/steady-heap.ts).
@@ -38,18 +40,27 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   if (configured.length > 0 && claim.kept.length === 0) throw new UserFacingError(claim.refused.join('\n'));
   for (const sentence of claim.refused) process.stderr.write(`${sentence}\n`);
   mkdirSync(config.data_dir, { recursive: true });
-  const logger = createLogger({ dataDir: config.data_dir, level: config.log_level, destination: 'file' });
-  keepRunningThroughStrayErrors(logger);
-  const adapters = connectChannels(claim.kept, config, logger);
+  // The log (pino) loads with the rest of hob, once the channels are under way; what is
+  // logged before waits (StartLog).
+  const log = new StartLog();
+  let opened: Promise<Logger> | undefined;
+  const openLog = () => (opened ??= import('../logger.js').then(({ createLogger }) => log.attach(createLogger({ dataDir: config.data_dir, level: config.log_level, destination: 'file' }))));
+  keepRunningThroughStrayErrors(log);
+  const adapters = connectChannels(claim.kept, config, log);
   let serving = false;
   try {
-    await channelsUnderWay(adapters);
+    await channelsUnderWay(adapters, () => {
+      // While the handshakes wait on the network: bwrap's check, which the app serving chat
+      // channels runs as a child process (its fork and wait fell in the app's build, on the
+      // way to the first answer). Without a chat channel the app checks at once, itself.
+      if (adapters.length) void import('../policy/sandbox.js').then(({ probeSandboxEarly }) => probeSandboxEarly({ settings: config.permissions.sandbox }));
+    });
     // The model's SDK (~600 KB of code) loads beside the rest of hob and is in before the app is
     // built: a message held during start-up needs it for its answer, and a module's load goes
     // step by step, each step waiting for a turn of the event loop; left to load behind the
     // app's build, the gateway's start and the held messages' work, it came in after the first
     // run had asked for it.
-    const [{ serve }] = await Promise.all([import('./start-serve.js'), import('../providers/index.js').then(({ preloadSdk }) => preloadSdk(config.model.provider))]);
+    const [{ serve }, , logger] = await Promise.all([import('./start-serve.js'), import('../providers/index.js').then(({ preloadSdk }) => preloadSdk(config.model.provider)), openLog()]);
     serving = true;
     await serve({ config, configPath: path, logger, adapters, release: () => claim.release() });
   } finally {
@@ -57,7 +68,8 @@ export async function runStart(configPath: string | undefined): Promise<void> {
     if (!serving) {
       await Promise.all(adapters.map((adapter) => adapter.stop().catch(() => undefined)));
       await claim.release();
-      await flushLog(logger);
+      const { flushLog } = await import('../logger.js');
+      await openLog().then(flushLog, () => undefined);
     }
   }
 }
@@ -69,9 +81,13 @@ export async function runStart(configPath: string | undefined): Promise<void> {
  */
 const HANDSHAKE_HEAD_START_MS = 200;
 
-/** Resolves once every channel's SDK is in and each is up, or HANDSHAKE_HEAD_START_MS after the SDKs (never rejects). */
-async function channelsUnderWay(adapters: DeferredAdapter[]): Promise<void> {
+/**
+ * Resolves once every channel's SDK is in and each is up, or HANDSHAKE_HEAD_START_MS after the
+ * SDKs (never rejects); `meanwhile` runs once the SDKs are in.
+ */
+async function channelsUnderWay(adapters: DeferredAdapter[], meanwhile: () => void): Promise<void> {
   await Promise.all(adapters.map((adapter) => adapter.sdkLoaded));
+  meanwhile();
   let timer: NodeJS.Timeout | undefined;
   const headStart = new Promise<void>((resolve) => (timer = setTimeout(resolve, HANDSHAKE_HEAD_START_MS)));
   await Promise.race([Promise.all(adapters.map((adapter) => adapter.connected)), headStart]);
@@ -83,11 +99,11 @@ async function channelsUnderWay(adapters: DeferredAdapter[]): Promise<void> {
  * configured, so hob without a channel never pays for its SDK) and connecting as soon as its
  * own SDK is in, its inbound held until the gateway takes it.
  */
-function connectChannels(channels: ConfiguredChannel[], config: HobConfig, logger: Logger): DeferredAdapter[] {
+function connectChannels(channels: ConfiguredChannel[], config: HobConfig, log: StartLog): DeferredAdapter[] {
   return channels.map(({ module, section }) => {
     const adapter = new DeferredAdapter(module.name, module.capabilities, () =>
       module.create(section, {
-        logger: logger.child({ platform: module.name }),
+        logger: log.forChannel(module.name),
         dataDir: config.data_dir,
         notice: (sentence) => process.stderr.write(`${sentence}\n`),
       }),
@@ -101,7 +117,7 @@ function connectChannels(channels: ConfiguredChannel[], config: HobConfig, logge
  * The last net: an error nothing caught (a rejected promise no one awaited, a throw in a
  * timer) is logged with its stack and hob keeps serving every other chat.
  */
-function keepRunningThroughStrayErrors(logger: Logger): void {
+function keepRunningThroughStrayErrors(logger: Pick<StartLog, 'error'>): void {
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection (hob keeps running)'));
   process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception (hob keeps running)'));
 }

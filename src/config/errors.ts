@@ -110,6 +110,9 @@ function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
       schema = schema.unwrap();
     } else if (schema instanceof z.ZodPipe) {
       schema = schema.in;
+    } else if (schema instanceof z.ZodLazy) {
+      // The sections are built on first use (schema.ts); this is the one built (`unwrap()` would build another).
+      schema = schema._zod.innerType;
     } else {
       return schema;
     }

@@ -15,63 +15,71 @@ const common = {
 };
 
 /** One MCP server: a command spoken to over stdio, or a streamable HTTP URL. */
-const mcpServerSchema = z.union(
-  [
-    z.strictObject({
-      command: nonEmptyString,
-      args: z.array(z.string({ error: 'expected a string' })).default(() => []),
-      env: z.record(z.string(), z.string({ error: 'expected a string' })).default(() => ({})),
-      cwd: nonEmptyString.optional(),
-      ...common,
-    }),
-    z.strictObject({
-      url: httpUrl,
-      headers: z.record(z.string(), z.string({ error: 'expected a string' })).default(() => ({})),
-      ...common,
-    }),
-  ],
-  { error: 'expected either { command, args, env } (stdio) or { url, headers } (streamable HTTP)' },
+const mcpServerSchema = z.lazy(() =>
+  z.union(
+    [
+      z.strictObject({
+        command: nonEmptyString,
+        args: z.array(z.string({ error: 'expected a string' })).default(() => []),
+        env: z.record(z.string(), z.string({ error: 'expected a string' })).default(() => ({})),
+        cwd: nonEmptyString.optional(),
+        ...common,
+      }),
+      z.strictObject({
+        url: httpUrl,
+        headers: z.record(z.string(), z.string({ error: 'expected a string' })).default(() => ({})),
+        ...common,
+      }),
+    ],
+    { error: 'expected either { command, args, env } (stdio) or { url, headers } (streamable HTTP)' },
+  ),
 );
 
-export const mcpServersSchema = z.record(mcpServerName, mcpServerSchema).default(() => ({}));
+export const mcpServersSchema = z.lazy(() => z.record(mcpServerName, mcpServerSchema).default(() => ({})));
 
-export const mcpSchema = z
-  .strictObject({
-    servers: mcpServersSchema,
-    call_timeout_seconds: positiveInt.default(60),
-  })
-  .prefault({});
+export const mcpSchema = z.lazy(() =>
+  z
+    .strictObject({
+      servers: mcpServersSchema,
+      call_timeout_seconds: positiveInt.default(60),
+    })
+    .prefault({}),
+);
 
-export const pluginsSchema = z
-  .strictObject({
-    /** Plugins to turn on although their manifest says `enabled: false`. */
-    enabled: stringList,
-    /** Plugins to turn off; beats `enabled`. */
-    disabled: stringList,
-  })
-  .prefault({});
+export const pluginsSchema = z.lazy(() =>
+  z
+    .strictObject({
+      /** Plugins to turn on although their manifest says `enabled: false`. */
+      enabled: stringList,
+      /** Plugins to turn off; beats `enabled`. */
+      disabled: stringList,
+    })
+    .prefault({}),
+);
 
 const WEB_SEARCH_PROVIDERS = ['duckduckgo', 'brave', 'tavily', 'searxng'] as const;
 export type WebSearchProvider = (typeof WEB_SEARCH_PROVIDERS)[number];
 
-export const webSearchSchema = z
-  .strictObject({
-    provider: z.enum(WEB_SEARCH_PROVIDERS).default('duckduckgo'),
-    api_key: secret().optional(),
-    /** The provider's endpoint; required for searxng (your instance), optional for the rest. */
-    base_url: baseUrlWithoutSlash.optional(),
-    timeout_seconds: positiveInt.default(15),
-    max_results: positiveInt.default(8),
-  })
-  .superRefine((value, ctx) => {
-    if ((value.provider === 'brave' || value.provider === 'tavily') && !value.api_key) {
-      ctx.addIssue({ code: 'custom', path: ['api_key'], message: `expected an API key: the ${value.provider} provider needs one` });
-    }
-    if (value.provider === 'searxng' && !value.base_url) {
-      ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'expected the URL of your SearXNG instance, like "http://localhost:8080"' });
-    }
-  })
-  .prefault({});
+export const webSearchSchema = z.lazy(() =>
+  z
+    .strictObject({
+      provider: z.enum(WEB_SEARCH_PROVIDERS).default('duckduckgo'),
+      api_key: secret().optional(),
+      /** The provider's endpoint; required for searxng (your instance), optional for the rest. */
+      base_url: baseUrlWithoutSlash.optional(),
+      timeout_seconds: positiveInt.default(15),
+      max_results: positiveInt.default(8),
+    })
+    .superRefine((value, ctx) => {
+      if ((value.provider === 'brave' || value.provider === 'tavily') && !value.api_key) {
+        ctx.addIssue({ code: 'custom', path: ['api_key'], message: `expected an API key: the ${value.provider} provider needs one` });
+      }
+      if (value.provider === 'searxng' && !value.base_url) {
+        ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'expected the URL of your SearXNG instance, like "http://localhost:8080"' });
+      }
+    })
+    .prefault({}),
+);
 
 export type McpServerConfig = z.output<typeof mcpServerSchema>;
 export type McpConfig = z.output<typeof mcpSchema>;

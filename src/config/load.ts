@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
 import { UserFacingError } from '../core/errors.js';
 import { ConfigError, expectedPhrase, problemLine, problemsFromIssues } from './errors.js';
 import { interpolateEnv, type ConfigPath, type PathProblem } from './interpolate.js';
@@ -148,9 +149,12 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
 
   const raw = dropNulls(doc.toJS({ maxAliasCount: 100 }) ?? {}, []);
   const { value: data, problems: referenceProblems } = interpolateEnv(raw, env);
-  // Without zod's fast path: it compiles a parser for each object schema on its first parse
-  // (\`new Function\`), which a config read once per process never earns back.
-  const result = schema.safeParse(data, { error: expectedPhrase, jitless: true });
+  const finishing = { env, home: homeOf(env), baseDir: file ? dirname(file) : process.cwd() };
+  // A config with nothing wrong is checked section by section; anything wrong, and the whole
+  // schema finds and words every problem at once.
+  const checked = referenceProblems.length === 0 ? parseBySection(schema, data, finishing) : undefined;
+  if (checked) return checked;
+  const result = schema.safeParse(data, PARSE);
   const problems: PathProblem[] = [...referenceProblems];
   if (!result.success) {
     for (const problem of problemsFromIssues(result.error.issues, schema, data, raw)) {
@@ -164,18 +168,82 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
       .sort((a, b) => a.offset - b.offset || a.index - b.index);
     throw new ConfigError(ordered.map(({ problem }) => problemLine(file, problem)));
   }
+  const config: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(result.data)) defineKey(config, key, finish(key, value, result.data.data_dir, finishing));
+  return config as HobConfig;
+}
 
-  const config = result.data;
-  const home = homeOf(env);
-  const baseDir = file ? dirname(file) : process.cwd();
-  const fallbackKey = env[MODEL_KEY_ENV[config.model.provider]];
-  return {
-    ...config,
-    data_dir: expandPath(config.data_dir, home, baseDir),
-    model: { ...config.model, api_key: config.model.api_key ?? (fallbackKey || undefined) },
-    tools: { ...config.tools, workspace: expandPath(config.tools.workspace, home, baseDir) },
-    voice: config.voice && withVoiceKeys(config.voice, env),
-  };
+// Without zod's fast path: it compiles a parser for each object schema on its first parse
+// (`new Function`), which a config read once per process never earns back.
+const PARSE = { error: expectedPhrase, jitless: true } as const;
+
+type Finishing = { env: NodeJS.ProcessEnv; home: string; baseDir: string };
+
+/**
+ * What the loader adds to a parsed section: absolute paths (the workspace inside data_dir
+ * unless written), and the keys the environment holds for the model and voice.
+ */
+function finish(key: string, value: unknown, dataDir: string, { env, home, baseDir }: Finishing): unknown {
+  switch (key) {
+    case 'data_dir':
+      return expandPath(dataDir, home, baseDir);
+    case 'model': {
+      const model = value as HobConfig['model'];
+      return { ...model, api_key: model.api_key ?? (env[MODEL_KEY_ENV[model.provider]] || undefined) };
+    }
+    case 'tools': {
+      const tools = value as Omit<HobConfig['tools'], 'workspace'> & { workspace?: string };
+      return { ...tools, workspace: expandPath(tools.workspace ?? `${dataDir}/workspace`, home, baseDir) };
+    }
+    case 'voice':
+      return value && withVoiceKeys(value as NonNullable<HobConfig['voice']>, env);
+    default:
+      return value;
+  }
+}
+
+/**
+ * The config checked one written section at a time, each with its own schema (built on first
+ * use: schema.ts), and an unwritten section's defaults filled in when it is first read. Most
+ * configs write a few sections: the others' schemas are then built once the app reads them,
+ * after `hob start` has its channels connecting, or never by a command that does not read
+ * them. Undefined when anything is wrong (an unknown key, a section that fails its schema).
+ */
+function parseBySection(schema: ReturnType<typeof hobConfigSchemaFor>, data: unknown, finishing: Finishing): HobConfig | undefined {
+  if (!isPlainObject(data)) return undefined;
+  const sections: Record<string, z.ZodType> = schema.in.shape;
+  if (Object.keys(data).some((key) => !Object.hasOwn(sections, key))) return undefined;
+  const written: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const result = (sections[key] as z.ZodType).safeParse(value, PARSE);
+    if (!result.success) return undefined;
+    written[key] = result.data;
+  }
+  const parsed = (key: string): unknown => (Object.hasOwn(written, key) ? written[key] : (sections[key] as z.ZodType).parse(undefined, PARSE));
+  const dataDir = parsed('data_dir') as string;
+  const config: Record<string, unknown> = {};
+  for (const key of Object.keys(sections)) {
+    const value = () => finish(key, parsed(key), dataDir, finishing);
+    if (Object.hasOwn(written, key) || key === 'data_dir') defineKey(config, key, value());
+    else defineOnFirstRead(config, key, value);
+  }
+  return config as HobConfig;
+}
+
+/** `key` computed when first read, then a plain value (as is a value assigned before). */
+function defineOnFirstRead(target: Record<string, unknown>, key: string, compute: () => unknown): void {
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = compute();
+      defineKey(target, key, value);
+      return value;
+    },
+    set(value: unknown) {
+      defineKey(target, key, value);
+    },
+  });
 }
 
 /** Finds and loads the config (see resolveConfigPath); defaults when there is no file. */

@@ -41,67 +41,73 @@ const ENDPOINT = 'expected the URL of an OpenAI-compatible endpoint like "https:
 /** Empty means "not set" (withVoiceKeys then reads the environment), as for model.api_key. */
 const optionalKey = z.string({ error: 'expected a string' }).optional();
 
-const ttsSchema = z.strictObject({
-  /** Default: voice.base_url. */
-  base_url: baseUrlWithoutSlash.optional(),
-  model: nonEmptyString.optional(),
-  voice: nonEmptyString.optional(),
-  api_key: optionalKey,
-  /** The format of spoken answers sent as audio files; voice messages are always Ogg/Opus. */
-  format: z.enum(SPEECH_FORMATS).default('mp3'),
-  /** Longer answers stay text only. */
-  max_chars: positiveInt.default(700),
-});
+const ttsSchema = z.lazy(() =>
+  z.strictObject({
+    /** Default: voice.base_url. */
+    base_url: baseUrlWithoutSlash.optional(),
+    model: nonEmptyString.optional(),
+    voice: nonEmptyString.optional(),
+    api_key: optionalKey,
+    /** The format of spoken answers sent as audio files; voice messages are always Ogg/Opus. */
+    format: z.enum(SPEECH_FORMATS).default('mp3'),
+    /** Longer answers stay text only. */
+    max_chars: positiveInt.default(700),
+  }),
+);
 
-const voiceInputSchema = z.strictObject({
-  base_url: z.string({ error: ENDPOINT }).pipe(baseUrlWithoutSlash),
-  model: nonEmptyString.optional(),
-  api_key: optionalKey,
-  language: z.string({ error: LANGUAGE }).regex(/^[a-zA-Z]{2,3}$/, { error: LANGUAGE }).transform((code) => code.toLowerCase()).optional(),
-  /** What the server takes; others are converted with ffmpeg. Default: known for OpenAI and Groq, anything elsewhere. */
-  formats: z.array(z.enum(AUDIO_EXTENSIONS)).min(1, { error: 'expected at least one format, e.g. [wav]' }).optional(),
-  /** The largest voice note transcribed; OpenAI's own limit is 25 MB. */
-  max_bytes: positiveInt.default(25 * 1024 * 1024),
-  max_seconds: positiveInt.default(600),
-  timeout_seconds: positiveInt.default(180),
-  reply: z.enum(VOICE_REPLY_MODES).optional(),
-  tts: ttsSchema.optional(),
-});
+const voiceInputSchema = z.lazy(() =>
+  z.strictObject({
+    base_url: z.string({ error: ENDPOINT }).pipe(baseUrlWithoutSlash),
+    model: nonEmptyString.optional(),
+    api_key: optionalKey,
+    language: z.string({ error: LANGUAGE }).regex(/^[a-zA-Z]{2,3}$/, { error: LANGUAGE }).transform((code) => code.toLowerCase()).optional(),
+    /** What the server takes; others are converted with ffmpeg. Default: known for OpenAI and Groq, anything elsewhere. */
+    formats: z.array(z.enum(AUDIO_EXTENSIONS)).min(1, { error: 'expected at least one format, e.g. [wav]' }).optional(),
+    /** The largest voice note transcribed; OpenAI's own limit is 25 MB. */
+    max_bytes: positiveInt.default(25 * 1024 * 1024),
+    max_seconds: positiveInt.default(600),
+    timeout_seconds: positiveInt.default(180),
+    reply: z.enum(VOICE_REPLY_MODES).optional(),
+    tts: ttsSchema.optional(),
+  }),
+);
 
-export const voiceSchema = voiceInputSchema
-  .superRefine((voice, ctx) => {
-    if (!URL.canParse(voice.base_url)) return;
-    if (voice.model === undefined && !knownEndpoint(voice.base_url)) {
-      ctx.addIssue({ code: 'custom', path: ['model'], message: 'expected the model name your server transcribes with (only api.openai.com and api.groq.com have a default), e.g. Systran/faster-whisper-small' });
-    }
-    if (voice.reply !== undefined && voice.reply !== 'never' && voice.tts === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['reply'], message: `expected never: spoken answers (${voice.reply}) need voice.tts { base_url, model, voice }` });
-    }
-    const tts = voice.tts;
-    if (tts === undefined) return;
-    const known = knownEndpoint(tts.base_url ?? voice.base_url)?.speech;
-    if (tts.model === undefined && !known) ctx.addIssue({ code: 'custom', path: ['tts', 'model'], message: 'expected the speech model your server uses (only api.openai.com has a default), e.g. kokoro or tts-1' });
-    if (tts.voice === undefined && !known) ctx.addIssue({ code: 'custom', path: ['tts', 'voice'], message: 'expected one of your server\'s voice names (only api.openai.com has a default), e.g. af_bella' });
-  })
-  .transform((voice) => {
-    const known = knownEndpoint(voice.base_url);
-    const tts = voice.tts && {
-      ...voice.tts,
-      base_url: voice.tts.base_url ?? voice.base_url,
-      // Checked above: without a known default these are set.
-      model: voice.tts.model ?? knownEndpoint(voice.tts.base_url ?? voice.base_url)?.speech?.model ?? '',
-      voice: voice.tts.voice ?? knownEndpoint(voice.tts.base_url ?? voice.base_url)?.speech?.voice ?? '',
-    };
-    return {
-      ...voice,
-      model: voice.model ?? known?.transcriptionModel ?? '',
-      /** undefined: the server takes any format (and converts itself). */
-      formats: voice.formats ?? known?.formats,
-      reply: voice.reply ?? (tts ? 'when_spoken_to' : 'never'),
-      tts,
-    };
-  })
-  .optional();
+export const voiceSchema = z.lazy(() =>
+  voiceInputSchema
+    .superRefine((voice, ctx) => {
+      if (!URL.canParse(voice.base_url)) return;
+      if (voice.model === undefined && !knownEndpoint(voice.base_url)) {
+        ctx.addIssue({ code: 'custom', path: ['model'], message: 'expected the model name your server transcribes with (only api.openai.com and api.groq.com have a default), e.g. Systran/faster-whisper-small' });
+      }
+      if (voice.reply !== undefined && voice.reply !== 'never' && voice.tts === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['reply'], message: `expected never: spoken answers (${voice.reply}) need voice.tts { base_url, model, voice }` });
+      }
+      const tts = voice.tts;
+      if (tts === undefined) return;
+      const known = knownEndpoint(tts.base_url ?? voice.base_url)?.speech;
+      if (tts.model === undefined && !known) ctx.addIssue({ code: 'custom', path: ['tts', 'model'], message: 'expected the speech model your server uses (only api.openai.com has a default), e.g. kokoro or tts-1' });
+      if (tts.voice === undefined && !known) ctx.addIssue({ code: 'custom', path: ['tts', 'voice'], message: 'expected one of your server\'s voice names (only api.openai.com has a default), e.g. af_bella' });
+    })
+    .transform((voice) => {
+      const known = knownEndpoint(voice.base_url);
+      const tts = voice.tts && {
+        ...voice.tts,
+        base_url: voice.tts.base_url ?? voice.base_url,
+        // Checked above: without a known default these are set.
+        model: voice.tts.model ?? knownEndpoint(voice.tts.base_url ?? voice.base_url)?.speech?.model ?? '',
+        voice: voice.tts.voice ?? knownEndpoint(voice.tts.base_url ?? voice.base_url)?.speech?.voice ?? '',
+      };
+      return {
+        ...voice,
+        model: voice.model ?? known?.transcriptionModel ?? '',
+        /** undefined: the server takes any format (and converts itself). */
+        formats: voice.formats ?? known?.formats,
+        reply: voice.reply ?? (tts ? 'when_spoken_to' : 'never'),
+        tts,
+      };
+    })
+    .optional(),
+);
 
 export type VoiceConfig = NonNullable<z.output<typeof voiceSchema>>;
 export type VoiceTtsConfig = NonNullable<VoiceConfig['tts']>;

@@ -25,6 +25,14 @@ const isMcp = (name: string): boolean => name.startsWith('mcp__');
 const shortForms = new WeakMap<ToolSpec, ToolSpec>();
 const searchSpecs = new Map<string, ToolSpec>();
 
+/** For one list of definitions and one window: whether it may defer any, and the list to send when it may not (every tool but tool_search). */
+type Plain = { lean: boolean; mcpTools: number; mcpTokens: number; mayDefer: boolean; specs: ToolSpec[] };
+/**
+ * By list (the registry hands out the same array until its tools change), the last window
+ * seen: shared by every conversation's menu, so a new person's first request finds it made.
+ */
+const plainByList = new WeakMap<readonly ToolSpec[], Plain>();
+
 export class ToolMenu {
   constructor(private readonly registry: ToolSet) {}
 
@@ -35,7 +43,7 @@ export class ToolMenu {
     if (!search) return budget.lean ? all.map(shortSpec) : all;
     // Most requests in a large window defer nothing: then the history need not be read.
     const loaded = this.mayDefer(all, budget) ? loadedTools(messages) : undefined;
-    if (!loaded) return this.cached?.specs ?? all;
+    if (!loaded) return plainByList.get(all)?.specs ?? all;
     const eager: ToolSpec[] = [];
     const deferred: string[] = [];
     let mcpCount = 0;
@@ -59,17 +67,14 @@ export class ToolMenu {
     return deferred.length ? [...eager, searchSpec(search, deferred)] : eager;
   }
 
-  /** The last list and window seen, whether they may defer anything, and the list to send when they may not (every tool but tool_search). */
-  private cached: { specs: ToolSpec[]; all: ToolSpec[]; lean: boolean; mcpTools: number; mcpTokens: number; mayDefer: boolean } | undefined;
-
-  /** Whether this window could defer any of these tools (computed once per list and window). */
+  /** Whether this window could defer any of these tools (computed once per list and window, for every conversation). */
   private mayDefer(all: ToolSpec[], budget: PromptBudget): boolean {
-    const cached = this.cached;
-    if (cached && cached.all === all && cached.lean === budget.lean && cached.mcpTools === budget.mcpTools && cached.mcpTokens === budget.mcpTokens) return cached.mayDefer;
+    const cached = plainByList.get(all);
+    if (cached && cached.lean === budget.lean && cached.mcpTools === budget.mcpTools && cached.mcpTokens === budget.mcpTokens) return cached.mayDefer;
     const mcp = all.filter((spec) => isMcp(spec.name));
     const mayDefer = (budget.lean && all.some((spec) => RARE_TOOLS.has(spec.name))) || mcp.length > budget.mcpTools || estimateTools(budget.lean ? mcp.map(shortSpec) : mcp) > budget.mcpTokens;
     const specs = all.filter((spec) => spec.name !== TOOL_SEARCH).map((spec) => (budget.lean ? shortSpec(spec) : spec));
-    this.cached = { specs, all, lean: budget.lean, mcpTools: budget.mcpTools, mcpTokens: budget.mcpTokens, mayDefer };
+    plainByList.set(all, { specs, lean: budget.lean, mcpTools: budget.mcpTools, mcpTokens: budget.mcpTokens, mayDefer });
     return mayDefer;
   }
 }

@@ -95,7 +95,11 @@ export interface ChannelModule<Config = unknown> {
   readonly name: string;
   /** How people name it, for the system prompt and messages ("Telegram"). */
   readonly label: string;
-  /** The `channels.<name>` section: strict keys, messages phrased "expected …" as the rest of the config. */
+  /**
+   * The `channels.<name>` section: strict keys, messages phrased "expected …" as the rest of the
+   * config. Made with `z.lazy`, it is built only when a config writes the section: every start
+   * reads the whole registry, and most configure one or two of its channels.
+   */
   readonly configSchema: z.ZodType<Config>;
   /** What the platform allows, known before its SDK loads (the gateway reads it while the adapter loads). */
   readonly capabilities: ChannelCapabilities;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DEFAULT_PERSONA = `# Persona
@@ -31,5 +31,27 @@ export function readPersona(dataDir: string): string {
     return readFileSync(personaPath(dataDir), 'utf8').replace(/<!--[\s\S]*?-->/g, '').trim();
   } catch {
     return '';
+  }
+}
+
+/**
+ * The persona as each new session reads it: read again only when the file changed (its
+ * modification time, size or inode), so the owner's edit is in the next session while a burst
+ * of new people costs a `stat` each instead of a read and a parse.
+ */
+export class PersonaFile {
+  private readonly path: string;
+  private known: { stamp: string; text: string } | undefined;
+
+  constructor(private readonly dataDir: string) {
+    this.path = personaPath(dataDir);
+  }
+
+  current(): string {
+    const stats = statSync(this.path, { bigint: true, throwIfNoEntry: false });
+    if (!stats) return '';
+    const stamp = `${stats.mtimeNs}:${stats.ctimeNs}:${stats.size}:${stats.ino}`;
+    if (this.known?.stamp !== stamp) this.known = { stamp, text: readPersona(this.dataDir) };
+    return this.known.text;
   }
 }

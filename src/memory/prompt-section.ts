@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { formatClockTime, formatLongDay } from '../core/zoned-format.js';
 import type { MemoryEntryRepository } from '../store/memory/entries.js';
 import type { MemoryEntry } from '../store/memory/entry.js';
-import { readPersona } from './persona.js';
+import { PersonaFile } from './persona.js';
 import type { Profile, ProfileStore } from './profile.js';
 
 /** One entry's line in the snapshot is cut here, so one long entry cannot take the budget. */
@@ -36,8 +36,11 @@ export type PromptSectionDeps = {
 export class PromptSections {
   /** Each session's prompt section, with the person it was built for. */
   private readonly cache = new Map<string, { personId: string; section: string }>();
+  private readonly persona: PersonaFile;
 
-  constructor(private readonly deps: PromptSectionDeps) {}
+  constructor(private readonly deps: PromptSectionDeps) {
+    this.persona = new PersonaFile(deps.dataDir);
+  }
 
   /**
    * The profile and the most used, then most recent entries, one line each, within
@@ -79,7 +82,7 @@ export class PromptSections {
     const key = budget ? `${context.sessionId}:${budget.snapshotChars}:${budget.personaChars}:${budget.lean}` : context.sessionId;
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.personId === personId) return cached.section;
-    const whole = readPersona(this.deps.dataDir);
+    const whole = this.persona.current();
     const persona = budget && whole.length > budget.personaChars ? `${whole.slice(0, budget.personaChars).trimEnd()}…` : whole;
     const parts = persona ? [persona] : [];
     if (context.shared) {

@@ -68,12 +68,29 @@ export type Sandbox = {
   wrap(argv: string[]): Promise<{ file: string; args: string[]; sandboxed: boolean } | { refused: string }>;
 };
 
+/** What a probe depends on. */
+type ProbeOptions = Pick<SandboxOptions, 'settings' | 'bwrapPath'>;
+
+/**
+ * Probes started before their sandbox is made, by mode and bwrap: `hob start` starts one while
+ * its channels' handshakes wait on the network, and the sandbox its app makes then takes that
+ * answer (run bwrap once, off the way to the first answer).
+ */
+const earlyProbes = new Map<string, Promise<SandboxStatus>>();
+const probeKey = (options: ProbeOptions): string => `${options.settings.mode}\0${options.bwrapPath ?? ''}`;
+
+/** Starts learning, in the background, what a sandbox with these settings will find (bwrap as a child process). */
+export function probeSandboxEarly(options: ProbeOptions): void {
+  const key = probeKey(options);
+  if (!earlyProbes.has(key)) earlyProbes.set(key, probeInBackground(options));
+}
+
 export function createSandbox(options: SandboxOptions): Sandbox {
   let cached: SandboxStatus | undefined;
   let preparing: Promise<SandboxStatus> | undefined;
   const status = (): SandboxStatus => (cached ??= probe(options));
   const prepare = (): Promise<SandboxStatus> =>
-    cached ? Promise.resolve(cached) : (preparing ??= probeInBackground(options).then((found) => (cached ??= found)));
+    cached ? Promise.resolve(cached) : (preparing ??= (earlyProbes.get(probeKey(options)) ?? probeInBackground(options)).then((found) => (cached ??= found)));
   const sensitive = options.sensitive ?? createSensitivePaths({ workspace: options.workspace, home: options.home, protectedPaths: options.hiddenPaths ?? [] });
 
   return {
@@ -128,7 +145,7 @@ function probe(options: SandboxOptions): SandboxStatus {
 }
 
 /** As `probe`, with bwrap run as a child process the event loop does not wait on. */
-async function probeInBackground(options: SandboxOptions): Promise<SandboxStatus> {
+async function probeInBackground(options: ProbeOptions): Promise<SandboxStatus> {
   const found = findBwrap(options);
   if ('state' in found) return found;
   const { bwrap } = found;
@@ -144,12 +161,12 @@ async function probeInBackground(options: SandboxOptions): Promise<SandboxStatus
 const PROBE_ARGS = ['--ro-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--dev', '/dev', '--', '/bin/true'];
 const PROBE_TIMEOUT_MS = 10_000;
 
-function unusable(options: SandboxOptions, reason: string): SandboxStatus {
+function unusable(options: ProbeOptions, reason: string): SandboxStatus {
   return options.settings.mode === 'required' ? { state: 'refused', reason } : { state: 'unavailable', reason };
 }
 
 /** The status known without running bwrap, or the bwrap to run. */
-function findBwrap(options: SandboxOptions): SandboxStatus | { bwrap: string } {
+function findBwrap(options: ProbeOptions): SandboxStatus | { bwrap: string } {
   if (options.settings.mode === 'off') return { state: 'off' };
   if (process.platform !== 'linux') return unusable(options, `bubblewrap needs Linux (this is ${process.platform})`);
   const bwrap = options.bwrapPath ?? findOnPath('bwrap');
@@ -158,7 +175,7 @@ function findBwrap(options: SandboxOptions): SandboxStatus | { bwrap: string } {
 }
 
 /** What one run of bwrap says about the sandbox. */
-function probed(options: SandboxOptions, bwrap: string, exitCode: number | null, stderr: string | undefined): SandboxStatus {
+function probed(options: ProbeOptions, bwrap: string, exitCode: number | null, stderr: string | undefined): SandboxStatus {
   if (exitCode === 0) return { state: 'active', bwrap };
   const why = (stderr || `exit ${exitCode}`).trim().split('\n')[0];
   return unusable(options, `bwrap cannot run here (${why}; user namespaces may be disabled)`);

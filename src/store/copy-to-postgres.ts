@@ -14,6 +14,7 @@ import { describeTarget } from './postgres/errors.js';
 import { migratePostgres } from './postgres/migrate.js';
 import { putVector } from './postgres/memory-search.js';
 import type { Db } from './sqlite/db.js';
+import { indexWaitingMessages } from './sqlite/message-index.js';
 import { SqliteVectors } from './sqlite/vectors.js';
 
 /** One PostgreSQL table and where its rows come from in SQLite (default: the table of the same name). */
@@ -43,7 +44,7 @@ const TABLES: readonly TableCopy[] = [
   { table: 'tasks', label: 'background tasks' },
 ];
 
-/** SQLite tables whose content PostgreSQL derives or keeps otherwise: full-text indexes, counters, vectors (copied apart). */
+/** SQLite tables whose content PostgreSQL derives or keeps otherwise: full-text indexes (and the rows waiting for one), counters, vectors (copied apart). */
 const DERIVED = /^(memory_fts|messages_fts)(_\w+)?$|^sqlite_|^memory_vec(bit|f)?_\d+(_\w+)?$/;
 
 export type TableCount = { label: string; table: string; source: number; copied: number };
@@ -61,6 +62,8 @@ export function copyToPostgres(db: Db, bridge: PostgresBridge, options: { replac
   const unknown = sqliteTables(db).filter((name) => !DERIVED.test(name) && !TABLES.some((copy) => copy.table === name));
   if (unknown.length) throw new UserFacingError(`The SQLite database has table${unknown.length === 1 ? '' : 's'} this hob cannot copy (${unknown.join(', ')}): it was written by a newer hob. Upgrade hob, then run hob store migrate again.`);
   migratePostgres(bridge);
+  // Search rows still waiting for the index (message-index.ts) are copied from it with the rest.
+  indexWaitingMessages(db);
   // One read transaction on SQLite: every table is read from the same moment.
   return db.transaction(() => bridge.transaction(() => {
     const held = TABLES.filter((copy) => bridge.query(`SELECT 1 FROM ${copy.table} LIMIT 1`).rowCount > 0);

@@ -68,6 +68,6 @@ export interface Store {
 /** What opening a store needs besides where it is. */
 export type StoreOptions = {
   clock: { now(): number };
-  /** Told when a write made off the caller's path (memory uses, on a timer) fails. */
+  /** Told when a write made off the caller's path (memory uses, the messages' search rows: on a timer) fails. */
   onBackgroundError?: (error: unknown) => void;
 };

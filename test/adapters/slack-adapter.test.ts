@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SlackAdapter } from '../../adapters/slack/slack-adapter.js';
 import type { InboundMessage } from '../../src/gateway/channel.js';
 import type { GatewayOptions } from '../../src/gateway/gateway.js';
-import { BOT, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { BOT, startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../fakes/slack/index.js';
 import { dmOf } from '../fakes/slack/web-api.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { FRIEND, OWNER, STRANGER, startTestGateway, type TestGateway } from '../support/gateway.js';
@@ -26,8 +26,8 @@ afterEach(async () => {
   await fake.close();
 });
 
-async function start(model: ScriptedModel, options: Partial<GatewayOptions> = {}, adapterOptions: Parameters<typeof slackAdapter>[1] = {}): Promise<TestGateway> {
-  fake = await startFakeSlack();
+async function start(model: ScriptedModel, options: Partial<GatewayOptions> = {}, adapterOptions: Parameters<typeof slackAdapter>[1] = {}, fakeOptions: FakeSlackOptions = {}): Promise<TestGateway> {
+  fake = await startFakeSlack(fakeOptions);
   for (const person of [ann, bob, eve]) fake.person(person);
   adapter = slackAdapter(fake, adapterOptions);
   hob = await startTestGateway(adapter, model, options);
@@ -341,7 +341,8 @@ describe('slack: the socket', () => {
 
   it('replaces a socket that stops delivering and closes the old one', async () => {
     const model = new ScriptedModel([{ text: 'still here' }]);
-    await start(model, {}, { serverPingTimeoutMs: 400, clientPingTimeoutMs: 400 });
+    // Slack pings the new socket well within its 400 ms timeout (the old one goes quiet).
+    await start(model, {}, { serverPingTimeoutMs: 400, clientPingTimeoutMs: 400 }, { pingIntervalMs: 200 });
     const first = fake.socket.connections[0];
     fake.socket.goSilent();
     await fake.waitFor(() => fake.socket.connections.length >= 2 && first?.closed, 8000, 'a replaced socket');

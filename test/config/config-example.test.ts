@@ -29,6 +29,7 @@ function schemaKeys(schema: z.core.$ZodType, keys = new Set<string>()): Set<stri
     return schemaKeys(schema.unwrap(), keys);
   }
   if (schema instanceof z.ZodPipe) return schemaKeys(schema.in, keys);
+  if (schema instanceof z.ZodLazy) return schemaKeys(schema._zod.innerType, keys);
   if (schema instanceof z.ZodArray) return schemaKeys(schema.element, keys);
   if (schema instanceof z.ZodDiscriminatedUnion) {
     for (const option of schema.options) schemaKeys(option, keys);

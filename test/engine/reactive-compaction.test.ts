@@ -15,8 +15,8 @@ import { hobOnLocalServer, isSummaryRequest, stopLocalServers } from '../support
 afterEach(stopLocalServers);
 let fake: FakeOpenAI | undefined;
 
-/** About 1,000 tokens as the server counts them. */
-const paste = (n: number) => `Paste ${n}:\n${Array.from({ length: 60 }, (_, i) => `entry ${n}.${i} logged ok\n`).join('')}${'x'.repeat(2_300)}`;
+/** About 1,000 tokens as the server counts them (`fill` characters of it are filler, 4 to a token). */
+const paste = (n: number, fill = 2_300) => `Paste ${n}:\n${Array.from({ length: 60 }, (_, i) => `entry ${n}.${i} logged ok\n`).join('')}${'x'.repeat(fill)}`;
 
 async function start(contextWindow: number, failSummaries = false) {
   const hob = await hobOnLocalServer({ server: 'vllm', contextWindow }, `name: local-model, context_window: ${contextWindow}, max_tokens: 1024`);
@@ -32,7 +32,14 @@ const chats = () => fake?.requests.filter((request) => request.path === '/v1/cha
 describe('the server says the prompt is too long', () => {
   it('compacts below the count the server gave, right after compacting on its own, and answers; later requests fit the window the server named', async () => {
     const say = await start(8_000);
-    for (let n = 1; n <= 4; n += 1) expect(answered(await say(paste(n)))).toBe(true);
+    // Sized so that each step below is clear of its threshold by 300 tokens or more, whatever the
+    // system prompt's few tokens of temp-folder path: the four pastes stay under hob's threshold
+    // for 8,000 (6,176); the fifth message takes the prompt over it; hob's own compaction (its
+    // target 4,323) keeps the last paste and the fifth message, about 4,000 tokens, which with
+    // max_tokens 1,024 is over the server's 4,500; the reactive one keeps the fifth message alone.
+    // (With four equal pastes it kept about 4,300, a few tokens under its target: a longer temp
+    // path made it compact one level deeper, under the server's window, and never be refused.)
+    for (let n = 1; n <= 4; n += 1) expect(answered(await say(paste(n, n < 4 ? 2_700 : 1_100)))).toBe(true);
     expect(fake?.refused).toEqual([]);
     // The server is restarted with a smaller window; hob still believes 8,000.
     fake?.setContextWindow(4_500);

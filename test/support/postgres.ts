@@ -138,12 +138,13 @@ function initializedData(dir: string, data: string): string {
 const TEST_RUN_SETTINGS = ['-c autovacuum=off -c jit=off'];
 
 /**
- * Where a test run's cluster keeps its files: in memory (/dev/shm) when that has room, else
- * the temp folder. Its data is thrown away after the run, and on a disk the run's last act,
- * removing the ~370 files of each database (one per PostgreSQL test file), took seconds of
- * system time after the last test (ext4 mounted with `discard`).
+ * Where a test run keeps its throwaway files: in memory (/dev/shm) when that has room, else
+ * the temp folder. The run's temp folder (test/global-setup.ts) and its cluster live there:
+ * their data is thrown away after the run, and on a disk the run's last act, removing the
+ * ~370 files of each database (one per PostgreSQL test file), took seconds of system time
+ * after the last test (ext4 mounted with `discard`).
  */
-function runClusterBase(): string {
+export function runClusterBase(): string {
   const shm = '/dev/shm';
   try {
     const { bavail, bsize } = statfsSync(shm);

@@ -5,6 +5,7 @@
  * Every read adds the waiting uses in, so nobody sees the delay.
  */
 import type { Clock } from '../../core/clock.js';
+import { DelayedWrite } from '../../core/delayed-write.js';
 import type { MemoryEntry } from './entry.js';
 
 /** Uses found by searches are written this long after the search. */
@@ -18,15 +19,17 @@ export type PendingUse = { count: number; at: number };
 export class PendingUses {
   /** seq → uses not yet written. */
   private readonly pending = new Map<number, PendingUse>();
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly later: DelayedWrite;
 
   constructor(
     /** Writes the uses in one transaction (each entry's count added, its last use the later one); a store that is closed writes nothing. */
     private readonly write: (uses: [seq: number, use: PendingUse][]) => void,
     private readonly clock: Clock,
     /** Told when a delayed write fails (it runs on a timer, so nothing else would hear). */
-    private readonly onFlushError: (error: unknown) => void,
-  ) {}
+    onFlushError: (error: unknown) => void,
+  ) {
+    this.later = new DelayedWrite(USE_FLUSH_MS, () => this.flush(), onFlushError);
+  }
 
   /** Counts a use of each entry, written a moment later with the others waiting. */
   mark(seqs: number[]): void {
@@ -37,20 +40,12 @@ export class PendingUses {
       this.flush();
       return;
     }
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = undefined;
-      try {
-        this.flush();
-      } catch (error) {
-        this.onFlushError(error);
-      }
-    }, USE_FLUSH_MS).unref();
+    this.later.schedule();
   }
 
   /** Writes the uses waiting (on close, and before anything ordered by use in SQL). */
   flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    this.later.cancel();
     if (this.pending.size === 0) return;
     const uses = [...this.pending];
     this.write(uses);

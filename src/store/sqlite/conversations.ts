@@ -3,8 +3,9 @@ import { newId, type IdGenerator } from '../../core/ids.js';
 import type { Message, Usage } from '../../core/messages.js';
 import { answerText, historyFrom, leavesWorkOpen, searchableWords, titleOf, type AppendOptions, type BoundaryMeta, type ConversationRepository, type SessionRow, type UsageTotals } from '../conversations.js';
 import type { Db } from './db.js';
+import { MessageIndex } from './message-index.js';
 
-/** Conversations on SQLite (see the port, ../conversations.ts); session search through FTS5 (messages_fts). */
+/** Conversations on SQLite (see the port, ../conversations.ts); session search through FTS5 (messages_fts, written in batches: message-index.ts). */
 export class SqliteConversations implements ConversationRepository {
   private readonly statements;
   private readonly appendTx: (sessionId: string, message: Message, options: AppendOptions) => void;
@@ -12,6 +13,8 @@ export class SqliteConversations implements ConversationRepository {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Session search's index (the store's, shared with its archive; one of its own by default). */
+    private readonly index: MessageIndex = new MessageIndex(db),
     private readonly ids: IdGenerator = newId,
   ) {
     this.statements = {
@@ -34,7 +37,6 @@ export class SqliteConversations implements ConversationRepository {
         `INSERT INTO compactions (session_id, through_message_id, messages, trigger, level, tokens_before, tokens_after, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      indexText: db.prepare('INSERT INTO messages_fts (rowid, text, person_id, session_id, role) VALUES (?, ?, ?, ?, ?)'),
       workingMemory: db.prepare<[string], { working_memory: string | null }>('SELECT working_memory FROM sessions WHERE id = ?'),
       sessionById: db.prepare<[string], { id: string; session_key: string; created_at: number; updated_at: number; person_id: string | null; active: number }>(
         'SELECT id, session_key, created_at, updated_at, person_id, active FROM sessions WHERE id = ?',
@@ -61,7 +63,7 @@ export class SqliteConversations implements ConversationRepository {
       const words = options.personId === undefined ? '' : searchableWords(message);
       if (options.personId !== undefined && message.role === 'user') set.push(['person_id = COALESCE(person_id, ?)', options.personId], ['title = COALESCE(title, ?)', words ? titleOf(words) : null]);
       this.db.prepare(`UPDATE sessions SET ${set.map(([column]) => column).join(', ')} WHERE id = ?`).run(...set.map(([, value]) => value), sessionId);
-      if (words) this.statements.indexText.run(Number(lastInsertRowid), words, options.personId, sessionId, message.role);
+      if (words && options.personId !== undefined) this.index.add({ messageId: Number(lastInsertRowid), text: words, personId: options.personId, sessionId, role: message.role });
       if (options.usage) this.recordUsage(sessionId, options.usage.model, options.usage.usage, options.usage.costUsd);
     });
   }

@@ -304,4 +304,13 @@ export const migrations: string[] = [
   /* issue 23: a background task's claim expires with its lease, so another process can take over a task whose process died */ `
   ALTER TABLE tasks ADD COLUMN lease_until INTEGER;
   `,
+  /* issue 20: a message's search row waits here, in the message's commit, and reaches messages_fts in batches (message-index.ts) */ `
+  CREATE TABLE messages_fts_waiting (
+    message_id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL,
+    person_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    role TEXT NOT NULL
+  ) STRICT;
+  `,
 ];

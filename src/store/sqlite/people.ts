@@ -5,7 +5,7 @@ import type { Db } from './db.js';
 export class SqlitePeople implements PeopleRepository {
   constructor(
     private readonly db: Db,
-    /** Moves one person's memory entries to another (the entries repository keeps its index). */
+    /** Moves one person's memory entries to another (the entries repository keeps its index), and their search rows still waiting for the messages' index. */
     private readonly moveEntries: (fromPersonId: string, toPersonId: string) => void,
   ) {}
 

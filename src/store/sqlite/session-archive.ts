@@ -2,12 +2,17 @@
 import type { Message } from '../../core/messages.js';
 import { archiveWords, type SessionArchive, type SessionHit, type SessionSummary } from '../session-archive.js';
 import type { Db } from './db.js';
+import { MessageIndex } from './message-index.js';
 
 /** The session archive on SQLite: messages_fts (FTS5) ranked by bm25. */
 export class SqliteSessionArchive implements SessionArchive {
   private readonly statements;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    /** Messages' search rows reach the index in batches: a search moves the waiting ones in first. */
+    private readonly index: MessageIndex = new MessageIndex(db),
+  ) {
     this.statements = {
       list: db.prepare<[string, number], { id: string; title: string | null; created_at: number; updated_at: number; active: number; n: number; chars: number }>(
         `SELECT s.id, s.title, s.created_at, s.updated_at, s.active,
@@ -56,6 +61,7 @@ export class SqliteSessionArchive implements SessionArchive {
   search(personId: string, query: string, limit = 5, sessionKey?: string): SessionHit[] {
     const match = ftsQuery(query);
     if (!match) return [];
+    this.index.flush();
     const rows = sessionKey === undefined ? this.statements.search.all(match, personId, limit) : this.statements.searchIn.all(match, personId, sessionKey, limit);
     return rows.map((row) => ({
       sessionId: row.session_id,

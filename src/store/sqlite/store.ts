@@ -2,11 +2,14 @@
  * The SQLite store: one file in data_dir (WAL), the Store port's default. One process writes
  * at a time; readers never block the writer.
  */
+import type Database from 'better-sqlite3';
+import { errorMessage } from '../../core/errors.js';
 import type { Store, StoreOptions } from '../store.js';
 import type { VectorSupport } from '../vectors.js';
 import { SqliteApprovals } from './approvals.js';
 import { SqliteConversations } from './conversations.js';
 import { openDatabase, type Db } from './db.js';
+import { MessageIndex } from './message-index.js';
 import { SqliteInbox } from './inbox.js';
 import { SqliteJobs } from './jobs.js';
 import { SqliteMemoryEntries } from './memory/entries.js';
@@ -35,6 +38,13 @@ export class SqliteStore implements Store {
   readonly memory: SqliteMemoryEntries;
   readonly profiles: SqliteProfiles;
   readonly tokenCalibration: SqliteTokenCalibration;
+  /** Session search's index: messages' rows reach it in batches (message-index.ts). */
+  private readonly messageIndex: MessageIndex;
+  /**
+   * One wrapper for every transaction (better-sqlite3 builds a new one for each function it is
+   * given; a message makes two): it runs the function it is handed, nested ones as savepoints.
+   */
+  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
   private vectorIndex: { index: SqliteVectors } | { error: string } | undefined;
 
   /** `db`: the open file; SQLite-only callers (tests, `hob store migrate`) may read it directly. */
@@ -44,8 +54,10 @@ export class SqliteStore implements Store {
     options: StoreOptions,
   ) {
     const { clock } = options;
-    this.conversations = new SqliteConversations(db, clock);
-    this.archive = new SqliteSessionArchive(db);
+    this.inTransaction = db.transaction((fn: () => unknown) => fn());
+    this.messageIndex = new MessageIndex(db, (error) => options.onBackgroundError?.(new Error(`moving messages' search rows into the index: ${errorMessage(error)}`)));
+    this.conversations = new SqliteConversations(db, clock, this.messageIndex);
+    this.archive = new SqliteSessionArchive(db, this.messageIndex);
     this.inbox = new SqliteInbox(db);
     this.outbox = new SqliteOutbox(db);
     this.approvals = new SqliteApprovals(db);
@@ -54,19 +66,23 @@ export class SqliteStore implements Store {
     this.jobs = new SqliteJobs(db);
     this.tasks = new SqliteTasks(db);
     this.memory = new SqliteMemoryEntries(db, clock, options.onBackgroundError);
-    this.people = new SqlitePeople(db, (from, to) => this.memory.reassign(from, to));
+    this.people = new SqlitePeople(db, (from, to) => {
+      this.memory.reassign(from, to);
+      this.messageIndex.reassign(from, to);
+    });
     this.profiles = new SqliteProfiles(db);
     this.tokenCalibration = new SqliteTokenCalibration(db, clock);
   }
 
   /** IMMEDIATE: it takes the write lock at once, so a read inside it never works on a snapshot another process has since overtaken. */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.inTransaction.immediate(fn) as T;
   }
 
   close(): void {
     if (!this.db.open) return;
     this.memory.flushUses();
+    this.messageIndex.flush();
     this.db.close();
   }
 

@@ -155,10 +155,13 @@ export class SqliteMemoryEntries implements MemoryEntryRepository {
   /** The entries a snapshot draws from: the most used, then the most recent. */
   snapshotCandidates(personId: string, limit: number): { mostUsed: MemoryEntry[]; recent: MemoryEntry[] } {
     this.uses.flush();
-    const mostUsed = this.db
-      .prepare('SELECT * FROM memory_entries WHERE person_id = ? AND use_count > 0 ORDER BY use_count DESC, last_used_at DESC LIMIT ?')
-      .all(personId, limit) as EntryRow[];
     const recent = this.db.prepare('SELECT * FROM memory_entries WHERE person_id = ? ORDER BY updated_at DESC, seq DESC LIMIT ?').all(personId, limit) as EntryRow[];
+    // Fewer than `limit`: these are all the person's entries, so the most used are among them
+    // (a new person, with none, costs one look-up where it cost two).
+    const mostUsed =
+      recent.length < limit
+        ? mostUsedOf(recent, limit)
+        : (this.db.prepare('SELECT * FROM memory_entries WHERE person_id = ? AND use_count > 0 ORDER BY use_count DESC, last_used_at DESC LIMIT ?').all(personId, limit) as EntryRow[]);
     return { mostUsed: mostUsed.map((row) => this.toEntry(row)), recent: recent.map((row) => this.toEntry(row)) };
   }
 
@@ -220,4 +223,13 @@ export class SqliteMemoryEntries implements MemoryEntryRepository {
     }
     return undefined;
   }
+}
+
+/** The used rows in the order of the index `memory_person_used` (use_count, then last use, both descending, NULL last; then seq). */
+function mostUsedOf(rows: EntryRow[], limit: number): EntryRow[] {
+  const lastUse = (row: EntryRow) => row.last_used_at ?? -Infinity;
+  return rows
+    .filter((row) => row.use_count > 0)
+    .sort((a, b) => b.use_count - a.use_count || lastUse(b) - lastUse(a) || a.seq - b.seq)
+    .slice(0, limit);
 }

@@ -4,7 +4,7 @@
  * bundled as scripts/build.mjs bundles hob, so both load their libraries alike), and either
  * started cold and kept up while a benchmark sends it messages (`startLive`).
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
@@ -20,6 +20,26 @@ export type Subject = 'hob' | 'floor';
  * dist-before` measures an earlier commit's `npm run build`, moved there, in the same sitting).
  */
 const HOB_DIST = process.env.BENCH_HOB_DIST ?? 'dist';
+
+/** The command a person runs (`hob start`, npm's link to it). */
+const BIN = join(import.meta.dirname, '..', 'bin', 'hob.mjs');
+
+/**
+ * The node flags on the bin's first line (`#!/usr/bin/env -S node --flag …`): what the
+ * kernel and env run for a person's `hob start` is `node --flag … bin/hob.mjs start`, so the
+ * benchmarks spawn exactly that (node's own flags for profilers go after them, as node takes them).
+ */
+export function binNodeFlags(bin = BIN): string[] {
+  const fd = openSync(bin, 'r');
+  const head = Buffer.alloc(256);
+  const length = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const line = head.subarray(0, length).toString('utf8').split('\n', 1)[0] ?? '';
+  const words = line.replace(/^#!/, '').trim().split(/\s+/);
+  const node = words.findIndex((word) => word === 'node' || word.endsWith('/node'));
+  if (node < 0) throw new Error(`${bin}: its first line (${line}) does not start node`);
+  return words.slice(node + 1);
+}
 
 /** What the floor prints on stderr once all three channels are up. */
 const FLOOR_RUNNING_LINE = 'floor is running';
@@ -48,12 +68,19 @@ export async function bundleFloor(dir: string): Promise<string> {
 
 /**
  * Spawns the subject cold against the fakes, its files in `dir`, `people` people allowed on
- * each platform (hob denies anyone else), with `nodeFlags` for node itself (profilers);
- * `hobDist` runs that build of hob instead (bench/vs-floor.ts's `BENCH_HOB_BASE`).
+ * each platform (hob denies anyone else), with `nodeFlags` for node itself (profilers).
+ * hob starts as a person starts it, through bin/hob.mjs with the node flags of its first
+ * line; `hobDist` runs that other build of hob instead (bench/vs-floor.ts's `BENCH_HOB_BASE`),
+ * as `node DIR/cli.js`, without the bin's flags: how the builds before it were measured.
  */
 export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[]; hobDist?: string }): StartedHob {
   const { dir, floorBundle, people, nodeFlags = [], hobDist = HOB_DIST } = options;
-  if (subject === 'hob') return spawnNode([...nodeFlags, join(hobDist, 'cli.js'), '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
+  if (subject === 'hob') {
+    // Only hob itself goes through the bin: `BENCH_HOB_BASE=dist` is the same build without the bin's flags.
+    const throughBin = options.hobDist === undefined && HOB_DIST === 'dist';
+    const launch = throughBin ? [...binNodeFlags(), ...nodeFlags, BIN] : [...nodeFlags, join(hobDist, 'cli.js')];
+    return spawnNode([...launch, '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
+  }
   const settings: FloorSettings = {
     historyFile: join(dir, 'history.json'),
     model: { baseUrl: fakes.model.baseUrl, apiKey: 'test', name: 'claude-bench' },

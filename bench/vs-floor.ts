@@ -26,7 +26,8 @@
  * build of hob ("base") in the same sittings, interleaved with the other two, and prints it
  * beside them (hob / base too): a change measured against the build before it.
  * Soak: `BENCH_SOAK=5000 node --import tsx bench/vs-floor.ts` sends that many DMs one at a
- * time to each (hob first, then the floor) and prints RSS every 500, so a steady climb shows.
+ * time to each (hob's, the floor's, and the base build's with `BENCH_HOB_BASE`, in turn, as in
+ * a sitting) and prints RSS every 500, so a steady climb shows.
  */
 import { rmSync } from 'node:fs';
 import { tempDir } from '../test/support/engine.js';
@@ -214,24 +215,30 @@ function withinSittings(name: string, pick: (sitting: Sitting) => number, sittin
   return `${name}: hob / floor ${spread(ratios('hob'))}${HOB_BASE ? `, base / floor ${spread(ratios('base'))}` : ''}`;
 }
 
+/**
+ * The soak: the contenders (hob, the floor, and the base build when there is one) started one
+ * after the other, then each message sent to each in turn, as a sitting's messages are, so
+ * all see the same moments of the machine; RSS every SOAK_STEP messages.
+ */
 async function soak(messages: number, floorBundle: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const contender of ['hob', 'floor'] as const) {
-    const live = await startLive(contender, floorBundle);
-    try {
-      const samples: string[] = [`0: ${fmt((residentBytes(live.pid) ?? Number.NaN) / MB)}`];
-      for (let index = 0; index < messages; index++) {
-        await sendOne(live.fakes, index);
-        if ((index + 1) % SOAK_STEP === 0) samples.push(`${index + 1}: ${fmt((residentBytes(live.pid) ?? Number.NaN) / MB)}`);
-      }
-      const line = `soak, ${contender}: RSS in MB after N messages (one at a time, ${PEOPLE * PLATFORMS.length} people) — ${samples.join(', ')}`;
-      console.log(line);
-      lines.push(line);
-    } finally {
-      await stopLive(live);
+  const lives: Live[] = [];
+  try {
+    for (const contender of CONTENDERS) lives.push(await startLive(contender, floorBundle));
+    const samples = lives.map((live) => [`0: ${fmt((residentBytes(live.pid) ?? Number.NaN) / MB)}`]);
+    for (let index = 0; index < messages; index++) {
+      for (const live of lives) await sendOne(live.fakes, index);
+      if ((index + 1) % SOAK_STEP !== 0) continue;
+      const rss = lives.map((live) => fmt((residentBytes(live.pid) ?? Number.NaN) / MB));
+      rss.forEach((mb, at) => samples[at]?.push(`${index + 1}: ${mb}`));
+      // As it goes: a soak takes a while, and what it has seen so far is worth seeing.
+      console.log(`soak, after ${index + 1}: RSS ${lives.map((live, at) => `${live.contender} ${rss[at]}`).join(', ')} MB`);
     }
+    const lines = lives.map((live, at) => `soak, ${live.contender}: RSS in MB after N messages (one at a time, ${PEOPLE * PLATFORMS.length} people) — ${(samples[at] as string[]).join(', ')}`);
+    for (const line of lines) console.log(line);
+    return lines;
+  } finally {
+    for (const live of lives) await stopLive(live);
   }
-  return lines;
 }
 
 /** One contender's line for one sitting. */

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // Starts the bundled CLI. In a source checkout (src/ beside dist/), a dist/ that is missing
 // or older than the sources (after `npm install --ignore-scripts` or a `git pull`) is built
 // first; when that cannot be done, one line says what to run.

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { errorMessage } from './errors.js';
+import { oneByte } from './text.js';
 
 /** YAML front matter between two `---` lines at the start of a Markdown file. */
 export const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
@@ -33,12 +34,24 @@ export function readFrontMatterFile<Schema extends z.ZodType>(path: string, sche
   } catch (error) {
     throw new FrontMatterError(`${path}: the front matter is not valid YAML (${errorMessage(error).split('\n')[0]})`);
   }
-  const parsed = schema.safeParse(data ?? {});
+  // The file's text is two bytes a character if one of them is beyond Latin-1; its fields and
+  // body, cut from it, would stay so and make every prompt built from them two bytes a character.
+  const parsed = schema.safeParse(oneByteStrings(data ?? {}));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '(front matter)';
     const message = issue?.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
     throw new FrontMatterError(`${path}: front matter field "${field}": ${message}`);
   }
-  return { data: parsed.data, body: text.replace(/^\uFEFF/, '').slice((match.index ?? 0) + match[0].length).trim() };
+  return { data: parsed.data, body: oneByte(text.replace(/^\uFEFF/, '').slice((match.index ?? 0) + match[0].length).trim()) };
+}
+
+/** The parsed YAML with each of its strings one byte a character where it can be (core/text.ts oneByte). */
+function oneByteStrings(value: unknown): unknown {
+  if (typeof value === 'string') return oneByte(value);
+  if (Array.isArray(value)) return value.map(oneByteStrings);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [oneByte(key), oneByteStrings(field)]));
+  }
+  return value;
 }

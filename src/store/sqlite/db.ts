@@ -10,15 +10,25 @@ export type Db = Database.Database;
 export const WAL_CHECKPOINT_PAGES = 4000;
 
 /**
- * The most SQLite keeps of the file in its own page cache (malloc'd), in KiB. better-sqlite3
- * builds SQLite with 16 MB, and the cache keeps every page it wrote or read until it is full:
- * a `hob start` whose database grows ~1.2 KB a message (the histories, the outbox) grew as much
- * in malloc's heap for ~15,000 messages (bench/memory-where.ts soak); with 8 MB it is flat
- * from ~9,000. 8 MB still holds the whole file of a person with 10,000 memory entries (~1,980
- * pages), which memory_search reads again and again; with SQLite's own 2 MB the soak's malloc
- * heap was flat from 2,500 messages, but such a search read most of its pages from the OS.
+ * The most SQLite keeps of the file in its own page cache (malloc'd), in KiB: SQLite's own
+ * default, 2 MB. The cache keeps every page it wrote or read until it is full, and hob's file
+ * grows ~1.2 KB a message (the histories, the outbox), so a larger cache only meant a longer
+ * climb: with better-sqlite3's 16 MB malloc's heap grew for ~15,000 messages, with 8 MB for
+ * ~9,000; with 2 MB it is flat from ~2,500 (bench/memory-where.ts soak). What the cache no
+ * longer holds is read through MMAP_BYTES below, not copied in from the OS.
  */
-export const PAGE_CACHE_KIB = 8_000;
+export const PAGE_CACHE_KIB = 2_000;
+
+/**
+ * How much of the file SQLite reads through a memory map instead of `read()` into its cache:
+ * 256 MB, more than the file of a person with 100,000 memory entries. A page read this way is
+ * the OS's own copy, shared with its file cache and given back under memory pressure, where the
+ * cache's copy is malloc'd memory that stays. memory_search over 10,000 entries (a 7.5 MB file
+ * read again and again) cost ~2.2 ms of CPU a search with an 8 MB cache, ~3.3 with 2 MB and no
+ * map (most of it copying pages in), ~2.5 with 2 MB and the map. Writes still go through the
+ * cache and the WAL as before.
+ */
+export const MMAP_BYTES = 256 * 1024 * 1024;
 
 /**
  * better-sqlite3's compiled addon, found once. Left to itself, better-sqlite3 finds it through
@@ -62,6 +72,7 @@ export function openDatabase(path: string): Db {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
   migrate(db);
   db.pragma('synchronous = NORMAL');
   cacheStatements(db);

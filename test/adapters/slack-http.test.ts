@@ -105,12 +105,12 @@ describe('slack in hob doctor', () => {
 
 describe('slack start with bad tokens', () => {
   it('names the key to fix when Slack refuses the bot token or the app token', async () => {
-    fake = await startFakeSlack();
-    const badBot = slackAdapter(fake, { botToken: 'xoxb-wrong' });
+    const slack = (fake = await startFakeSlack());
+    const badBot = slackAdapter(slack, { botToken: 'xoxb-wrong' });
     await expect(badBot.start({ message: () => undefined, button: () => undefined })).rejects.toThrow('Slack refused the bot token (invalid_auth); check channels.slack.bot_token');
-    const badApp = slackAdapter(fake, { appToken: 'xapp-wrong' });
+    const badApp = slackAdapter(slack, { appToken: 'xapp-wrong' });
     await expect(badApp.start({ message: () => undefined, button: () => undefined })).rejects.toThrow('check channels.slack.app_token');
     // The socket connects while auth.test is asked (issue 20): a refused token leaves none open.
-    await vi.waitFor(() => expect(fake.socket.open()).toHaveLength(0));
+    await vi.waitFor(() => expect(slack.socket.open()).toHaveLength(0));
   });
 });

@@ -1,24 +1,28 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // Starts the bundled CLI. In a source checkout (src/ beside dist/), a dist/ that is missing
-// or older than the sources (after `npm install --ignore-scripts` or a `git pull`) is built
-// first; when that cannot be done, one line says what to run.
-import { spawnSync } from 'node:child_process';
+// or older than the sources (after `npm install --ignore-scripts`, a `git pull` or an edit) is
+// built first; when that cannot be done, one line says what to run.
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = join(import.meta.dirname, '..');
 const cli = join(root, 'dist', 'cli.js');
 
-function newestSource() {
-  let newest = 0;
-  for (const dir of ['src', 'adapters']) {
-    const base = join(root, dir);
-    if (!existsSync(base)) continue;
-    for (const name of readdirSync(base, { recursive: true })) {
-      const mtime = statSync(join(base, String(name)), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-      if (mtime > newest) newest = mtime;
-    }
+/**
+ * The newest modification time of `dir`, and of everything below it (0 when it is not there).
+ * Walked by hand, a readdir and a stat per directory and a stat per file: node 20's
+ * `readdirSync(dir, { recursive: true })` took ~20 ms of each start for hob's ~400 files, this
+ * ~10. A file edited in place changes only its own time, one added, deleted or renamed (as
+ * `git pull` does) its directory's.
+ */
+function newestIn(dir) {
+  let newest = statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  if (newest === 0) return 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    const mtime = entry.isDirectory() ? newestIn(path) : (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+    if (mtime > newest) newest = mtime;
   }
   return newest;
 }
@@ -26,12 +30,15 @@ function newestSource() {
 function staleReason() {
   const built = statSync(cli, { throwIfNoEntry: false });
   if (!built) return 'dist/ is missing (hob is not built yet)';
-  if (newestSource() > built.mtimeMs) return 'dist/ is older than src/';
+  const newest = Math.max(newestIn(join(root, 'src')), newestIn(join(root, 'adapters')));
+  if (newest > built.mtimeMs) return 'dist/ is older than src/';
   return undefined;
 }
 
 const reason = staleReason();
 if (reason) {
+  // Loaded only here: node's child_process module is not compiled for a start that needs no build.
+  const { spawnSync } = await import('node:child_process');
   const script = join(root, 'scripts', 'build.mjs');
   const build = existsSync(script) ? spawnSync(process.execPath, [script], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] }) : undefined;
   if (build?.status !== 0 || !existsSync(cli)) {

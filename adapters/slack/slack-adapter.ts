@@ -111,10 +111,11 @@ class SlackChannel implements SlackAdapter {
   }
 
   /**
-   * The Bolt app, made once hob knows who it is: given the bot's ids, Bolt makes no auth.test
-   * of its own (one that fails would reject where nobody listens).
+   * The Bolt app, made while hob learns who it is (`identity`, hob's own auth.test): Bolt's
+   * authorize waits for that answer, so Bolt makes no auth.test of its own (one that fails
+   * would reject where nobody listens) and the socket connects meanwhile.
    */
-  private createApp(identity: SlackIdentity): App {
+  private createApp(identity: Promise<SlackIdentity>): App {
     const { options } = this;
     const clientOptions = this.clientOptions();
     const logger = boltLogger(this.logger);
@@ -135,7 +136,11 @@ class SlackChannel implements SlackAdapter {
         installerOptions: { clientOptions },
       });
     }
-    const app = new App({ token: options.botToken, botUserId: identity.userId, botId: identity.botId ?? identity.userId, receiver, clientOptions, logger });
+    const authorize = async () => {
+      const { userId, botId } = await identity;
+      return { botToken: options.botToken, botUserId: userId, botId: botId ?? userId };
+    };
+    const app = new App({ authorize, receiver, clientOptions, logger });
     this.events.install(app);
     this.interactions.install(app);
     // Whatever a handler throws is logged; the socket keeps going.
@@ -159,20 +164,32 @@ class SlackChannel implements SlackAdapter {
     this.state = 'running';
     this.sink = sink;
     try {
-      const auth = await this.client.auth.test().catch((error: unknown) => {
-        throw new Error(`Slack refused the bot token (${slackErrorCode(error) ?? errorMessage(error)}); check channels.slack.bot_token and channels.slack.api_url`);
-      });
-      if (!auth.user_id) throw new Error('Slack auth.test returned no bot user; check channels.slack.bot_token');
-      this.identity = { userId: auth.user_id, ...(auth.bot_id ? { botId: auth.bot_id } : {}), ...(auth.team_id ? { teamId: auth.team_id } : {}), name: auth.user ?? 'hob' };
-      const app = this.createApp(this.identity);
+      // Who the bot is and the connection, at once: the socket's handshake does not wait for
+      // auth.test's round trip (Bolt's authorize, and so every event, waits for it instead).
+      const identity = this.client.auth.test().then(
+        (auth) => {
+          if (!auth.user_id) throw new Error('Slack auth.test returned no bot user; check channels.slack.bot_token');
+          return (this.identity = { userId: auth.user_id, ...(auth.bot_id ? { botId: auth.bot_id } : {}), ...(auth.team_id ? { teamId: auth.team_id } : {}), name: auth.user ?? 'hob' });
+        },
+        (error: unknown) => {
+          throw new Error(`Slack refused the bot token (${slackErrorCode(error) ?? errorMessage(error)}); check channels.slack.bot_token and channels.slack.api_url`);
+        },
+      );
+      const app = this.createApp(identity);
       this.app = app;
       const http = this.options.http;
-      if (http) this.server = (await app.start({ port: http.port, host: http.host ?? '127.0.0.1' })) as Server;
-      else {
-        await app.start().catch((error: unknown) => {
-          throw new Error(`Slack Socket Mode did not connect (${slackErrorCode(error) ?? errorMessage(error)}); check channels.slack.app_token (an "xapp-" token with connections:write) and that Socket Mode is on`);
-        });
-      }
+      const connected = http
+        ? app.start({ port: http.port, host: http.host ?? '127.0.0.1' }).then((server) => void (this.server = server as Server))
+        : app.start().then(
+            () => undefined,
+            (error: unknown) => {
+              throw new Error(`Slack Socket Mode did not connect (${slackErrorCode(error) ?? errorMessage(error)}); check channels.slack.app_token (an "xapp-" token with connections:write) and that Socket Mode is on`);
+            },
+          );
+      // A refused bot token is named first, as when the two went one after the other.
+      const [who, connection] = await Promise.allSettled([identity, connected]);
+      if (who.status === 'rejected') throw who.reason;
+      if (connection.status === 'rejected') throw connection.reason;
     } catch (error) {
       await this.stop();
       throw error;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeTelegram } from '../fakes/telegram/index.js';
@@ -43,6 +43,39 @@ describe('bin/hob.mjs before a build', () => {
     // Up to date now: started as it is.
     writeFileSync(join(root, 'scripts/build.mjs'), "throw new Error('must not build again');\n");
     expect(runBin(root).stdout).toBe('new build\n');
+  });
+
+  it('rebuilds after a file deep in src/ or adapters/ is edited in place, and after one is deleted', () => {
+    const counting = "import { readFileSync, writeFileSync } from 'node:fs';\nconst n = Number(readFileSync('builds', 'utf8')) + 1;\nwriteFileSync('builds', String(n));\nwriteFileSync('dist/cli.js', `console.log('build ${n}');\\n`);\n";
+    const root = checkout({
+      'builds': '0',
+      'dist/cli.js': "console.log('build 0');\n",
+      'src/cli.ts': 'export {};\n',
+      'src/gateway/deep/part.ts': 'export {};\n',
+      'adapters/chat/index.ts': 'export {};\n',
+      'scripts/build.mjs': counting,
+    });
+    // Built an hour after every source was written, as `npm run build` leaves it.
+    const hourAgo = new Date(Date.now() - 3600_000);
+    const twoHoursAgo = new Date(Date.now() - 7200_000);
+    for (const path of ['src/cli.ts', 'src/gateway/deep/part.ts', 'src/gateway/deep', 'src/gateway', 'src', 'adapters/chat/index.ts', 'adapters/chat', 'adapters']) {
+      utimesSync(join(root, path), twoHoursAgo, twoHoursAgo);
+    }
+    utimesSync(join(root, 'dist/cli.js'), hourAgo, hourAgo);
+    expect(runBin(root).stdout).toBe('build 0\n');
+
+    // An edit in place, three directories down: only the file's own time moves.
+    writeFileSync(join(root, 'src/gateway/deep/part.ts'), 'export const edited = 1;\n');
+    utimesSync(join(root, 'src/gateway/deep'), twoHoursAgo, twoHoursAgo);
+    expect(runBin(root).stdout).toBe('build 1\n');
+    expect(runBin(root).stdout).toBe('build 1\n');
+
+    // A file removed (as `git pull` may): only its directory's time moves.
+    utimesSync(join(root, 'src/gateway/deep/part.ts'), twoHoursAgo, twoHoursAgo);
+    utimesSync(join(root, 'dist/cli.js'), hourAgo, hourAgo);
+    expect(runBin(root).stdout).toBe('build 1\n');
+    rmSync(join(root, 'adapters/chat/index.ts'));
+    expect(runBin(root).stdout).toBe('build 2\n');
   });
 });
 

@@ -15,7 +15,9 @@ import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js
 import { tempDir } from '../support/engine.js';
 import { cleanEnv, spawnHob, writeConfig, type HobProcess } from '../support/hob-process.js';
 
-const ANSWER = 'Answered.';
+/** In Markdown: each platform shows it its own way, rendered by code a channel loads with its first message. */
+const ANSWER = 'Answered **now**.';
+const SHOWN = { telegram: 'Answered now.', slackNotification: 'Answered *now*.' };
 const RUNNING = 'hob is running on';
 
 let model: FakeAnthropic;
@@ -97,13 +99,17 @@ describe('hob start connects its channels first', () => {
     expect(hob.output()).not.toContain('no Slack channel');
     expect(sentWhileStarting).toEqual(expect.arrayContaining(['telegram', 'slack', 'discord']));
     const answers = {
-      telegram: () => telegram.chat(person.telegram.id).filter((message) => message.text === ANSWER),
+      telegram: () => telegram.chat(person.telegram.id).filter((message) => message.text === SHOWN.telegram),
       slack: () => slack.seen(dmOf(person.slack.id)).filter((message) => message.text === ANSWER),
       discord: () => discord.botMessages(discord.dmChannelOf(person.discord)).filter((message) => message.content === ANSWER),
     };
     await telegram.waitFor(() => answers.telegram().length > 0, 15_000, 'the Telegram answer');
     await slack.waitFor(() => answers.slack().length > 0, 15_000, 'the Slack answer');
     await discord.waitFor(() => answers.discord().length > 0, 15_000, 'the Discord answer');
+    // The first answers, written while hob started, come rendered: Telegram's HTML (bold),
+    // Slack's notification text in mrkdwn beside its markdown block.
+    expect(answers.telegram()[0]?.entities).toEqual([{ type: 'bold', offset: 9, length: 3 }]);
+    expect(slack.web.callsOf('chat.postMessage').find((call) => call.params['channel'] === dmOf(person.slack.id))?.params['text']).toBe(SHOWN.slackNotification);
     // A second message in each chat: once it is answered, a second answer to the first would have come before it.
     telegram.sendText(person.telegram, { id: person.telegram.id, type: 'private' }, 'and now?');
     await slack.dm(person.slack, 'and now?');

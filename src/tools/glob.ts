@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from './tool.js';
 import type { ToolOutput } from './tool.js';
@@ -45,8 +46,6 @@ export const globTool = defineTool({
       throw error;
     }
 
-    // tinyglobby (with fdir) loads with the first glob, not at start-up.
-    const { glob } = await import('tinyglobby');
     const found = await glob(input.pattern, {
       cwd: base,
       absolute: true,

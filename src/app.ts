@@ -23,7 +23,7 @@ import type { PersonResolver } from './core/person.js';
 import type { ProviderClient } from './providers/types.js';
 import { createScheduling, type Scheduling } from './scheduler/index.js';
 import type { ConversationRepository } from './store/conversations.js';
-import { openStore } from './store/open.js';
+import { openStoreLazily } from './store/open-lazily.js';
 import type { Store } from './store/store.js';
 import type { AnyTool } from './tools/tool.js';
 import { isCalibrationState, TokenCalibrations } from './engine/compaction/calibration.js';
@@ -110,9 +110,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   mkdirSync(config.data_dir, { recursive: true });
   mkdirSync(config.tools.workspace, { recursive: true });
   const logger = options.logger ?? createLogger({ dataDir: config.data_dir, level: config.log_level, destination: options.logDestination ?? 'file' });
-  const store = openStore({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'store: a batched write failed (memory uses or session search rows); tried again with the next ones') });
+  const store = await openStoreLazily({ dataDir: config.data_dir, store: config.store }, { clock, onBackgroundError: (error) => logger.warn({ err: errorMessage(error) }, 'store: a batched write failed (memory uses or session search rows); tried again with the next ones') });
   const conversations = store.conversations;
-  const cluster = openCluster({ store, settings: { dataDir: config.data_dir, store: config.store }, leaseMs: config.cluster.lease_ms, logger });
+  const cluster = await openCluster({ store, settings: { dataDir: config.data_dir, store: config.store }, leaseMs: config.cluster.lease_ms, logger });
   const memory = new Memory({
     store,
     clock,

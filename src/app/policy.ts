@@ -8,7 +8,7 @@ import { createPermissionChecker, type PermissionChecker } from '../policy/permi
 import { createSandbox, type Sandbox } from '../policy/sandbox.js';
 import { createSensitivePaths, type SensitivePaths } from '../policy/sensitive-paths.js';
 import type { PermissionRuleRepository } from '../store/permission-rules.js';
-import { sqlitePath } from '../store/open.js';
+import { sqlitePath } from '../store/settings.js';
 
 /** What guards a hob's tools: the secret matcher, the bash sandbox, permissions and their "always" rules. */
 export type AppPolicy = {

@@ -4,8 +4,11 @@ import type { Check } from '../core/check.js';
 import { systemClock } from '../core/clock.js';
 import { errorMessage } from '../core/errors.js';
 import { maskSecret } from '../logger.js';
+import { embeddingsClient } from '../memory/embeddings.js';
 import { createSandbox } from '../policy/sandbox.js';
+import { createProvider } from '../providers/index.js';
 import { openStore } from '../store/open.js';
+import { checkVoice } from '../voice/doctor.js';
 import { homedir } from 'node:os';
 import { configuredChannels } from '../app/channels.js';
 import { checkWindow } from './doctor-window.js';
@@ -30,7 +33,6 @@ export async function runDoctor(config: HobConfig, configPath: string | undefine
   checks.push(checkStore(config));
   checks.push(await checkEmbeddings(config));
   // issue 22: voice notes (endpoint and key), spoken answers, ffmpeg.
-  const { checkVoice } = await import('../voice/doctor.js');
   checks.push(...(await checkVoice(config.voice, { mask: maskSecret })));
   return checks;
 }
@@ -59,7 +61,6 @@ function checkStore(config: HobConfig): Check {
 async function checkEmbeddings(config: HobConfig): Promise<Check> {
   const settings = config.memory.embeddings;
   if (!settings) return { name: 'semantic search', ok: true, detail: 'not configured: memory search is full-text only (set memory.embeddings to add semantic search)' };
-  const { embeddingsClient } = await import('../memory/embeddings.js');
   const where = `${settings.base_url} (${settings.model})`;
   try {
     const [vector] = await embeddingsClient({ baseUrl: settings.base_url, model: settings.model, apiKey: settings.api_key })(['ping'], AbortSignal.timeout(20_000));
@@ -71,7 +72,6 @@ async function checkEmbeddings(config: HobConfig): Promise<Check> {
 
 /** One tiny request through hob's own provider client: proves the endpoint, the key and the model name. */
 async function checkModel(config: HobConfig, key: string): Promise<Check> {
-  const { createProvider } = await import('../providers/index.js');
   const client = createProvider({ provider: config.model.provider, name: config.model.name, apiKey: key, baseUrl: config.model.base_url, retry: { maxAttempts: 1 } });
   const where = `${config.model.base_url} (${config.model.name})`;
   const request = { system: 'Reply with the word ok.', messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'ping' }] }], tools: [], maxTokens: 5 };

@@ -9,8 +9,7 @@ import type { HobConfig } from '../config/schema.js';
 import type { ChannelAdapter } from '../gateway/channel.js';
 import type { ChannelLogger } from '../gateway/channel-module.js';
 import { startHealthServer, type HealthServer } from '../gateway/health.js';
-import { postgresUrl } from '../store/open.js';
-import { postgresAnswers } from '../store/postgres/probe.js';
+import { postgresUrl } from '../store/settings.js';
 
 export async function startHealth(config: HobConfig, adapters: readonly ChannelAdapter[], logger: ChannelLogger, node = `${hostname()}:${process.pid}`): Promise<HealthServer | undefined> {
   const health = config.health;
@@ -25,7 +24,8 @@ export async function startHealth(config: HobConfig, adapters: readonly ChannelA
       sources: {
         node,
         storeKind: config.store.kind,
-        storeReachable: async () => (url === undefined ? true : postgresAnswers(url)),
+        // PostgreSQL's probe (and pg) load with the first check that needs them.
+        storeReachable: async () => (url === undefined ? true : (await import('../store/postgres/probe.js')).postgresAnswers(url)),
         channels: () => adapters,
       },
     });

@@ -17,7 +17,7 @@ program
   .description('talk to hob in this terminal (piped input: one message per line)')
   .action(async () => {
     const app = await loadApp('a terminal');
-    const { runChat, terminalChat } = await import('./chat.js');
+    const { runChat, terminalChat } = await import('./commands.js');
     try {
       await runChat(terminalChat(app));
     } finally {
@@ -33,9 +33,9 @@ program
   .option('-y, --yes', 'allow tool calls that would ask for approval (rules that deny still deny)')
   .action(async (words: string[], flags: { json?: boolean; yes?: boolean }) => {
     const app = await loadApp('a one-off command line question');
-    const { runAsk } = await import('./ask.js');
+    const { runAsk } = await import('./commands.js');
     try {
-      if (app.extensions.mcp.status().length) await (await import('./extensions.js')).waitForMcp(app.extensions.mcp.ready());
+      if (app.extensions.mcp.status().length) await (await import('./commands.js')).waitForMcp(app.extensions.mcp.ready());
       app.conversations.startSession('cli:ask');
       process.exitCode = await runAsk({
         engine: app.engine('cli:ask'),
@@ -65,7 +65,7 @@ program
   .command('doctor')
   .description('check the config, the model endpoint and each chat token')
   .action(async () => {
-    const { runDoctor } = await import('./doctor.js');
+    const { runDoctor } = await import('./commands.js');
     const { config, path } = await readConfig();
     const checks = await runDoctor(config, path);
     for (const check of checks) process.stdout.write(`${check.ok ? (check.warn ? '!' : '✓') : '✗'} ${check.name}: ${check.detail}\n`);
@@ -79,7 +79,7 @@ program
   .argument('[value]', 'pairing code (approve) or user id (revoke)')
   .option('--platform <name>', 'platform for revoke (needed when more than one chat channel is configured)')
   .action(async (verb: string, value: string | undefined, flags: { platform?: string }) => {
-    const { runPairing } = await import('./pairing.js');
+    const { runPairing } = await import('./commands.js');
     const { config } = await readConfig();
     runPairing(config, verb, value, flags.platform);
   });
@@ -92,7 +92,7 @@ program
   .option('--person <id>', 'a person id: <platform>:<user id> (default: you, at this terminal)')
   .option('--limit <n>', 'how many entries to show')
   .action(async (verb: string, value: string | undefined, flags: { person?: string; limit?: string }) => {
-    const { runMemory } = await import('./memory.js');
+    const { runMemory } = await import('./commands.js');
     const { config } = await readConfig();
     await runMemory(config, verb, value, flags);
   });
@@ -103,7 +103,7 @@ program
   .argument('[verb]', 'list | pause | resume | delete', 'list')
   .argument('[id]', 'the job id (pause, resume, delete)')
   .action(async (verb: string, id: string | undefined) => {
-    const { runJobs } = await import('./jobs.js');
+    const { runJobs } = await import('./commands.js');
     const { config } = await readConfig();
     process.exitCode = runJobs(config, verb, id);
   });
@@ -113,7 +113,7 @@ mcp
   .command('list')
   .description('connect to each MCP server and show its state and tools')
   .action(async () => {
-    const { runMcpList } = await import('./extensions.js');
+    const { runMcpList } = await import('./commands.js');
     const { config } = await readConfig();
     await runMcpList(config, (text) => process.stdout.write(text));
   });
@@ -123,7 +123,7 @@ plugins
   .command('list')
   .description('show each plugin, whether it is on, and what it brings')
   .action(async () => {
-    const { runPluginsList } = await import('./extensions.js');
+    const { runPluginsList } = await import('./commands.js');
     const { config } = await readConfig();
     runPluginsList(config, (text) => process.stdout.write(text));
   });
@@ -136,7 +136,7 @@ program
   .option('--all', "everyone's sessions, not only the terminal's (the owner's)")
   .option('-o, --out <file>', 'export: write the Markdown to this file')
   .action(async (verb: string, which: string | undefined, flags: { all?: boolean; out?: string }) => {
-    const { runSessions } = await import('./sessions.js');
+    const { runSessions } = await import('./commands.js');
     const { config } = await readConfig();
     runSessions(config, consoleUserId(), verb, which, flags);
   });
@@ -149,7 +149,7 @@ storeCommand
   .argument('[url]', `postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: $HOB_DATABASE_URL)`)
   .option('--force', 'replace the hob data the target database already holds')
   .action(async (url: string | undefined, flags: { to?: string; force?: boolean }) => {
-    const { runStoreMigrate } = await import('./store-migrate.js');
+    const { runStoreMigrate } = await import('./commands.js');
     const { config, path } = await readConfig();
     runStoreMigrate(config, url, flags, path);
   });

@@ -12,9 +12,8 @@ import type { Scheduler } from '../scheduler/runner.js';
 import { SpokenAnswers } from '../voice/spoken-answers.js';
 import { VoiceNotes } from '../voice/voice-notes.js';
 import { errorMessage } from '../core/errors.js';
-import { postgresUrl } from '../store/open.js';
-import { sharedDecisionsOf } from '../store/postgres/shared-decisions.js';
-import { runChat, terminalChat } from './chat.js';
+import { postgresUrl } from '../store/settings.js';
+import type { SharedDecisions } from '../store/shared-decisions.js';
 import { channelChatCommands, configuredChannels } from '../app/channels.js';
 import { shadowedChatCommands } from './shadowed-commands.js';
 import { startHealth } from './health.js';
@@ -53,7 +52,7 @@ export async function serve({ config, configPath, logger, adapters, release }: S
       built.logger.warn(sentence);
       process.stderr.write(`${sentence}\n`);
     }
-    const gate = (gateway = adapters.length ? createGateway(built, adapters) : undefined);
+    const gate = (gateway = adapters.length ? createGateway(built, adapters, await sharedDecisions(built)) : undefined);
     const chatHere = config.channels.console.enabled && (process.stdin.isTTY || !gate);
     let stopped: Promise<void> | undefined;
     if (gate) {
@@ -85,6 +84,8 @@ export async function serve({ config, configPath, logger, adapters, release }: S
         built.delegation.tasks.start({ kick: drainer(delivery, built.store.outbox) });
         stopDelivery = () => delivery.stop();
       }
+      // The terminal's chat loads only here: a `hob start` serving chat channels never runs it.
+      const { runChat, terminalChat } = await import('./commands.js');
       await runChat({ ...terminalChat(built), tasks: built.delegation.tasks });
     } else if (stopped) {
       await stopped;
@@ -103,7 +104,20 @@ export async function serve({ config, configPath, logger, adapters, release }: S
   }
 }
 
-export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
+/**
+ * issue 23: on PostgreSQL a press may reach this process for a run waiting in another; its
+ * notices' code (with the PostgreSQL store's) loads only then.
+ */
+async function sharedDecisions(app: App): Promise<SharedDecisions | undefined> {
+  if (app.store.kind !== 'postgres') return undefined;
+  const { sharedDecisionsOf } = await import('../store/postgres/shared-decisions.js');
+  return sharedDecisionsOf(app.store, () => postgresUrl({ dataDir: app.config.data_dir, store: app.config.store }), (error) =>
+    app.logger.warn({ err: errorMessage(error) }, 'approvals and questions from other processes: the notices connection failed; it reconnects'),
+  );
+}
+
+/** The gateway over the channels; `shared` carries decisions between processes on one PostgreSQL store. */
+export function createGateway(app: App, adapters: ChannelAdapter[], shared?: SharedDecisions): Gateway {
   const { config } = app;
   const access = new Map(configuredChannels(config).map(({ module, section }) => [module.name, module.access(section)]));
   return new Gateway({
@@ -134,10 +148,7 @@ export function createGateway(app: App, adapters: ChannelAdapter[]): Gateway {
     cluster: app.cluster,
     // issue 22: without a voice section a voice note gets the sentence naming voice.base_url.
     voice: { notes: new VoiceNotes(config.voice), answers: new SpokenAnswers(config.voice), spokenDir: join(config.data_dir, 'spoken') },
-    // issue 23: on PostgreSQL a press may reach this process for a run waiting in another.
-    sharedDecisions: sharedDecisionsOf(app.store, () => postgresUrl({ dataDir: config.data_dir, store: config.store }), (error) =>
-      app.logger.warn({ err: errorMessage(error) }, 'approvals and questions from other processes: the notices connection failed; it reconnects'),
-    ),
+    sharedDecisions: shared,
   });
 }
 

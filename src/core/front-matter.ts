@@ -36,7 +36,9 @@ export function readFrontMatterFile<Schema extends z.ZodType>(path: string, sche
   }
   // The file's text is two bytes a character if one of them is beyond Latin-1; its fields and
   // body, cut from it, would stay so and make every prompt built from them two bytes a character.
-  const parsed = schema.safeParse(oneByteStrings(data ?? {}));
+  // Each schema parses a handful of files once, at start: zod's compiled fast path (a
+  // `new Function` per object schema, on its first parse) would cost more than it saves.
+  const parsed = schema.safeParse(oneByteStrings(data ?? {}), { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join('.') || '(front matter)';

@@ -1,29 +1,15 @@
-/** Opening the store a config names: the SQLite file in data_dir (the default), or PostgreSQL. */
-import { join } from 'node:path';
-import { UserFacingError } from '../core/errors.js';
+/** Opening the store a config names at once: the SQLite file in data_dir (the default), or PostgreSQL. */
 import { openPostgresStore } from './postgres/store.js';
+import { postgresUrl, sqlitePath, type StoreSettings } from './settings.js';
 import { openSqliteStore } from './sqlite/store.js';
-import type { Store, StoreKind, StoreOptions } from './store.js';
+import type { Store, StoreOptions } from './store.js';
 
-/** The environment variable a PostgreSQL URL may come from instead of the config file. */
-export const DATABASE_URL_ENV = 'HOB_DATABASE_URL';
+export { DATABASE_URL_ENV, postgresUrl, sqlitePath, type StoreSettings } from './settings.js';
 
-/** What opening needs of the config: data_dir and the `store` section. */
-export type StoreSettings = { dataDir: string; store?: { kind: StoreKind; url?: string | undefined } };
-
-/** The SQLite store's file in a data dir. */
-export function sqlitePath(dataDir: string): string {
-  return join(dataDir, 'hob.db');
-}
-
-/** The PostgreSQL URL: `store.url`, else HOB_DATABASE_URL; an error that says how to set it when neither is. */
-export function postgresUrl(settings: StoreSettings, env: NodeJS.ProcessEnv = process.env): string {
-  const url = settings.store?.url ?? env[DATABASE_URL_ENV];
-  if (!url) throw new UserFacingError(`store.kind is postgres but no URL is set: set store.url (e.g. \${${DATABASE_URL_ENV}}) or the ${DATABASE_URL_ENV} environment variable to postgres://USER:PASSWORD@HOST:PORT/DATABASE.`);
-  return url;
-}
-
-/** Opens the store and brings its schema up to date. */
+/**
+ * Opens the store and brings its schema up to date, for the commands that read or change it
+ * and exit (`hob jobs`, `hob sessions`...). The app opens it with `openStoreLazily`.
+ */
 export function openStore(settings: StoreSettings, options: StoreOptions): Store {
   if (settings.store?.kind === 'postgres') return openPostgresStore(postgresUrl(settings), options);
   return openSqliteStore(sqlitePath(settings.dataDir), options);

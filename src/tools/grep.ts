@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { defineTool } from './tool.js';
@@ -117,7 +116,9 @@ function formatLine(workspace: string, file: string, line: number, text: string)
   return `${displayPath(workspace, file)}:${line}: ${cut}`;
 }
 
-function searchWithRipgrep(binary: string, search: Search): Promise<Found> {
+async function searchWithRipgrep(binary: string, search: Search): Promise<Found> {
+  // node's readline loads with the first search, not at start-up.
+  const { createInterface } = await import('node:readline');
   const args = ['--no-heading', '--with-filename', '--line-number', '--color', 'never', '--null'];
   args.push('--hidden', '--no-follow', '--sort', 'path', '--max-columns', '1000', '--max-columns-preview');
   if (search.caseInsensitive) args.push('--ignore-case');

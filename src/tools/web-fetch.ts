@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getPublic, RefusedError, systemLookup, type Fetched, type WebFetchLookup } from './public-get.js';
+import type { Fetched, WebFetchLookup } from './public-get.js';
 import { defineTool } from './tool.js';
 import type { ToolOutput } from './tool.js';
 
@@ -47,7 +47,7 @@ const inputSchema = z.object({
  */
 export function webFetchTool(options: WebFetchOptions = {}) {
   const settings = {
-    lookup: options.lookup ?? systemLookup,
+    lookup: options.lookup,
     maxBytes: options.maxBytes ?? 2 * 1024 * 1024,
     timeoutMs: options.timeoutMs ?? 20_000,
     maxRedirects: options.maxRedirects ?? 5,
@@ -64,9 +64,11 @@ export function webFetchTool(options: WebFetchOptions = {}) {
     async run(input, ctx): Promise<ToolOutput> {
       const deadline = AbortSignal.timeout(settings.timeoutMs);
       const signal = AbortSignal.any([ctx.signal, deadline]);
+      // The guarded GET (ipaddr.js, the resolver, zlib) loads with the first fetch, not at start-up.
+      const { getPublic, RefusedError, systemLookup } = await import('./public-get.js');
       let fetched: Fetched;
       try {
-        fetched = await getPublic(input.url, settings, signal);
+        fetched = await getPublic(input.url, { ...settings, lookup: settings.lookup ?? systemLookup }, signal);
       } catch (error) {
         if (error instanceof RefusedError) return { content: `Refused to fetch ${input.url}: ${error.message}`, isError: true };
         if (ctx.signal.aborted) return { content: `Fetching ${input.url} was cancelled.`, isError: true };

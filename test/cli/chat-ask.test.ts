@@ -29,6 +29,8 @@ const PIPED: { input: string; answers: AnthropicScript[] }[] = [
   { input: 'run it\ny\n', answers: [{ toolCalls: [{ name: 'bash', input: { command: 'echo first line; echo second line; exit 3' } }] }, { text: 'It failed.' }] },
   { input: 'delete it\nn\n', answers: [{ toolCalls: [{ name: 'bash', input: { command: 'rm -rf /tmp/x' } }] }, { text: 'Understood, nothing deleted.' }] },
   { input: 'make another file\nsure thing\n\ny\n', answers: [{ toolCalls: [{ name: 'bash', input: { command: 'echo hi > again.txt' } }] }, { text: 'Made it again.' }] },
+  // web_fetch loads its guarded GET (a chunk of dist/ of its own) with its first call.
+  { input: 'fetch my router page\n', answers: [{ toolCalls: [{ name: 'web_fetch', input: { url: 'http://127.0.0.1:9/' } }] }, { text: 'That address is this machine.' }] },
 ];
 
 describe('hob chat, piped', () => {
@@ -94,6 +96,11 @@ describe('hob chat, piped', () => {
     expect(out.split('Please answer y (once), a (always) or n (no)')).toHaveLength(3);
     expect(out).toContain('Made it again.');
     expect(existsSync(join(dir, 'data', 'workspace', 'again.txt'))).toBe(true);
+  });
+
+  it('web_fetch runs on its first call and refuses a loopback address in the same words', () => {
+    expect(parts[6]).toContain('That address is this machine.');
+    expect(JSON.stringify(requestsOf(6)[1]?.body.messages)).toContain('Refused to fetch http://127.0.0.1:9/: 127.0.0.1 is a loopback address (this machine)');
   });
 });
 

@@ -1,16 +1,17 @@
 /** The cluster a store calls for: a node of several on PostgreSQL, or the one process on SQLite. */
 import { errorMessage } from '../../core/errors.js';
 import type { Logger } from '../../logger.js';
-import { postgresUrl, type StoreSettings } from '../../store/open.js';
-import { PostgresListener } from '../../store/postgres/notifications.js';
+import { postgresUrl, type StoreSettings } from '../../store/settings.js';
 import type { Store } from '../../store/store.js';
 import { LocalCluster, type Cluster } from './cluster.js';
 import { NodeCluster } from './node-cluster.js';
 
-export function openCluster(options: { store: Store; settings: StoreSettings; leaseMs: number; logger: Logger }): Cluster {
+export async function openCluster(options: { store: Store; settings: StoreSettings; leaseMs: number; logger: Logger }): Promise<Cluster> {
   const { store, logger } = options;
   const repo = store.cluster;
   if (!repo) return new LocalCluster();
+  // Loaded here, with PostgreSQL: a SQLite start does without its code.
+  const { PostgresListener } = await import('../../store/postgres/notifications.js');
   const notifications = new PostgresListener({
     url: postgresUrl(options.settings),
     // A notification missed while the connection was down is found by the next heartbeat's look for work.

@@ -18,7 +18,8 @@
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held
  *   (`PROFILE_HEAP_FROM=up` takes the first when all three are up: `heap 0` shows what the
  *   warm-up's messages add);
- * - `sql`: the SQLite statements, writes and commits per answer, and which, with the time spent in each (bench/sql-count.cjs),
+ * - `sql`: the SQLite statements, writes and commits per answer, and which, with the time spent in each (bench/sql-count.cjs;
+ *   `SQL_COUNT=file` preloads another counter in its place, e.g. one that reads CPU time or the WAL's frames),
  *   then the same per first message of 20 new people at once;
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.

@@ -71,5 +71,9 @@ describe('messages arriving together', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(dm(after, OWNER)).toEqual(['One answer.']);
     expect(dm(after, FRIEND)).toEqual(['One answer.']);
+    // Each finds their own message in session search, and only theirs.
+    const personOf = (person: { id: string }) => (restarted.db.prepare('SELECT person_id FROM sessions WHERE session_key LIKE ?').get(`%${person.id}%`) as { person_id: string }).person_id;
+    expect(restarted.store.archive.search(personOf(OWNER), 'question').map((hit) => hit.snippet)).toEqual([expect.stringContaining('first')]);
+    expect(restarted.store.archive.search(personOf(FRIEND), 'question').map((hit) => hit.snippet)).toEqual([expect.stringContaining('second')]);
   });
 });

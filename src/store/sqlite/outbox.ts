@@ -3,6 +3,9 @@ import type { EncodedMessage } from '../outbox-message.js';
 import type { LiveRow, OutboxRepository, OutboxRow, OutboxStatus } from '../outbox.js';
 import type { Db } from './db.js';
 
+/** More sends than any burst keeps in flight at once (see `inFlight`). */
+const MAX_IN_FLIGHT = 10_000;
+
 /** A delivery the platform accepted, its mark not yet written: its platform id, when, its row. */
 type SentMark = [platformMessageId: string, sentAt: number, id: number];
 
@@ -78,7 +81,12 @@ export class SqliteOutbox implements OutboxRepository {
       )
       .run(entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.leaseUntil ?? entry.now, entry.now, entry.leaseUntil === undefined ? null : entry.now);
     const id = Number(result.lastInsertRowid);
-    if (entry.leaseUntil !== undefined) this.inFlight.add(id);
+    if (entry.leaseUntil !== undefined) {
+      // A row whose transaction was rolled back never settles: past this many "in flight" the
+      // count is wrong, and starting over only makes the next marks immediate again.
+      if (this.inFlight.size >= MAX_IN_FLIGHT) this.inFlight.clear();
+      this.inFlight.add(id);
+    }
     return id;
   }
 

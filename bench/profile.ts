@@ -6,7 +6,7 @@
  * moment it is up (as bench/vs-floor.ts's first answers) and profiles the CPU from the spawn
  * until all three are answered, with a timeline in slices of `SLICE_MS` (50) of what was busy
  * and when the process waited, and the cost between "all three up" and the last answer on its
- * own (`PROFILE_INTERVAL_US` sets the sampling interval). The other modes cover the messages
+ * own (`PROFILE_INTERVAL_US` sets the sampling interval, here and for `cpu` and `burst`). The other modes cover the messages
  * after a warm-up of 90:
  * - `cpu`: a CPU profile (inspector `Profiler`);
  * - `burst`: a CPU profile of 20 new people writing on Telegram at once (as bench/vs-floor.ts's
@@ -18,7 +18,8 @@
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held
  *   (`PROFILE_HEAP_FROM=up` takes the first when all three are up: `heap 0` shows what the
  *   warm-up's messages add);
- * - `sql`: the SQLite statements, writes and commits per answer, and which, with the time spent in each (bench/sql-count.cjs),
+ * - `sql`: the SQLite statements, writes and commits per answer, and which, with the time spent in each (bench/sql-count.cjs;
+ *   `SQL_COUNT=file` preloads another counter in its place, e.g. one that reads CPU time or the WAL's frames),
  *   then the same per first message of 20 new people at once;
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
     await sendMany(fakes, 0, WARMUP);
     const rssWarm = residentBytes(pid) ?? Number.NaN;
     const warm = up ?? (mode === 'heap' ? await snapshot(pid, dir) : undefined);
-    if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.start'));
+    if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL_US ?? 1000) })).then(() => send('Profiler.start'));
     if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
     if (mode === 'burst') for (let burst = 0; burst < BURSTS; burst++) await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + burst * BURST + index, 'all at once')));
     else await sendMany(fakes, WARMUP, messages);
@@ -154,7 +155,7 @@ type SqlCounts = { statements: number; writes: number; commits: number; ms: numb
 async function countStatements(messages: number): Promise<void> {
   const fakes = await ThreeChannels.start();
   const dir = tempDir('hob-profile-');
-  const hob = spawnSubject('hob', fakes, { dir, floorBundle: '', people: PEOPLE + BURST, nodeFlags: ['--require', join(import.meta.dirname, 'sql-count.cjs')] });
+  const hob = spawnSubject('hob', fakes, { dir, floorBundle: '', people: PEOPLE + BURST, nodeFlags: ['--require', process.env.SQL_COUNT ?? join(import.meta.dirname, 'sql-count.cjs')] });
   const pid = hob.child.pid as number;
   const file = join(tmpdir(), `hob-sql-count-${pid}.json`);
   const counts = async (): Promise<SqlCounts> => {

@@ -21,7 +21,10 @@
  * of itself, so its channels being up is not the whole start).
  *
  * `BENCH_SITTINGS=N` sets the number of sittings (3); `BENCH_FLOOR_PART=start` measures only
- * the cold starts (ready and first answers, no messages after); `BENCH_HOB_DIST=DIR` runs
+ * the cold starts (ready and first answers, no messages after); `BENCH_FLOOR_PART=burst` only
+ * the bursts (after the first 90 messages, none of the 580 between, no second cold start:
+ * a quick look at a change to a new person's first message, `BENCH_BURSTS` of them, 5 by
+ * default); `BENCH_HOB_DIST=DIR` runs
  * another build of hob than dist/ (bench/subjects.ts); `BENCH_HOB_BASE=DIR` also runs that
  * build of hob ("base") in the same sittings, interleaved with the other two, and prints it
  * beside them (hob / base too): a change measured against the build before it.
@@ -40,14 +43,16 @@ import { PLATFORMS, ThreeChannels, type Platform } from './three-channels.js';
 const SITTINGS = Number(process.env.BENCH_SITTINGS ?? 3);
 /** `start`: the cold starts only. */
 const START_ONLY = process.env.BENCH_FLOOR_PART === 'start';
+/** `burst`: the first 90 messages and the bursts only. */
+const BURST_ONLY = process.env.BENCH_FLOOR_PART === 'burst';
 /** Another build of hob measured in the same sittings (`BENCH_HOB_BASE`), or none. */
 const HOB_BASE = process.env.BENCH_HOB_BASE;
 const PEOPLE = 10;
 const BURST = 20;
 /** Bursts per sitting, each of BURST people new to the subject: the first after FIRST messages, the rest after all. */
-const BURSTS = 5;
+const BURSTS = BURST_ONLY ? Number(process.env.BENCH_BURSTS ?? 5) : 5;
 const FIRST = 90;
-const REST = 580;
+const REST = BURST_ONLY ? 0 : 580;
 const SOAK_STEP = 500;
 /** The person who writes on each channel the moment it is up (allowed beside the others). */
 const FIRST_WRITER = PEOPLE + BURST * BURSTS;
@@ -79,6 +84,8 @@ type Sitting = {
   bursts: number[];
   /** The median of the bursts' CPU time on the subject's main thread (steadier under load than the wall time). */
   burstCpuMs: number;
+  /** Each burst's CPU on the main thread, in order. */
+  burstCpus: number[];
   callsPerAnswer: Record<Platform, number>;
 };
 type Messages = Omit<Sitting, 'readyMs' | 'cpuReadyMs' | 'rssReady' | 'firstAnswerMs' | 'cpuFirstAnswersMs'>;
@@ -117,14 +124,14 @@ async function sit(order: readonly Contender[], floorBundle: string): Promise<Re
   } finally {
     for (const live of lives) await stopLive(live);
   }
-  for (const contender of order) Object.assign(sittings[contender] as Sitting, await firstAnswers(contender, floorBundle));
+  if (!BURST_ONLY) for (const contender of order) Object.assign(sittings[contender] as Sitting, await firstAnswers(contender, floorBundle));
   return sittings as Record<Contender, Sitting>;
 }
 
 /** A cold start only (`BENCH_FLOOR_PART=start`): the message figures stay empty. */
 function noMessages(): Messages {
   const none = { telegram: Number.NaN, slack: Number.NaN, discord: Number.NaN };
-  return { replies: { telegram: [], slack: [], discord: [] }, cpuPerMessageMs: Number.NaN, rss90: Number.NaN, rss690: Number.NaN, burstMs: Number.NaN, bursts: [], burstCpuMs: Number.NaN, callsPerAnswer: none };
+  return { replies: { telegram: [], slack: [], discord: [] }, cpuPerMessageMs: Number.NaN, rss90: Number.NaN, rss690: Number.NaN, burstMs: Number.NaN, bursts: [], burstCpuMs: Number.NaN, burstCpus: [], callsPerAnswer: none };
 }
 
 /** The 690 messages and five bursts, each step given to every contender in turn, each once all are quiet. */
@@ -156,7 +163,7 @@ async function interleaved(lives: readonly Live[]): Promise<Messages[]> {
   for (let later = 1; later < BURSTS; later++) await inTurn(async (live, at) => void bursts[at]?.push(await burst(live.fakes, later, live.pid)));
   return lives.map((_, at) => {
     const each = bursts[at] as { ms: number; cpuMs: number }[];
-    return { replies: replies[at] as Record<Platform, number[]>, cpuPerMessageMs: cpuPerMessageMs[at] as number, rss90: rss90[at] as number, rss690: rss690[at] as number, burstMs: median(each.map((one) => one.ms)), bursts: each.map((one) => one.ms), burstCpuMs: median(each.map((one) => one.cpuMs)), callsPerAnswer: callsPerAnswer[at] as Record<Platform, number> };
+    return { replies: replies[at] as Record<Platform, number[]>, cpuPerMessageMs: cpuPerMessageMs[at] as number, rss90: rss90[at] as number, rss690: rss690[at] as number, burstMs: median(each.map((one) => one.ms)), bursts: each.map((one) => one.ms), burstCpuMs: median(each.map((one) => one.cpuMs)), burstCpus: each.map((one) => one.cpuMs), callsPerAnswer: callsPerAnswer[at] as Record<Platform, number> };
   });
 }
 
@@ -243,7 +250,7 @@ async function soak(messages: number, floorBundle: string): Promise<string[]> {
 
 /** One contender's line for one sitting. */
 function sittingLine(round: number, contender: Contender, sitting: Sitting): string {
-  const messages = START_ONLY ? '' : `replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; bursts ${sitting.bursts.map(fmt).join(' / ')} ms (main thread ${fmt(sitting.burstCpuMs)} ms CPU); `;
+  const messages = START_ONLY ? '' : `replies ${PLATFORMS.map((platform) => `${platform} ${fmt(median(sitting.replies[platform]))} ms`).join(', ')}; CPU ${fmt(sitting.cpuPerMessageMs)} ms/message; RSS ${fmt(sitting.rss90 / MB)} → ${fmt(sitting.rss690 / MB)} MB; bursts ${sitting.bursts.map(fmt).join(' / ')} ms (main thread ${sitting.burstCpus.map(fmt).join(' / ')} ms CPU); `;
   return `sitting ${round + 1}, ${contender}: ${messages}ready ${PLATFORMS.map((platform) => fmt(sitting.readyMs[platform])).join(' / ')} ms (CPU ${fmt(sitting.cpuReadyMs)} ms), first answer ${PLATFORMS.map((platform) => fmt(sitting.firstAnswerMs[platform])).join(' / ')} ms (${PLATFORMS.join(' / ')}; CPU ${fmt(sitting.cpuFirstAnswersMs)} ms)`;
 }
 
@@ -276,6 +283,17 @@ export async function run(): Promise<BenchResult> {
       for (const line of [title, ...coldLines]) console.log(line);
       return { name: 'vs floor (cold start)', summary: [title, ...coldLines] };
     }
+    const burstLines = [
+      compare(`  burst of ${BURST} new people (Telegram) all answered, median of ${BURSTS}`, (sitting) => sitting.burstMs, sittings, 'ms'),
+      withinSittings(`  burst, median of ${BURSTS}, within each sitting`, (sitting) => sitting.burstMs, sittings),
+      compare(`  the first burst alone (after ${FIRST} messages: the figure before the median of ${BURSTS})`, (sitting) => sitting.bursts[0] ?? Number.NaN, sittings, 'ms'),
+      compare(`  the burst's CPU on the main thread, median of ${BURSTS}`, (sitting) => sitting.burstCpuMs, sittings, 'ms'),
+      withinSittings(`  the burst's CPU on the main thread, within each sitting`, (sitting) => sitting.burstCpuMs, sittings),
+    ];
+    if (BURST_ONLY) {
+      for (const line of [title, ...burstLines]) console.log(line);
+      return { name: 'vs floor (bursts)', summary: [title, ...burstLines] };
+    }
     const lines = [
       title,
       ...PLATFORMS.map((platform) => compare(`  reply median, ${platform}`, (sitting) => median(sitting.replies[platform]), sittings, 'ms')),
@@ -286,10 +304,7 @@ export async function run(): Promise<BenchResult> {
       compare(`  RSS after ${FIRST} messages`, (sitting) => sitting.rss90, sittings, 'MB', MB),
       compare(`  RSS after ${FIRST + BURST + REST} messages`, (sitting) => sitting.rss690, sittings, 'MB', MB),
       ...coldLines,
-      compare(`  burst of ${BURST} new people (Telegram) all answered, median of ${BURSTS}`, (sitting) => sitting.burstMs, sittings, 'ms'),
-      withinSittings(`  burst, median of ${BURSTS}, within each sitting`, (sitting) => sitting.burstMs, sittings),
-      compare(`  the first burst alone (after ${FIRST} messages: the figure before the median of ${BURSTS})`, (sitting) => sitting.bursts[0] ?? Number.NaN, sittings, 'ms'),
-      compare(`  the burst's CPU on the main thread, median of ${BURSTS}`, (sitting) => sitting.burstCpuMs, sittings, 'ms'),
+      ...burstLines,
       ...PLATFORMS.map((platform) => compare(`  platform calls per answer, ${platform}`, (sitting) => sitting.callsPerAnswer[platform], sittings, '')),
     ];
     for (const line of lines) console.log(line);

@@ -31,7 +31,7 @@ import { storeInbound } from './stored-inbound.js';
 const EDIT_WINDOW_SECONDS = 600;
 
 export type RouterDeps = {
-  /** One commit for the inbox row and, when the conversation is free, the engine storing the message. */
+  /** One commit for the inbox rows of a turn's messages and, where the conversation is free, the engine storing each (nested: savepoints). */
   store: Pick<Store, 'transaction'>;
   clock: Clock;
   logger: Logger;
@@ -58,6 +58,9 @@ export type RouterDeps = {
 
 export class InboundRouter {
   private readonly coalescer: Coalescer;
+  /** Messages handed over in this turn of the event loop, routed together at its end. */
+  private readonly arrived: InboundMessage[] = [];
+  private routing: NodeJS.Immediate | undefined;
 
   constructor(private readonly deps: RouterDeps) {
     this.coalescer = new Coalescer(
@@ -72,21 +75,69 @@ export class InboundRouter {
     );
   }
 
-  /** One inbound message. Must not throw: a failure is logged and the person asked to send it again. */
+  /**
+   * One inbound message, routed at the end of this turn of the event loop with the others
+   * that arrived in it (see `routeArrived`). Must not throw: a failure is logged and the
+   * person asked to send it again.
+   */
   message(message: InboundMessage): void {
-    const key = sessionKeyFor(message, this.deps.groupSessions);
-    try {
-      this.deps.store.transaction(() => this.route(message, key)); // one commit: the inbox row and, when the conversation is free, the engine storing the message
-    } catch (error) {
-      this.deps.cluster.forget(key);
-      this.deps.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
-      void replyTo(this.deps.delivery, message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
-    }
+    this.arrived.push(message);
+    this.routing ??= setImmediate(() => this.routeArrived());
   }
 
-  /** Releases the parts held for a paste or an album now (shutdown: they are in the inbox either way). */
+  /** Routes what has arrived now, then releases the parts held for a paste or an album (shutdown: they are in the inbox either way). */
   flush(): void {
+    this.routeArrived();
     this.coalescer.flushAll();
+  }
+
+  /**
+   * The messages that arrived in one turn (a platform's batch: many people writing at once),
+   * in order, in one commit: each message's inbox row and, when its conversation is free, the
+   * engine storing it. A commit writes every page it changed, and these share most of theirs
+   * (the inbox's, the messages', the search rows'), so one commit for twenty costs little more
+   * than one for one. Each message is a savepoint of its own: one that fails is undone alone
+   * and its person asked to send it again. Nothing leaves the process before the commit: the
+   * model requests and replies the routing starts go out after this turn. No platform waits
+   * for it either: updates are confirmed to the platform as they are handed over, as before.
+   */
+  private routeArrived(): void {
+    if (this.routing) clearImmediate(this.routing);
+    this.routing = undefined;
+    const batch = this.arrived.splice(0).map((message) => ({ message, key: sessionKeyFor(message, this.deps.groupSessions) }));
+    const { store } = this.deps;
+    if (batch.length === 1) {
+      const [{ message, key }] = batch as [{ message: InboundMessage; key: string }];
+      try {
+        store.transaction(() => this.route(message, key));
+      } catch (error) {
+        this.failed(message, key, error);
+      }
+      return;
+    }
+    const failed: { message: InboundMessage; key: string; error: unknown }[] = [];
+    try {
+      store.transaction(() => {
+        for (const { message, key } of batch) {
+          try {
+            store.transaction(() => this.route(message, key));
+          } catch (error) {
+            failed.push({ message, key, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The commit itself failed: none of them is stored.
+      for (const { message, key } of batch) this.failed(message, key, error);
+      return;
+    }
+    for (const { message, key, error } of failed) this.failed(message, key, error);
+  }
+
+  private failed(message: InboundMessage, key: string, error: unknown): void {
+    this.deps.cluster.forget(key);
+    this.deps.logger.error({ session: key, err: errorMessage(error) }, 'could not handle an inbound message');
+    void replyTo(this.deps.delivery, message, `Sorry, I could not take that message (${errorMessage(error)}). Please send it again.`);
   }
 
   private route(message: InboundMessage, key: string): void {

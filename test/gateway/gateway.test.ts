@@ -230,7 +230,8 @@ describe('gateway', () => {
     first.say(OWNER, 'think about dinner');
     await first.waitFor(() => first.typingChats.length > 0, 5000, 'the first run');
     first.say(OWNER, 'here is my list', { attachments: [{ kind: 'document', fileName: 'list.txt', mimeType: 'text/plain', sizeBytes: notes.length, ref: 'file-1', download: async () => notes }] });
-    expect(hob.db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'queued'").get()).toEqual({ n: 1 });
+    // Messages are stored at the end of the turn they arrive in (with the others of that turn: router.ts).
+    await first.waitFor(() => (hob?.db.prepare("SELECT count(*) AS n FROM inbox WHERE status = 'queued'").get() as { n: number }).n === 1, 5000, 'the file message stored, queued');
     await hob.gateway.stop({ stopRuns: false }); // the process "dies" with the file message still queued
     hob.db.close();
 

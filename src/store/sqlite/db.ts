@@ -73,6 +73,12 @@ export function openDatabase(path: string): Db {
   db.pragma('busy_timeout = 5000');
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  // A savepoint keeps the pages it changes in a statement journal, to undo them alone: the
+  // router routes a turn's messages in one commit, each in a savepoint (gateway/router.ts),
+  // and past 64 KB SQLite spilled that journal to a temporary file (~15 writes a message in a
+  // burst of new people). In memory it is a copy of the pages and nothing more; so are the
+  // temporary B-trees of a sort, which stay as small as the results hob asks for.
+  db.pragma('temp_store = MEMORY');
   migrate(db);
   db.pragma('synchronous = NORMAL');
   cacheStatements(db);

@@ -1,15 +1,73 @@
+import { DelayedWrite } from '../../core/delayed-write.js';
 import type { EncodedMessage } from '../outbox-message.js';
 import type { LiveRow, OutboxRepository, OutboxRow, OutboxStatus } from '../outbox.js';
 import type { Db } from './db.js';
+
+/** More sends than any burst keeps in flight at once (see `inFlight`). */
+const MAX_IN_FLIGHT = 10_000;
+
+/** A delivery the platform accepted, its mark not yet written: its platform id, when, its row. */
+type SentMark = [platformMessageId: string, sentAt: number, id: number];
 
 type DueRowDb = {
   id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: EncodedMessage; attempts: number; parts_sent: number;
   unconfirmed: number; created_at: number; attempted_at: number | null;
 };
 
-/** The outbox on SQLite (the port: ../outbox.ts). */
+/**
+ * The outbox on SQLite (the port: ../outbox.ts).
+ *
+ * While other sends of this process are in flight (many people answered at once), a "sent"
+ * mark waits for the next one to land, at most until the end of the event loop's turn, and
+ * the marks go in one commit: a commit writes every page it changed to the WAL (the row's and
+ * both status indexes'), and these marks share them. With no other send in flight a mark is
+ * written at once, as it always was, so a quick answer leaves no window a kill could fall in
+ * beyond the one between the platform's answer and the mark. Nothing waits on a waiting mark
+ * (its row stays leased, so no retry takes it); every other method writes the waiting marks
+ * first, so no reader sees the delay. A kill before they are written leaves what a kill
+ * between the platform's answer and the mark leaves: a leased row, looked up in the chat
+ * after the restart (delivery-recovery.ts).
+ */
 export class SqliteOutbox implements OutboxRepository {
-  constructor(private readonly db: Db) {}
+  private readonly marks: SentMark[] = [];
+  private readonly writeMarks: DelayedWrite;
+  /** Rows this process leased for a send and has not settled yet: sends in flight, about. */
+  private readonly inFlight = new Set<number>();
+
+  constructor(
+    private readonly db: Db,
+    /** Told when writing the marks at the end of a turn fails (nothing else would hear); they wait for the next write. */
+    onFlushError: (error: unknown) => void = () => undefined,
+  ) {
+    this.writeMarks = new DelayedWrite(0, () => this.flush(), onFlushError);
+  }
+
+  /** Writes the sent marks waiting, in one commit (before any other use of the outbox, on close). */
+  flush(): void {
+    if (this.marks.length === 0 || !this.db.open) return;
+    // Writing a mark twice changes nothing: `attempts` counts the send once.
+    const mark = this.db.prepare(
+      "UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + (status <> 'sent'), unconfirmed = 0 WHERE id = ?",
+    );
+    if (this.db.inTransaction) {
+      // Inside a caller's transaction: written with it, so what it reads next sees them, and
+      // kept, so its rollback cannot lose them; the end of the turn writes them again.
+      for (const row of this.marks) mark.run(...row);
+      this.writeMarks.schedule();
+      return;
+    }
+    this.writeMarks.cancel();
+    const marks = this.marks.splice(0);
+    try {
+      this.db.transaction(() => {
+        for (const row of marks) mark.run(...row);
+      }).immediate();
+    } catch (error) {
+      // Kept for the next write: a mark lost would let the row be sent again once its lease ran out.
+      this.marks.unshift(...marks);
+      throw error;
+    }
+  }
 
   /**
    * Records a delivery. The caller sends it at once, so it is leased until `leaseUntil`: the
@@ -22,21 +80,35 @@ export class SqliteOutbox implements OutboxRepository {
          VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
       )
       .run(entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.leaseUntil ?? entry.now, entry.now, entry.leaseUntil === undefined ? null : entry.now);
-    return Number(result.lastInsertRowid);
+    const id = Number(result.lastInsertRowid);
+    if (entry.leaseUntil !== undefined) {
+      // A row whose transaction was rolled back never settles: past this many "in flight" the
+      // count is wrong, and starting over only makes the next marks immediate again.
+      if (this.inFlight.size >= MAX_IN_FLIGHT) this.inFlight.clear();
+      this.inFlight.add(id);
+    }
+    return id;
   }
 
   /** The platform accepted it (its last part): from now on nothing sends it again. */
   markSent(id: number, platformMessageId: string, now: number): void {
-    this.db.prepare("UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + 1, unconfirmed = 0 WHERE id = ?").run(platformMessageId, now, id);
+    // A fact about the chat, not part of a caller's transaction: its rollback does not unsay it.
+    this.marks.push([platformMessageId, now, id]);
+    this.inFlight.delete(id);
+    if (this.inFlight.size === 0) this.flush();
+    else this.writeMarks.schedule();
   }
 
   /** issue 7: parts of a split message already in the chat, recorded as each one lands. */
   markPartsSent(id: number, partsSent: number): void {
+    this.flush();
     this.db.prepare('UPDATE outbox SET parts_sent = max(parts_sent, ?) WHERE id = ?').run(partsSent, id);
   }
 
   /** A failed attempt: the platform may still have taken its message, so it is looked up before the retry. */
   markRetry(id: number, error: string, nextAttemptAt: number, partsSent = 0): void {
+    this.flush();
+    this.inFlight.delete(id);
     this.db
       .prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, parts_sent = max(parts_sent, ?), unconfirmed = 1 WHERE id = ?')
       .run(error, nextAttemptAt, partsSent, id);
@@ -44,21 +116,29 @@ export class SqliteOutbox implements OutboxRepository {
 
   /** A look-up settled what an earlier attempt delivered: `partsSent` parts are in the chat, the rest are not. */
   confirm(id: number, partsSent: number): void {
+    this.flush();
     this.db.prepare('UPDATE outbox SET unconfirmed = 0, parts_sent = max(parts_sent, ?) WHERE id = ?').run(partsSent, id);
   }
 
   /** Withdraws a delivery that has not gone out yet (its message no longer makes sense). */
   cancel(id: number, reason: string): boolean {
+    this.flush();
+    this.inFlight.delete(id);
     return this.db.prepare("UPDATE outbox SET status = 'failed', last_error = ? WHERE id = ? AND status = 'pending'").run(reason, id).changes === 1;
   }
 
   markFailed(id: number, error: string): void {
+    this.flush();
+    this.inFlight.delete(id);
     this.db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?").run(error, id);
   }
 
   /** Leases a row for one send attempt; false when another attempt holds it. */
   lease(id: number, now: number, until: number): boolean {
-    return this.db.prepare("UPDATE outbox SET next_attempt_at = ?, attempted_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").run(until, now, id, now).changes === 1;
+    this.flush();
+    const leased = this.db.prepare("UPDATE outbox SET next_attempt_at = ?, attempted_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").run(until, now, id, now).changes === 1;
+    if (leased) this.inFlight.add(id);
+    return leased;
   }
 
   /**
@@ -66,6 +146,7 @@ export class SqliteOutbox implements OutboxRepository {
    * process was sending (leased) may have reached the chat before it died: it is unconfirmed.
    */
   releaseLeases(now: number): void {
+    this.flush();
     this.db
       .prepare("UPDATE outbox SET next_attempt_at = ?, unconfirmed = CASE WHEN attempted_at IS NULL THEN unconfirmed ELSE 1 END WHERE status = 'pending' AND next_attempt_at > ?")
       .run(now, now);
@@ -73,11 +154,13 @@ export class SqliteOutbox implements OutboxRepository {
 
   /** When a row was recorded (a part of its delivery key). */
   createdAt(id: number): number | undefined {
+    this.flush();
     return this.db.prepare<[number], { created_at: number }>('SELECT created_at FROM outbox WHERE id = ?').get(id)?.created_at;
   }
 
   /** A row of the session's answer (not a live message) recorded since `since` and before row `beforeId`. */
   answerRecordedBefore(sessionKey: string, beforeId: number, since: number): boolean {
+    this.flush();
     return (
       this.db
         .prepare<[string, number, number], { one: number }>("SELECT 1 one FROM outbox WHERE session_key = ? AND id < ? AND created_at >= ? AND status NOT IN ('live', 'withdrawn') LIMIT 1")
@@ -87,6 +170,7 @@ export class SqliteOutbox implements OutboxRepository {
 
   /** Message ids hob recorded in a chat since `since`: never taken for another row's message. */
   knownIds(platform: string, chatId: string, since: number): Set<string> {
+    this.flush();
     const rows = this.db
       .prepare<[string, string, number], { id: string }>('SELECT platform_message_id id FROM outbox WHERE platform = ? AND chat_id = ? AND platform_message_id IS NOT NULL AND created_at >= ?')
       .all(platform, chatId, since);
@@ -110,21 +194,25 @@ export class SqliteOutbox implements OutboxRepository {
 
   /** The platform accepted the live message: its id, the moment it is known. */
   setLiveMessage(id: number, platformMessageId: string): void {
+    this.flush();
     this.db.prepare("UPDATE outbox SET platform_message_id = ? WHERE id = ? AND status = 'live'").run(platformMessageId, id);
   }
 
   /** The answer the live message is to become (its first message), recorded before it is asked to. */
   setLiveAnswer(id: number, message: EncodedMessage): void {
+    this.flush();
     this.db.prepare("UPDATE outbox SET message = ? WHERE id = ? AND status = 'live'").run(message, id);
   }
 
   /** The live message is gone (removed, or it never became the answer). */
   withdrawLive(id: number): void {
+    this.flush();
     this.db.prepare("UPDATE outbox SET status = 'withdrawn' WHERE id = ? AND status = 'live'").run(id);
   }
 
   /** The live message did not become its answer: the answer is sent as an ordinary message, leased to the caller. */
   liveToPending(id: number, now: number, leaseUntil: number): void {
+    this.flush();
     this.db
       .prepare("UPDATE outbox SET status = 'pending', platform_message_id = NULL, next_attempt_at = ?, attempted_at = ? WHERE id = ? AND status = 'live'")
       .run(leaseUntil, now, id);
@@ -132,6 +220,7 @@ export class SqliteOutbox implements OutboxRepository {
 
   /** Live messages still recorded as showing (at start-up: what a crash left in the chats). */
   liveRows(): LiveRow[] {
+    this.flush();
     return this.db
       .prepare<[], { id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; platform_message_id: string | null; message: EncodedMessage | ''; preview: string | null; created_at: number }>(
         "SELECT id, platform, chat_id, thread_id, session_key, platform_message_id, message, preview, created_at FROM outbox WHERE status = 'live' ORDER BY id",
@@ -153,22 +242,29 @@ export class SqliteOutbox implements OutboxRepository {
    * while the worker is sending it (it carries a last_error).
    */
   blockedBy(id: number, platform: string, chatId: string, now: number): boolean {
-    return (
+    const count = () =>
       this.db
         .prepare<[string, string, number, number], { n: number }>(
           "SELECT COUNT(*) n FROM outbox WHERE platform = ? AND chat_id = ? AND id < ? AND status = 'pending' AND (attempts > 0 OR last_error IS NOT NULL OR next_attempt_at <= ?)",
         )
-        .get(platform, chatId, id, now)?.n !== 0
-    );
+        .get(platform, chatId, id, now)?.n !== 0;
+    // Only a row that blocks could be one whose retry landed and waits for its mark: then look again.
+    if (!count()) return false;
+    if (this.marks.length === 0) return true;
+    this.flush();
+    return count();
   }
 
   /** Leaves a delivery to the worker without counting an attempt (it waits in line). */
   defer(id: number, reason: string, nextAttemptAt: number): void {
+    this.flush();
+    this.inFlight.delete(id);
     this.db.prepare('UPDATE outbox SET last_error = ?, next_attempt_at = ? WHERE id = ?').run(reason, nextAttemptAt, id);
   }
 
   /** Pending deliveries that are due, oldest first. */
   due(now: number, limit = 50): OutboxRow[] {
+    this.flush();
     return this.db
       .prepare<[number, number], DueRowDb>(
         "SELECT id, platform, chat_id, thread_id, session_key, message, attempts, parts_sent, unconfirmed, created_at, attempted_at FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?",
@@ -186,6 +282,7 @@ export class SqliteOutbox implements OutboxRepository {
   }
 
   counts(): Record<OutboxStatus, number> {
+    this.flush();
     const rows = this.db.prepare<[], { status: OutboxStatus; n: number }>('SELECT status, COUNT(*) n FROM outbox GROUP BY status').all();
     const counts = { pending: 0, sent: 0, failed: 0, live: 0, withdrawn: 0 };
     for (const row of rows) counts[row.status] = row.n;

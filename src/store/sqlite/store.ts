@@ -59,7 +59,7 @@ export class SqliteStore implements Store {
     this.conversations = new SqliteConversations(db, clock, this.messageIndex);
     this.archive = new SqliteSessionArchive(db, this.messageIndex);
     this.inbox = new SqliteInbox(db);
-    this.outbox = new SqliteOutbox(db);
+    this.outbox = new SqliteOutbox(db, (error) => options.onBackgroundError?.(new Error(`writing deliveries' sent marks: ${errorMessage(error)}`)));
     this.approvals = new SqliteApprovals(db);
     this.pairings = new SqlitePairings(db);
     this.permissionRules = new SqlitePermissionRules(db, clock);
@@ -83,6 +83,7 @@ export class SqliteStore implements Store {
     if (!this.db.open) return;
     this.memory.flushUses();
     this.messageIndex.flush();
+    this.outbox.flush();
     this.db.close();
   }
 

@@ -51,6 +51,19 @@ export function deliveryContract(factory: StoreFactory): void {
       expect(store.outbox.counts()).toEqual({ pending: 1, sent: 1, failed: 0, live: 0, withdrawn: 0 });
     });
 
+    it('answers that landed together are sent for every reader at once: none is due again, even once its lease ran out', async () => {
+      const { store, clock } = await fresh();
+      const now = clock.now();
+      const rows = ['C1', 'C2', 'C3'].map((chatId) => store.outbox.add({ platform: 'telegram', chatId, message: text(`to ${chatId}`), now, leaseUntil: now + 120_000 }));
+      rows.forEach((id, at) => store.outbox.markSent(id, `m${at}`, now));
+      // Read in the same moment the platform said so, and after the leases would have run out.
+      expect(store.outbox.due(now + 600_000)).toEqual([]);
+      expect(store.outbox.counts()).toMatchObject({ pending: 0, sent: 3 });
+      expect(store.outbox.knownIds('telegram', 'C2', now)).toEqual(new Set(['m1']));
+      const later = store.outbox.add({ platform: 'telegram', chatId: 'C1', message: text('next'), now, leaseUntil: now + 120_000 });
+      expect(store.outbox.blockedBy(later, 'telegram', 'C1', now)).toBe(false);
+    });
+
     it('keeps later messages to a chat behind one that failed, and counts retries', async () => {
       const { store, clock } = await fresh();
       const now = clock.now();

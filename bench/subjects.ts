@@ -71,14 +71,17 @@ export async function bundleFloor(dir: string): Promise<string> {
  * each platform (hob denies anyone else), with `nodeFlags` for node itself (profilers).
  * hob starts as a person starts it, through bin/hob.mjs with the node flags of its first
  * line; `hobDist` runs that other build of hob instead (bench/vs-floor.ts's `BENCH_HOB_BASE`),
- * as `node DIR/cli.js`, without the bin's flags: how the builds before it were measured.
+ * as `node <the bin's flags> DIR/cli.js` (the flags as a person's start has them; without the bin's
+ * check for a stale dist/, which only a source checkout makes).
  */
 export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[]; hobDist?: string }): StartedHob {
   const { dir, floorBundle, people, nodeFlags = [], hobDist = HOB_DIST } = options;
   if (subject === 'hob') {
-    // Only hob itself goes through the bin: `BENCH_HOB_BASE=dist` is the same build without the bin's flags.
+    // Only hob itself goes through the bin: `BENCH_HOB_BASE=dist` is the same build without the bin's staleness check.
     const throughBin = options.hobDist === undefined && HOB_DIST === 'dist';
-    const launch = throughBin ? [...binNodeFlags(), ...nodeFlags, BIN] : [...nodeFlags, join(hobDist, 'cli.js')];
+    // Another build gets the bin's node flags too (every build since 5ca95fc starts with them), so
+    // the two differ only in their code and in the bin's own check for a stale dist/.
+    const launch = throughBin ? [...binNodeFlags(), ...nodeFlags, BIN] : [...binNodeFlags(), ...nodeFlags, join(hobDist, 'cli.js')];
     return spawnNode([...launch, '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
   }
   const settings: FloorSettings = {

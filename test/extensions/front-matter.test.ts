@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseWithYamlPackage } from 'yaml';
 import { FRONT_MATTER, FrontMatterError } from '../../src/core/front-matter.js';
 import { parseYaml } from '../../src/core/yaml.js';
+import { describePlugins, loadPlugins } from '../../src/plugins/plugins.js';
 import { readSkillFile } from '../../src/skills/skill-file.js';
 import { bundledAgentsDir } from '../../src/engine/agents/definitions.js';
 import { bundledSkillsDir } from '../../src/skills/catalog.js';
@@ -36,5 +37,16 @@ describe('front matter', () => {
     expect(() => readSkillFile(path, 'yours')).toThrow(
       new FrontMatterError(`${path}: the front matter is not valid YAML (line 4, column 1: duplicate key "description": a key may appear once in a mapping)`),
     );
+  });
+
+  it("of a plugin's command that is not valid YAML marks the plugin broken, naming the command file and the line", () => {
+    const dir = tempDir('hob-front-matter-');
+    writeTree(dir, {
+      'garden/plugin.json': JSON.stringify({ name: 'garden', version: '1', description: 'Plants' }),
+      'garden/commands/water.md': '---\ndescription: "Plan the watering\n---\nWater $ARGUMENTS\n',
+    });
+    const loaded = loadPlugins(dir, { enabled: [], disabled: [] }, { commands: new Set(), mcpServers: new Set() });
+    expect(describePlugins(loaded.plugins, dir)).toBe('garden 1: broken — commands/water.md: the front matter is not valid YAML (line 3, column 1: a "quoted" string is not closed)');
+    expect(loaded.commands.size).toBe(0);
   });
 });

@@ -3,9 +3,14 @@ import { systemClock } from '../core/clock.js';
 import { UserFacingError } from '../core/errors.js';
 import { createLogger } from '../logger.js';
 import { entryLine, Memory } from '../memory/memory.js';
-import { exportMarkdown, importMarkdown } from '../memory/markdown.js';
 import { openStore } from '../store/open.js';
 import { consoleUserId } from './console-identity.js';
+
+/**
+ * The export's format, with the YAML library that writes and reads it (its own chunk: the
+ * other commands, and the terminal's chat that shares this module, never load it).
+ */
+const markdown = () => import('../memory/markdown.js');
 
 /**
  * `hob memory list | search QUERY | export DIR | import DIR` for the person at the terminal
@@ -50,11 +55,13 @@ export async function runMemory(
       case 'export': {
         if (!value) throw new UserFacingError('Usage: hob memory export DIR');
         const entries = memory.entries.list(personId);
+        const { exportMarkdown } = await markdown();
         exportMarkdown(value, personId, entries);
         return void out.write(`Wrote ${entries.length} entries for ${personId} to ${value} (MEMORY.md and entries/).\n`);
       }
       case 'import': {
         if (!value) throw new UserFacingError('Usage: hob memory import DIR');
+        const { importMarkdown } = await markdown();
         let entries;
         try {
           entries = importMarkdown(value);

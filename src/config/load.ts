@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { isMap, isNode, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { UserFacingError } from '../core/errors.js';
+import { parseYaml, YamlSyntaxError } from '../core/yaml.js';
 import { ConfigError, expectedPhrase, problemLine, problemsFromIssues } from './errors.js';
 import { interpolateEnv, type ConfigPath, type PathProblem } from './interpolate.js';
 import { hobConfigSchemaFor, MODEL_KEY_ENV, type ChannelSection, type HobConfig } from './schema.js';
@@ -75,26 +75,33 @@ function readConfigText(path: string): string {
   }
 }
 
-/** Offset of the deepest node on `path` that the file has, to list problems in file order. */
-function offsetOf(doc: Document, path: ConfigPath): number {
-  let node: unknown = doc.contents;
-  let offset = 0;
+/**
+ * Where `path` sits in the file, as the index of each of its keys among its mapping's keys
+ * (the parser keeps them in file order), down to the deepest one the file has: problems are
+ * listed in the order of these, a problem on a mapping before those inside it.
+ */
+function placeOf(data: unknown, path: ConfigPath): number[] {
+  const place: number[] = [];
+  let node = data;
   for (const segment of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment);
-      if (pair === undefined) break;
-      offset = isNode(pair.key) && pair.key.range ? pair.key.range[0] : offset;
-      node = pair.value;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      const item: unknown = node.items[segment];
-      if (!isNode(item)) break;
-      offset = item.range ? item.range[0] : offset;
-      node = item;
+    if (Array.isArray(node) && typeof segment === 'number' && segment < node.length) {
+      place.push(segment);
+      node = node[segment];
+    } else if (isPlainObject(node) && Object.hasOwn(node, segment)) {
+      place.push(Object.keys(node).indexOf(String(segment)));
+      node = node[segment];
     } else {
       break;
     }
   }
-  return offset;
+  return place;
+}
+
+function byPlace(a: number[], b: number[]): number {
+  for (let index = 0; index < Math.min(a.length, b.length); index++) {
+    if (a[index] !== b[index]) return (a[index] as number) - (b[index] as number);
+  }
+  return a.length - b.length;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -131,23 +138,15 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
   const env = options.env ?? process.env;
   const schema = hobConfigSchemaFor(options.channels ?? NO_CHANNELS);
   const file = options.file;
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const seenLines = new Set<number>();
-    const lines: string[] = [];
-    for (const error of doc.errors) {
-      const position = error.linePos?.[0];
-      // Later errors on the same line are usually echoes of the first.
-      if (position !== undefined && seenLines.has(position.line)) continue;
-      if (position !== undefined) seenLines.add(position.line);
-      const where = position ? `line ${position.line}, column ${position.col}: ` : '';
-      const reason = error.message.replace(/ at line \d+, column \d+:[\s\S]*$/, '');
-      lines.push(problemLine(file, { path: [], message: `${where}YAML syntax error: ${reason}` }));
-    }
-    throw new ConfigError(lines);
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (error) {
+    if (!(error instanceof YamlSyntaxError)) throw error;
+    const where = error.line === undefined ? '' : `line ${error.line}, column ${error.column ?? 1}: `;
+    throw new ConfigError([problemLine(file, { path: [], message: `${where}YAML syntax error: ${error.reason}` })]);
   }
-
-  const raw = dropNulls(doc.toJS({ maxAliasCount: 100 }) ?? {}, []);
+  const raw = dropNulls(parsed ?? {}, []);
   const { value: data, problems: referenceProblems } = interpolateEnv(raw, env);
   const finishing = { env, home: homeOf(env), baseDir: file ? dirname(file) : process.cwd() };
   // A config with nothing wrong is checked section by section; anything wrong, and the whole
@@ -164,8 +163,8 @@ export function parseConfig(text: string, options: { file?: string; env?: NodeJS
   }
   if (problems.length > 0 || !result.success) {
     const ordered = problems
-      .map((problem, index) => ({ problem, index, offset: offsetOf(doc, problem.path) }))
-      .sort((a, b) => a.offset - b.offset || a.index - b.index);
+      .map((problem, index) => ({ problem, index, place: placeOf(raw, problem.path) }))
+      .sort((a, b) => byPlace(a.place, b.place) || a.index - b.index);
     throw new ConfigError(ordered.map(({ problem }) => problemLine(file, problem)));
   }
   const config: Record<string, unknown> = {};

@@ -4,10 +4,10 @@
  * names the file, and the field when one is wrong.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { errorMessage } from './errors.js';
 import { oneByte } from './text.js';
+import { parseYaml } from './yaml.js';
 
 /** YAML front matter between two `---` lines at the start of a Markdown file. */
 export const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
@@ -30,9 +30,10 @@ export function readFrontMatterFile<Schema extends z.ZodType>(path: string, sche
   if (!match) throw new FrontMatterError(`${path}: no front matter. Start the file with a "---" line, then ${fields} and another "---" line.`);
   let data: unknown;
   try {
-    data = parseYaml(match[1] as string);
+    // Its lines counted from the file's first: the front matter starts on line 2, after "---".
+    data = parseYaml(match[1] as string, 2);
   } catch (error) {
-    throw new FrontMatterError(`${path}: the front matter is not valid YAML (${errorMessage(error).split('\n')[0]})`);
+    throw new FrontMatterError(`${path}: the front matter is not valid YAML (${errorMessage(error)})`);
   }
   // The file's text is two bytes a character if one of them is beyond Latin-1; its fields and
   // body, cut from it, would stay so and make every prompt built from them two bytes a character.

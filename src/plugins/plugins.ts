@@ -8,13 +8,13 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { mcpServersSchema, type McpServerConfig, type PluginsConfig } from '../config/extensions-schema.js';
 import { hooksSchema } from '../config/schema.js';
 import { mergeHooks } from '../policy/hook-reload.js';
 import type { HooksConfig } from '../policy/hooks.js';
 import { errorMessage } from '../core/errors.js';
+import { parseYaml } from '../core/yaml.js';
 import type { SkillSource } from '../skills/catalog.js';
 import { FRONT_MATTER } from '../skills/skill-file.js';
 
@@ -143,7 +143,12 @@ function readCommands(pluginDir: string, plugin: string): PluginCommand[] {
       const match = FRONT_MATTER.exec(text);
       let description = `From the ${plugin} plugin`;
       if (match) {
-        const front: unknown = parseYaml(match[1] as string);
+        let front: unknown;
+        try {
+          front = parseYaml(match[1] as string, 2);
+        } catch (error) {
+          throw new Error(`commands/${file}: the front matter is not valid YAML (${errorMessage(error)})`);
+        }
         const given = typeof front === 'object' && front !== null && 'description' in front ? front.description : undefined;
         if (typeof given === 'string' && given.trim()) description = given.trim();
       }

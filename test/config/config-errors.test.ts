@@ -70,7 +70,7 @@ describe('a broken config file is reported with the file, the key and the fix', 
 
   it('gives the line and column of a YAML syntax error', () => {
     const { file, message } = configErrorFor('permissions:\n  mode: plan\n mode: default\n');
-    expect(message).toBe(`${file}: line 3, column 1: YAML syntax error: All mapping items must start at the same column`);
+    expect(message).toBe(`${file}: line 3, column 2: YAML syntax error: bad indentation: the keys of one mapping start at the same column`);
   });
 
   it('requires a token when the telegram section is present, even when it is empty', () => {

@@ -24,6 +24,10 @@
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
  * `PROFILE_SAVE=file` keeps `cpu`'s, `burst`'s and `first`'s raw profile (Chrome's DevTools opens it).
+ * `PROFILE_PERF=file` (`cpu`, `burst`; perf must be installed) also runs `perf record -g` on the subject over the measured
+ * messages, JS frames named (`--perf-basic-prof`): C++, SQLite's native code, libc and the kernel by name (`perf report -i file`).
+ * The inspector's first sample carries the time from `Profiler.start` to it (V8 logs every compiled function first, the
+ * longer the more code is loaded: ~150 ms in hob, ~50 in the floor); it is left out, or it reads as "(program)" per message.
  * `start`, `first`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,

@@ -24,6 +24,10 @@
  * - `syscalls`: the system calls per answer, by kind (`strace -c -f` attached after the warm-up;
  *   strace must be installed): the work a CPU profile shows only as native time.
  * `PROFILE_SAVE=file` keeps `cpu`'s, `burst`'s and `first`'s raw profile (Chrome's DevTools opens it).
+ * `PROFILE_PERF=file` (`cpu`, `burst`; perf must be installed) also runs `perf record -g` on the subject over the measured
+ * messages, JS frames named (`--perf-basic-prof`): C++, SQLite's native code, libc and the kernel by name (`perf report -i file`).
+ * The inspector's first sample carries the time from `Profiler.start` to it (V8 logs every compiled function first, the
+ * longer the more code is loaded: ~150 ms in hob, ~50 in the floor); it is left out, or it reads as "(program)" per message.
  * `start`, `first`, `cpu`, `alloc` and `promoted` print the cost (per message, or in all for `start`) by source file or package (mapped back
  * through dist/'s source maps), by the nearest hob file or package on the stack (so what
  * node does on their behalf counts as theirs), and by function. A tool for finding costs,
@@ -107,6 +111,9 @@ async function main(): Promise<void> {
   // BENCH_SNAPSHOT_DIR keeps `heap`'s two snapshots there, to read further (bench/heap-snapshot.ts).
   const dir = process.env.BENCH_SNAPSHOT_DIR ?? tempDir('hob-profile-');
   const nodeFlags = mode === 'heap' ? [`--diagnostic-dir=${dir}`, '--heapsnapshot-signal=SIGUSR2'] : ['--inspect=127.0.0.1:0'];
+  // PROFILE_PERF=file: `perf record` of the measured messages too, with JS frames named (--perf-basic-prof): what the JS profiler shows only as "(program)".
+  const perfFile = process.env.PROFILE_PERF;
+  if (perfFile) nodeFlags.push('--perf-basic-prof', `--logfile=${join(dir, 'v8.log')}`, '--no-logfile-per-isolate');
   const floorBundle = subject === 'floor' ? await bundleFloor(dir) : '';
   const hob = spawnSubject(subject, fakes, { dir, floorBundle, people: PEOPLE + BURST * BURSTS, nodeFlags });
   const pid = hob.child.pid as number;
@@ -121,9 +128,11 @@ async function main(): Promise<void> {
     const rssWarm = residentBytes(pid) ?? Number.NaN;
     const warm = up ?? (mode === 'heap' ? await snapshot(pid, dir) : undefined);
     if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL_US ?? 1000) })).then(() => send('Profiler.start'));
+    const perf = perfFile ? await perfRecord(pid, perfFile) : undefined;
     if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
     if (mode === 'burst') for (let burst = 0; burst < BURSTS; burst++) await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + burst * BURST + index, 'all at once')));
     else await sendMany(fakes, WARMUP, messages);
+    await perf?.();
     // Taken before the second snapshot (writing one costs memory of its own).
     const rssEnd = residentBytes(pid) ?? Number.NaN;
     lines.push(`${subject}, RSS: ${fmtBytes(rssReady)} when up, ${fmtBytes(rssWarm)} after ${WARMUP} messages, ${fmtBytes(rssEnd)} after ${WARMUP + messages}`);
@@ -133,6 +142,9 @@ async function main(): Promise<void> {
     }
     if ((mode === 'cpu' || mode === 'burst') && send) {
       const { profile } = (await send('Profiler.stop')) as { profile: CpuProfile };
+      // The first sample's delta is the time from Profiler.start to that sample: V8 logs every compiled function
+      // before it samples (longer the more code is loaded), and that lands on "(program)" as if the messages cost it.
+      if (profile.timeDeltas.length > 0) profile.timeDeltas[0] = 0;
       if (process.env.PROFILE_SAVE) writeFileSync(process.env.PROFILE_SAVE, JSON.stringify(profile));
       lines.push('CPU (sampled):', ...summarise(cpuCosts(profile), messages, ' ms', fmt));
     }
@@ -147,6 +159,21 @@ async function main(): Promise<void> {
     if (!process.env.BENCH_SNAPSHOT_DIR) rmSync(dir, { recursive: true, force: true });
   }
   for (const line of lines) console.log(line);
+}
+
+/** Starts `perf record -g` on `pid` into `file`; the returned function stops it and waits until the file is written (`perf report -i file`). */
+async function perfRecord(pid: number, file: string): Promise<() => Promise<void>> {
+  const perf = spawn('perf', ['record', '-F', '4999', '-g', '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  perf.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // perf attaches asynchronously; give it a moment before the measured messages start.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return async () => {
+    const exited = new Promise((resolve) => perf.once('exit', resolve));
+    perf.kill('SIGINT');
+    await exited;
+    if (!existsSync(file)) throw new Error(`perf record wrote nothing: ${stderr}`);
+  };
 }
 
 type SqlCounts = { statements: number; writes: number; commits: number; ms: number; bySql: Record<string, number>; msBySql: Record<string, number> };

@@ -35,6 +35,54 @@ describe('sent marks on SQLite', () => {
     }
   });
 
+  it('marks waiting in a burst go out with the next commit of other work: a kill right after it sends none of them again', () => {
+    const path = join(tempDir('hob-sent-marks-'), 'hob.db');
+    const first = openSqliteStore(path, { clock });
+    const now = clock.now();
+    const rows = ['A', 'B'].map((chatId) => first.outbox.add({ platform: 'telegram', chatId, message: text(chatId), now, leaseUntil: now + 120_000 }));
+    const still = first.outbox.add({ platform: 'telegram', chatId: 'C', message: text('C'), now, leaseUntil: now + 120_000 });
+    rows.forEach((id, at) => first.outbox.markSent(id, `m${at}`, now)); // C is in flight: the marks wait
+    // Another person's answer is stored in this turn: its commit takes the waiting marks along.
+    const answer = first.transaction(() => first.outbox.add({ platform: 'telegram', chatId: 'D', message: text('D'), now, leaseUntil: now + 120_000 }));
+
+    // Killed here: no close, no end of the turn. The next start reads the file as it is.
+    const next = openSqliteStore(path, { clock });
+    try {
+      next.outbox.releaseLeases(now);
+      expect(next.outbox.due(now + 600_000).map((row) => row.id).sort()).toEqual([still, answer].sort());
+      expect(next.outbox.counts()).toMatchObject({ pending: 2, sent: 2 });
+    } finally {
+      next.close();
+      first.close();
+    }
+  });
+
+  it('marks a rolled-back transaction carried still wait, and are written at the end of the turn', async () => {
+    const path = join(tempDir('hob-sent-marks-'), 'hob.db');
+    const store = openSqliteStore(path, { clock });
+    try {
+      const now = clock.now();
+      const sent = store.outbox.add({ platform: 'telegram', chatId: 'A', message: text('A'), now, leaseUntil: now + 120_000 });
+      store.outbox.add({ platform: 'telegram', chatId: 'B', message: text('B'), now, leaseUntil: now + 120_000 });
+      store.outbox.markSent(sent, 'm0', now);
+      expect(() =>
+        store.transaction(() => {
+          store.outbox.add({ platform: 'telegram', chatId: 'C', message: text('C'), now });
+          throw new Error('the answer could not be stored');
+        }),
+      ).toThrow('the answer could not be stored');
+      await new Promise((resolve) => setImmediate(resolve));
+      const reader = openSqliteStore(path, { clock });
+      try {
+        expect(reader.outbox.counts()).toMatchObject({ pending: 1, sent: 1 });
+      } finally {
+        reader.close();
+      }
+    } finally {
+      store.close();
+    }
+  });
+
   it('a mark stands whatever the transaction around it does: the platform has the message either way', () => {
     const store = openSqliteStore(join(tempDir('hob-sent-marks-'), 'hob.db'), { clock });
     try {

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { DelayedWrite } from '../../core/delayed-write.js';
 import type { EncodedMessage } from '../outbox-message.js';
 import type { LiveRow, OutboxRepository, OutboxRow, OutboxStatus } from '../outbox.js';
@@ -45,10 +46,7 @@ export class SqliteOutbox implements OutboxRepository {
   /** Writes the sent marks waiting, in one commit (before any other use of the outbox, on close). */
   flush(): void {
     if (this.marks.length === 0 || !this.db.open) return;
-    // Writing a mark twice changes nothing: `attempts` counts the send once.
-    const mark = this.db.prepare(
-      "UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + (status <> 'sent'), unconfirmed = 0 WHERE id = ?",
-    );
+    const mark = this.markStatement();
     if (this.db.inTransaction) {
       // Inside a caller's transaction: written with it, so what it reads next sees them, and
       // kept, so its rollback cannot lose them; the end of the turn writes them again.
@@ -67,6 +65,32 @@ export class SqliteOutbox implements OutboxRepository {
       this.marks.unshift(...marks);
       throw error;
     }
+  }
+
+  /**
+   * Writes the waiting marks inside the outermost transaction about to commit (the store's
+   * `transaction`, after its work): they go to the WAL with its pages instead of in a commit of
+   * their own at the end of the turn. Returns how many it wrote, for `settled` once it committed.
+   */
+  writeWithCommit(): number {
+    if (this.marks.length === 0) return 0;
+    const mark = this.markStatement();
+    for (const row of this.marks) mark.run(...row);
+    return this.marks.length;
+  }
+
+  // Writing a mark twice changes nothing: `attempts` counts the send once.
+  private markStatement(): Statement<SentMark> {
+    return this.db.prepare<SentMark>(
+      "UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + (status <> 'sent'), unconfirmed = 0 WHERE id = ?",
+    );
+  }
+
+  /** The transaction that carried the first `count` waiting marks committed: they are written. (A rollback leaves them waiting.) */
+  settled(count: number): void {
+    if (count === 0) return;
+    this.marks.splice(0, count);
+    if (this.marks.length === 0) this.writeMarks.cancel();
   }
 
   /**

@@ -74,9 +74,22 @@ export class SqliteStore implements Store {
     this.tokenCalibration = new SqliteTokenCalibration(db, clock);
   }
 
-  /** IMMEDIATE: it takes the write lock at once, so a read inside it never works on a snapshot another process has since overtaken. */
+  /**
+   * IMMEDIATE: it takes the write lock at once, so a read inside it never works on a snapshot
+   * another process has since overtaken. The outermost one also carries the outbox's waiting
+   * "sent" marks (outbox.ts): in a burst the answers' commits and the marks share pages and
+   * commits, where the marks would otherwise take a commit of their own at the end of the turn.
+   */
   transaction<T>(fn: () => T): T {
-    return this.inTransaction.immediate(fn) as T;
+    if (this.db.inTransaction) return this.inTransaction.immediate(fn) as T;
+    let carried = 0;
+    const result = this.inTransaction.immediate(() => {
+      const value = fn();
+      carried = this.outbox.writeWithCommit();
+      return value;
+    }) as T;
+    this.outbox.settled(carried);
+    return result;
   }
 
   close(): void {

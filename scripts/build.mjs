@@ -3,7 +3,7 @@
 // which takes about a third off `hob ask`'s start. better-sqlite3 stays external (a native
 // addon); channel SDKs sit in split chunks that load only when their channel is configured;
 // the PostgreSQL store's worker thread is a second entry point.
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,72 +58,6 @@ const fdirBundledPicomatch = {
   },
 };
 
-// esbuild puts each module in a chunk of its own set of entry points (every `import()` is one),
-// and node pays ~0.5-1 ms of CPU for each file it loads, whatever its size. A small module that
-// both the always-loaded channel list (adapters/<name>/index.ts) and a channel's lazily loaded
-// adapter import, or that several channels' adapters share, became a file of a few hundred
-// bytes on `hob start`'s way to its channels (a dozen of them). These modules hold no state and
-// no identity that matters (frozen data, functions, and classes nothing tests with instanceof;
-// graphemes.ts's cached Intl.Segmenter is only a cache): each channel's adapter code gets a copy
-// of its own (the same source under a `?<channel>` suffix, so esbuild bundles it into that
-// channel's chunk), the rest of hob the one it had. A module with state that must be one
-// (a Map of pending work, a class behind instanceof: PartialSendError in gateway/channel.ts)
-// must not be listed: two copies would not see each other.
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const COPIED_PER_CHANNEL = [
-  'adapters/logger.ts',
-  'adapters/discord/capabilities.ts',
-  'adapters/slack/capabilities.ts',
-  'adapters/telegram/capabilities.ts',
-  'adapters/web/capabilities.ts',
-  'src/core/lean-fetch.ts',
-  'src/gateway/edited-live-answer.ts',
-  'src/gateway/send-parts.ts',
-  'src/gateway/format/graphemes.ts',
-  'src/gateway/format/markdown-walk.ts',
-  'src/gateway/format/plain-text.ts',
-  'src/gateway/format/split.ts',
-].map((path) => join(ROOT, path));
-
-/**
- * Which copies adapter code `file` takes: its channel's (not for the always-loaded index.ts and
- * config.ts), or for a module the channel loads with `import()` (telegram/html.ts) one of its
- * own, which lands in that module's chunk instead of one shared with the adapter's.
- */
-function copiesOf(file, lazy) {
-  const match = /[\\/]adapters[\\/]([a-z]+)[\\/]([a-z-]+)\.ts$/.exec(file);
-  if (!match || match[2] === 'index' || match[2] === 'config') return undefined;
-  return lazy.has(`${match[1]}/${match[2]}`) ? `${match[1]}-${match[2]}` : match[1];
-}
-
-/** "telegram/html" for each `import('./html.js')` in adapters/telegram/*.ts. */
-function lazilyLoadedAdapterModules() {
-  const lazy = new Set();
-  for (const channel of readdirSync(join(ROOT, 'adapters'), { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
-    for (const file of readdirSync(join(ROOT, 'adapters', channel.name)).filter((name) => name.endsWith('.ts'))) {
-      for (const [, module] of readFileSync(join(ROOT, 'adapters', channel.name, file), 'utf8').matchAll(/import\('\.\/([a-z-]+)\.js'\)/g)) lazy.add(`${channel.name}/${module}`);
-    }
-  }
-  return lazy;
-}
-
-const copiesPerChannel = {
-  name: 'copies-per-channel',
-  setup(builder) {
-    const lazy = lazilyLoadedAdapterModules();
-    builder.onResolve({ filter: /^\.\.?\// }, (args) => {
-      // An import from a copy takes the same copies; one from a channel's own code starts them.
-      const copies = args.pluginData?.copies ?? copiesOf(args.importer, lazy);
-      if (!copies) return undefined;
-      const path = resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts'));
-      return COPIED_PER_CHANNEL.includes(path) ? { path, suffix: `?${copies}` } : undefined;
-    });
-    builder.onLoad({ filter: /\.ts$/ }, async (args) =>
-      args.suffix ? { contents: await readFile(args.path, 'utf8'), loader: 'ts', resolveDir: dirname(args.path), pluginData: { copies: args.suffix.slice(1) } } : undefined,
-    );
-  },
-};
-
 /** The entry points of dist/; a Worker loads a file, so the PostgreSQL worker is one of them. */
 export const ENTRY_POINTS = { cli: 'src/cli.ts', 'postgres-worker': 'src/store/postgres/worker.ts' };
 
@@ -156,28 +90,8 @@ export function bundleOptions(entryPoints, outdir) {
     // untouched (minifyIdentifiers stays off), so stack traces still name each function.
     minifySyntax: true,
     logLevel: 'warning',
-    plugins: [zodEnglishOnly, zodLazyInitializers, fdirBundledPicomatch, copiesPerChannel],
+    plugins: [zodEnglishOnly, zodLazyInitializers, fdirBundledPicomatch],
   };
-}
-
-/**
- * Removes the chunks esbuild writes with no code in them (zod's index.js, a bare re-export:
- * an empty file that start-up loaded all the same), and each `import"./chunk-….js";` of them,
- * blanked to spaces of the same length so the source maps of its importers still line up.
- * Evaluating an empty module does nothing, so nothing runs otherwise than before.
- */
-export function dropEmptyChunks(outdir) {
-  const outputs = readdirSync(outdir).filter((name) => name.endsWith('.js'));
-  const banner = bundleOptions({}, outdir).banner.js;
-  const empty = outputs.filter((name) => name.startsWith('chunk-') && readFileSync(join(outdir, name), 'utf8').replace(banner, '').replace(/\/\/# sourceMappingURL=\S+/, '').trim() === '');
-  if (empty.length === 0) return;
-  for (const name of outputs.filter((output) => !empty.includes(output))) {
-    const path = join(outdir, name);
-    const source = readFileSync(path, 'utf8');
-    const blanked = empty.reduce((text, chunk) => text.replaceAll(`import"./${chunk}";`, (statement) => ' '.repeat(statement.length)), source);
-    if (blanked !== source) writeFileSync(path, blanked);
-  }
-  for (const name of empty) for (const file of [name, `${name}.map`]) rmSync(join(outdir, file), { force: true });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -185,7 +99,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   // beside dist/ and swapped in, so dist/ is never seen half-written.
   const staging = `dist.${process.pid}`;
   await build(bundleOptions(ENTRY_POINTS, staging));
-  dropEmptyChunks(staging);
   rmSync('dist', { recursive: true, force: true });
   renameSync(staging, 'dist');
 }

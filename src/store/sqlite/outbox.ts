@@ -1,14 +1,7 @@
-import type { Statement } from 'better-sqlite3';
-import { DelayedWrite } from '../../core/delayed-write.js';
 import type { EncodedMessage } from '../outbox-message.js';
 import type { LiveRow, OutboxRepository, OutboxRow, OutboxStatus } from '../outbox.js';
 import type { Db } from './db.js';
-
-/** More sends than any burst keeps in flight at once (see `inFlight`). */
-const MAX_IN_FLIGHT = 10_000;
-
-/** A delivery the platform accepted, its mark not yet written: its platform id, when, its row. */
-type SentMark = [platformMessageId: string, sentAt: number, id: number];
+import { SentMarks } from './sent-marks.js';
 
 type DueRowDb = {
   id: number; platform: string; chat_id: string; thread_id: string | null; session_key: string | null; message: EncodedMessage; attempts: number; parts_sent: number;
@@ -16,81 +9,33 @@ type DueRowDb = {
 };
 
 /**
- * The outbox on SQLite (the port: ../outbox.ts).
- *
- * While other sends of this process are in flight (many people answered at once), a "sent"
- * mark waits for the next one to land, at most until the end of the event loop's turn, and
- * the marks go in one commit: a commit writes every page it changed to the WAL (the row's and
- * both status indexes'), and these marks share them. With no other send in flight a mark is
- * written at once, as it always was, so a quick answer leaves no window a kill could fall in
- * beyond the one between the platform's answer and the mark. Nothing waits on a waiting mark
- * (its row stays leased, so no retry takes it); every other method writes the waiting marks
- * first, so no reader sees the delay. A kill before they are written leaves what a kill
- * between the platform's answer and the mark leaves: a leased row, looked up in the chat
- * after the restart (delivery-recovery.ts).
+ * The outbox on SQLite (the port: ../outbox.ts). Its "sent" marks are grouped while sends are
+ * in flight (sent-marks.ts); every method writes the waiting ones first, so no reader sees them wait.
  */
 export class SqliteOutbox implements OutboxRepository {
-  private readonly marks: SentMark[] = [];
-  private readonly writeMarks: DelayedWrite;
-  /** Rows this process leased for a send and has not settled yet: sends in flight, about. */
-  private readonly inFlight = new Set<number>();
+  private readonly marks: SentMarks;
 
   constructor(
     private readonly db: Db,
     /** Told when writing the marks at the end of a turn fails (nothing else would hear); they wait for the next write. */
     onFlushError: (error: unknown) => void = () => undefined,
   ) {
-    this.writeMarks = new DelayedWrite(0, () => this.flush(), onFlushError);
+    this.marks = new SentMarks(db, onFlushError);
   }
 
   /** Writes the sent marks waiting, in one commit (before any other use of the outbox, on close). */
   flush(): void {
-    if (this.marks.length === 0 || !this.db.open) return;
-    const mark = this.markStatement();
-    if (this.db.inTransaction) {
-      // Inside a caller's transaction: written with it, so what it reads next sees them, and
-      // kept, so its rollback cannot lose them; the end of the turn writes them again.
-      for (const row of this.marks) mark.run(...row);
-      this.writeMarks.schedule();
-      return;
-    }
-    this.writeMarks.cancel();
-    const marks = this.marks.splice(0);
-    try {
-      this.db.transaction(() => {
-        for (const row of marks) mark.run(...row);
-      }).immediate();
-    } catch (error) {
-      // Kept for the next write: a mark lost would let the row be sent again once its lease ran out.
-      this.marks.unshift(...marks);
-      throw error;
-    }
+    this.marks.flush();
   }
 
-  /**
-   * Writes the waiting marks inside the outermost transaction about to commit (the store's
-   * `transaction`, after its work): they go to the WAL with its pages instead of in a commit of
-   * their own at the end of the turn. Returns how many it wrote, for `settled` once it committed.
-   */
+  /** The waiting marks written inside the outermost transaction about to commit (SentMarks.writeWithCommit). */
   writeWithCommit(): number {
-    if (this.marks.length === 0) return 0;
-    const mark = this.markStatement();
-    for (const row of this.marks) mark.run(...row);
-    return this.marks.length;
+    return this.marks.writeWithCommit();
   }
 
-  // Writing a mark twice changes nothing: `attempts` counts the send once.
-  private markStatement(): Statement<SentMark> {
-    return this.db.prepare<SentMark>(
-      "UPDATE outbox SET status = 'sent', platform_message_id = ?, sent_at = ?, attempts = attempts + (status <> 'sent'), unconfirmed = 0 WHERE id = ?",
-    );
-  }
-
-  /** The transaction that carried the first `count` waiting marks committed: they are written. (A rollback leaves them waiting.) */
+  /** The transaction that carried `count` waiting marks committed (SentMarks.settled). */
   settled(count: number): void {
-    if (count === 0) return;
-    this.marks.splice(0, count);
-    if (this.marks.length === 0) this.writeMarks.cancel();
+    this.marks.settled(count);
   }
 
   /**
@@ -105,22 +50,13 @@ export class SqliteOutbox implements OutboxRepository {
       )
       .run(entry.platform, entry.chatId, entry.threadId ?? null, entry.sessionKey ?? null, entry.message, entry.leaseUntil ?? entry.now, entry.now, entry.leaseUntil === undefined ? null : entry.now);
     const id = Number(result.lastInsertRowid);
-    if (entry.leaseUntil !== undefined) {
-      // A row whose transaction was rolled back never settles: past this many "in flight" the
-      // count is wrong, and starting over only makes the next marks immediate again.
-      if (this.inFlight.size >= MAX_IN_FLIGHT) this.inFlight.clear();
-      this.inFlight.add(id);
-    }
+    if (entry.leaseUntil !== undefined) this.marks.sending(id);
     return id;
   }
 
   /** The platform accepted it (its last part): from now on nothing sends it again. */
   markSent(id: number, platformMessageId: string, now: number): void {
-    // A fact about the chat, not part of a caller's transaction: its rollback does not unsay it.
-    this.marks.push([platformMessageId, now, id]);
-    this.inFlight.delete(id);
-    if (this.inFlight.size === 0) this.flush();
-    else this.writeMarks.schedule();
+    this.marks.sent(id, platformMessageId, now);
   }
 
   /** issue 7: parts of a split message already in the chat, recorded as each one lands. */
@@ -132,7 +68,7 @@ export class SqliteOutbox implements OutboxRepository {
   /** A failed attempt: the platform may still have taken its message, so it is looked up before the retry. */
   markRetry(id: number, error: string, nextAttemptAt: number, partsSent = 0): void {
     this.flush();
-    this.inFlight.delete(id);
+    this.marks.ended(id);
     this.db
       .prepare('UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, parts_sent = max(parts_sent, ?), unconfirmed = 1 WHERE id = ?')
       .run(error, nextAttemptAt, partsSent, id);
@@ -147,13 +83,13 @@ export class SqliteOutbox implements OutboxRepository {
   /** Withdraws a delivery that has not gone out yet (its message no longer makes sense). */
   cancel(id: number, reason: string): boolean {
     this.flush();
-    this.inFlight.delete(id);
+    this.marks.ended(id);
     return this.db.prepare("UPDATE outbox SET status = 'failed', last_error = ? WHERE id = ? AND status = 'pending'").run(reason, id).changes === 1;
   }
 
   markFailed(id: number, error: string): void {
     this.flush();
-    this.inFlight.delete(id);
+    this.marks.ended(id);
     this.db.prepare("UPDATE outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?").run(error, id);
   }
 
@@ -161,7 +97,7 @@ export class SqliteOutbox implements OutboxRepository {
   lease(id: number, now: number, until: number): boolean {
     this.flush();
     const leased = this.db.prepare("UPDATE outbox SET next_attempt_at = ?, attempted_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").run(until, now, id, now).changes === 1;
-    if (leased) this.inFlight.add(id);
+    if (leased) this.marks.sending(id);
     return leased;
   }
 
@@ -274,7 +210,7 @@ export class SqliteOutbox implements OutboxRepository {
         .get(platform, chatId, id, now)?.n !== 0;
     // Only a row that blocks could be one whose retry landed and waits for its mark: then look again.
     if (!count()) return false;
-    if (this.marks.length === 0) return true;
+    if (!this.marks.waiting) return true;
     this.flush();
     return count();
   }
@@ -282,7 +218,7 @@ export class SqliteOutbox implements OutboxRepository {
   /** Leaves a delivery to the worker without counting an attempt (it waits in line). */
   defer(id: number, reason: string, nextAttemptAt: number): void {
     this.flush();
-    this.inFlight.delete(id);
+    this.marks.ended(id);
     this.db.prepare('UPDATE outbox SET last_error = ?, next_attempt_at = ? WHERE id = ?').run(reason, nextAttemptAt, id);
   }
 

@@ -13,7 +13,6 @@ import type { SlackFiles } from './files.js';
 import type { SlackLogger } from './logger.js';
 import { chatTypeOf, isAudioClip, isPersonMessage, mentions, normalizeSlackMessage, attachmentOf, type Addressing, type SlackIdentity, type SlackMessageEvent } from './normalize.js';
 import { describeError } from './outbound.js';
-import { mrkdwnReady } from './render.js';
 import type { ThreadMembership } from './thread-membership.js';
 
 const SUGGESTED_PROMPTS = [
@@ -140,8 +139,6 @@ export class SlackEvents {
     const sink = this.deps.sink();
     if (!sink) return;
     if (addressed && editedAfterSeconds === undefined) this.deps.busy.received(inbound, inbound.messageId);
-    // The answer's rendering loads while the answer is thought (a no-op once loaded).
-    void mrkdwnReady();
     sink.message(inbound);
   }
 

@@ -1,3 +1,4 @@
+import slackifyMarkdown from 'slackify-markdown';
 import type { Button } from '../../src/gateway/channel.js';
 import { isPlainText } from '../../src/gateway/format/plain-text.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
@@ -21,24 +22,9 @@ export type RenderedPart = { text: string; blocks: SlackBlock[] };
 /** Every hob button's action id starts so: Bolt routes presses by it. */
 export const ACTION_PREFIX = 'hob_';
 
-let slackify: ((markdown: string) => string) | undefined;
-let slackifyLoading: Promise<unknown> | undefined;
-
-/**
- * Loads slackify-markdown (micromark and mdast: ~180 KB of code to compile) once: what renders
- * mrkdwn awaits it first. It is not part of the adapter's own code, so it is not compiled
- * while the socket connects, in `hob start`'s way to each channel being up: it loads when a
- * person first writes (events.ts), or with hob's first post.
- */
-export function mrkdwnReady(): Promise<unknown> {
-  return (slackifyLoading ??= import('slackify-markdown').then(({ default: convert }) => (slackify = convert)));
-}
-
-/** Slack's own mrkdwn, for places without a markdown block (file comments, notices); after `mrkdwnReady()`. */
+/** Slack's own mrkdwn, for places without a markdown block (file comments, notices). */
 export function toMrkdwn(markdown: string): string {
-  if (isPlainText(markdown)) return neutralizeBroadcasts(markdown);
-  if (!slackify) throw new Error('Slack mrkdwn was rendered before slackify-markdown loaded (await mrkdwnReady() first)');
-  return neutralizeBroadcasts(slackify(markdown).replace(/\u200b/g, '').trim());
+  return neutralizeBroadcasts(isPlainText(markdown) ? markdown : slackifyMarkdown(markdown).replace(/\u200b/g, '').trim());
 }
 
 /**
@@ -80,7 +66,7 @@ export function escapeText(text: string): string {
 }
 
 /**
- * One part as Slack shows it correctly (after `mrkdwnReady()`): Markdown in a `markdown` block (Slack renders it,
+ * One part as Slack shows it correctly: Markdown in a `markdown` block (Slack renders it,
  * code fences included), plain text in a plain_text section, buttons in actions blocks whose
  * values carry only the button's data (an approval id). Blocks are always given, so an edit
  * replaces the old ones (and drops the buttons).
@@ -91,7 +77,7 @@ export function renderPart(text: string, options: { plain?: boolean; buttons?: B
   return { text: options.plain ? escapeText(text) : toMrkdwn(text), blocks: [body, ...actionBlocks(options.buttons)] };
 }
 
-/** The same part without a markdown block, for when Slack refuses one (older workspaces, `invalid_blocks`); after `mrkdwnReady()`. */
+/** The same part without a markdown block, for when Slack refuses one (older workspaces, `invalid_blocks`). */
 export function renderMrkdwnPart(text: string, options: { plain?: boolean; buttons?: Button[][] }): RenderedPart {
   const mrkdwn = options.plain ? escapeText(text) : toMrkdwn(text);
   return { text: mrkdwn, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: mrkdwn.slice(0, MAX_MESSAGE_LENGTH) } }, ...actionBlocks(options.buttons)] };

@@ -3,7 +3,7 @@ import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import { PartialSendError, type Button, type OutboundAudio, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
 import { sendInParts } from '../../src/gateway/send-parts.js';
-import { loadHtml, markdownToTelegramHtml, stripMarkdown } from './html-loader.js';
+import { markdownToTelegramHtml, stripMarkdown } from './html.js';
 import type { TelegramLogger } from './logger.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
@@ -33,7 +33,6 @@ export class TelegramOutbound {
    * retry with `skipParts` sends only the rest: the person reads each part once.
    */
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
-    await loadHtml();
     if (message.audio) return this.sendAudio(target, message, message.audio, options.onPartSent);
     if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0, options.onPartSent);
     const chunks = this.chunksOf(message);
@@ -55,7 +54,6 @@ export class TelegramOutbound {
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
-    await loadHtml();
     const chatId = chatIdOf(ref.chatId);
     const messageId = Number(ref.messageId);
     const keyboard = keyboardExtra(message.buttons);

@@ -8,7 +8,6 @@ import type {
 import { CallbackAnswers } from './callback-answers.js';
 import { setCommandMenu } from './command-menu.js';
 import { TelegramDrafts } from './drafts.js';
-import { loadHtml } from './html-loader.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
 import { LongPolling, pollFailureLogger, type UpdateKinds } from './long-polling.js';
 import { normalizeCallback, normalizeMessage, type BotIdentity } from './normalize.js';
@@ -183,8 +182,6 @@ class TelegramChannel implements TelegramAdapter {
     this.bot.use(this.polling.track);
     this.bot.on(['message', 'edited_message'], (ctx) => {
       const inbound = normalizeMessage(ctx.msg, ctx.update.update_id, this.identity(), this.download);
-      // The answer's rendering loads while the answer is thought (a no-op once loaded).
-      void loadHtml();
       if (inbound) this.sink?.message(inbound);
     });
     // The stop button on a draft acts as /stop in that chat, while that draft is being written.

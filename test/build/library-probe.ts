@@ -1,0 +1,67 @@
+/**
+ * Bundled by library-parts.test.ts as dist/ is bundled (scripts/build.mjs): uses each part of
+ * a channel library that the bundle loads only on first use, against the local server whose
+ * address it is given, and prints what each gave back as one JSON line.
+ */
+import http from 'node:http';
+import { ExpressReceiver, HTTPModuleFunctions } from '@slack/bolt';
+import { ClearStateStore } from '@slack/oauth';
+// Each through discord.js, which require()s them as hob's bundle has them (an import would
+// take their ES module builds instead).
+import { MessagePayload, REST } from 'discord.js';
+// @ts-expect-error: node-fetch 2 (grammy's) comes without types; only its default export is used.
+import nodeFetch from 'node-fetch';
+
+const origin = process.argv[2] as string;
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+
+const unhandled = (() => {
+  try {
+    // discord.js's REST client is its event emitter (@vladfrangu/async_event_emitter).
+    (new REST().emit as (event: string, value: unknown) => boolean)('error', { code: 7 });
+    return 'nothing thrown';
+  } catch (error) {
+    return (error as Error).message;
+  }
+})();
+
+const express = new ExpressReceiver({ signingSecret: 'probe' }).router !== undefined;
+
+const body = await new Promise<string>((resolve, reject) => {
+  const server = http.createServer(async (req, res) => {
+    const buffered = await HTTPModuleFunctions.bufferIncomingMessage(req);
+    res.end();
+    server.close();
+    resolve(buffered.rawBody.toString('utf8'));
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    http.request({ port, host: '127.0.0.1', method: 'POST' }, (res) => res.resume()).on('error', reject).end('token=x&text=hi');
+  });
+});
+
+const states = new ClearStateStore('probe secret');
+const state = await states.generateStateParam({ scopes: ['chat:write'] }, new Date());
+const stateBack = await states.verifyStateParam(new Date(), state);
+
+const file = await MessagePayload.resolveFile(`${origin}/cat.png`);
+
+// Its own default request (undici 6) for JSON; a file as hob sends it (its request hands form
+// data to Node's fetch: undici 6 cannot send Node's FormData).
+const posted = await new REST({ api: origin, retries: 0 }).setToken('probe').post('/upload', { body: { text: 'hi' } });
+const uploaded = await new REST({ api: origin, retries: 0, makeRequest: (url, init) => fetch(url, init as RequestInit) }).setToken('probe').post('/upload', { files: [{ name: 'cat', data: PNG }] });
+
+const fetched = await (await nodeFetch(`${origin}/plain`)).text();
+
+process.stdout.write(
+  `${JSON.stringify({
+    unhandled,
+    express,
+    body,
+    stateBack,
+    file: { bytes: (file.data as Buffer).length, contentType: file.contentType },
+    posted,
+    uploaded,
+    fetched,
+  })}\n`,
+);

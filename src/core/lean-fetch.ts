@@ -1,5 +1,6 @@
 /**
- * A fetch for JSON APIs: the model SDKs' requests and a channel's REST calls. Node's fetch
+ * A fetch for JSON APIs: the model SDKs' requests and a channel's REST calls (Discord's REST,
+ * Slack's Web API). Node's fetch
  * spends about as much CPU on one request as the SDK and hob together: a Request and its clone
  * (the body stream teed in two), the body written as an async iterable in chunked encoding, the
  * response pumped through several web streams. A request made of a URL, a text or bytes body,
@@ -64,6 +65,13 @@ function send(url: string, init: RequestInit, body: Uint8Array | undefined, redi
       response = incoming;
       const status = incoming.statusCode ?? 0;
       const location = incoming.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined && init.redirect === 'error') {
+        // As fetch refuses it (Slack's Web API client asks so).
+        done();
+        incoming.resume();
+        reject(new TypeError('fetch failed', { cause: new Error(`unexpected redirect from ${url}`) }));
+        return;
+      }
       if (REDIRECTS.has(status) && location !== undefined && (init.redirect ?? 'follow') === 'follow') {
         done();
         incoming.resume();

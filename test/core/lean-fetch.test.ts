@@ -82,6 +82,15 @@ describe('lean fetch', () => {
     expect(seen[1]).toMatchObject({ method: 'GET', url: '/v1/here', body: '' });
   });
 
+  it('refuses a redirect when asked to, as fetch does, without following it', async () => {
+    seen.length = 0;
+    const refused = await fetchIt(`${origin}/v1/moved`, { method: 'POST', body: TEXT, redirect: 'error' }).catch((error: unknown) => error);
+    const byFetch = await fetch(`${origin}/v1/moved`, { method: 'POST', body: TEXT, redirect: 'error' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as TypeError).message).toBe((byFetch as TypeError).message);
+    expect(seen.map((request) => request.url)).toEqual(['/v1/moved', '/v1/moved']);
+  });
+
   it('does not carry the credentials to another origin', async () => {
     seen.length = 0;
     await (await fetchIt(`${origin}/v1/elsewhere`, { method: 'POST', body: TEXT, headers: { authorization: 'Bearer secret' } })).text();

@@ -123,8 +123,8 @@ export function onePackageCopy(root = process.cwd()) {
  *   (its REST client's default request, the `fetch` of two helpers):
  *   hob's Discord REST calls go through its own `makeRequest` (core/lean-fetch.ts), so the
  *   copy loads only for what still uses it (fetching a file by URL);
- * - node-fetch's whatwg-url (with tr46's 260 KB table), grammy's fetch's fallback for a Node
- *   without a global URL, which Node 20 has;
+ * - grammy's node-fetch (with whatwg-url and tr46's 260 KB table): hob gives grammy its own
+ *   fetch (core/lean-fetch.ts), so node-fetch loads only to fetch an InputFile given by URL;
  * - the copy of util.inspect for browsers (node-inspect-extracted, 2,000 lines) that
  *   discord.js's event emitter carries to word an unhandled 'error' event.
  */
@@ -152,8 +152,8 @@ const LATER = [
     replace: [['const jsonwebtoken_1 = require("jsonwebtoken");', 'const jsonwebtoken_1 = new Proxy({}, { get: (_, key) => require("jsonwebtoken")[key] });']],
   },
   {
-    file: /[\\/]node-fetch[\\/]lib[\\/]index\.js$/,
-    replace: [["var whatwgUrl = _interopDefault(require('whatwg-url'));", "var whatwgUrl = new Proxy({}, { get: (_, key) => _interopDefault(require('whatwg-url'))[key] });"]],
+    file: /[\\/]grammy[\\/]out[\\/](shim|types)\.node\.js$/,
+    replace: [[/(var|const) node_fetch_1 = require\("node-fetch"\);/, '$1 node_fetch_1 = { get default() { return require("node-fetch").default; } };']],
   },
   {
     file: /[\\/]@vladfrangu[\\/]async_event_emitter[\\/]dist[\\/]index\.cjs$/,

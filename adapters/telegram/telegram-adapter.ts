@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Api, Bot, HttpError } from 'grammy';
+import { leanFetch } from '../../src/core/lean-fetch.js';
 import type {
   BotCommand, ChannelAdapter, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
@@ -73,7 +74,10 @@ class TelegramChannel implements TelegramAdapter {
   constructor(private readonly options: TelegramAdapterOptions) {
     this.apiRoot = options.apiRoot ?? 'https://api.telegram.org';
     this.logger = options.logger ?? stderrLogger;
-    this.bot = new Bot(options.token, { client: { apiRoot: this.apiRoot } });
+    // Its calls through node:http (core/lean-fetch.ts), not grammy's node-fetch: a JSON call
+    // as one write with its length, a file upload's multipart stream chunked as node-fetch sent it.
+    const client = { apiRoot: this.apiRoot, fetch: leanFetch() };
+    this.bot = new Bot(options.token, { client });
     // Network errors are thrown, not retried here: auto-retry would retry them without limit,
     // and a send whose answer was lost may have arrived (the outbox decides).
     this.bot.api.config.use(
@@ -82,7 +86,7 @@ class TelegramChannel implements TelegramAdapter {
     this.bot.api.config.use(pollFailureLogger(this.logger, () => (this.polling.conflict = undefined)));
     this.outbound = new TelegramOutbound(this.bot.api, this.logger);
     // Drafts get a client of their own without auto-retry: a 429 skips a preview, never delays the answer.
-    this.drafts = new TelegramDrafts(new Api(options.token, { apiRoot: this.apiRoot }), this.logger, options.draftIntervalMs ?? 500);
+    this.drafts = new TelegramDrafts(new Api(options.token, client), this.logger, options.draftIntervalMs ?? 500);
     this.answers = new CallbackAnswers(
       (queryId, text) => this.bot.api.answerCallbackQuery(queryId, text !== undefined ? { text } : {}),
       options.callbackAnswerTimeoutMs ?? 3000,

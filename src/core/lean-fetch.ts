@@ -8,9 +8,13 @@
  * its length, in one write, on the default keep-alive agents, and the answer comes back as a
  * Response over the socket's own stream. Half the CPU of a model request (bench/profile.ts).
  *
- * What this path does not do is left to Node's fetch: any other body (form data, a stream), a
- * Request object, another scheme. Redirects are followed as fetch follows them (given bytes,
- * fetch itself cannot: it hands the body over on the first send). A text body goes to fetch as
+ * A body given as a Node stream or an async iterable of bytes (grammy's multipart upload) is
+ * sent as it comes, in chunked encoding, as node-fetch sends it.
+ * What this path does not do is left to Node's fetch: any other body (form data, a web stream,
+ * a Blob), a Request object, another scheme. Redirects are followed as fetch follows them
+ * (given bytes, fetch itself cannot: it hands the body over on the first send); a streamed
+ * body cannot be sent twice, so a redirect that would send it again is refused, as fetch
+ * refuses it. A text body goes to fetch as
  * bytes too: given a string, fetch copies it whole first, two bytes a character as soon as it
  * holds one beyond Latin-1 (~30 KB a model request that outlived the young generation).
  * An abort ends the request or the body with the signal's reason, as fetch does. The answer
@@ -19,6 +23,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -33,11 +38,23 @@ export function leanFetch(inner?: Fetch): Fetch {
   const fallback = bytesBody((input, init) => globalThis.fetch(input, init));
   return (input, init = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
-    const body = typeof init.body === 'string' ? Buffer.from(init.body, 'utf8') : init.body === undefined || init.body === null ? undefined : init.body instanceof Uint8Array ? init.body : null;
+    const body = bodyOf(init.body);
     if (url === undefined || body === null || !/^https?:/i.test(url)) return fallback(input, init);
     return send(url, init, body, MAX_REDIRECTS);
   };
 }
+
+/** Bytes, a stream of bytes, none, or null: a body this path leaves to fetch. */
+function bodyOf(given: RequestInit['body'] | Readable | AsyncIterable<Uint8Array>): Body | null {
+  if (given === undefined || given === null) return undefined;
+  if (typeof given === 'string') return Buffer.from(given, 'utf8');
+  if (given instanceof Uint8Array) return given;
+  // A web stream is async iterable too, but fetch sends it (with `duplex`).
+  if (given instanceof Readable || (typeof given === 'object' && Symbol.asyncIterator in given && !(given instanceof ReadableStream))) return given as Readable | AsyncIterable<Uint8Array>;
+  return null;
+}
+
+type Body = Uint8Array | Readable | AsyncIterable<Uint8Array> | undefined;
 
 /** As many as fetch follows. */
 const MAX_REDIRECTS = 20;
@@ -46,12 +63,12 @@ function bytesBody(inner: Fetch): Fetch {
   return (input, init) => (typeof init?.body === 'string' ? inner(input, { ...init, body: Buffer.from(init.body, 'utf8') }) : inner(input, init));
 }
 
-function send(url: string, init: RequestInit, body: Uint8Array | undefined, redirectsLeft: number): Promise<Response> {
+function send(url: string, init: RequestInit, body: Body, redirectsLeft: number): Promise<Response> {
   const { signal } = init;
   if (signal?.aborted) return Promise.reject(signal.reason);
   const method = (init.method ?? 'GET').toUpperCase();
   const headers = headerRecord(init.headers);
-  if (body) headers['content-length'] = String(body.byteLength);
+  if (body instanceof Uint8Array) headers['content-length'] = String(body.byteLength);
   // fetch would undo a compression; here the answer is asked for as it is (an SSE stream of small events).
   headers['accept-encoding'] ??= 'identity';
   return new Promise((resolve, reject) => {
@@ -78,6 +95,10 @@ function send(url: string, init: RequestInit, body: Uint8Array | undefined, redi
         if (redirectsLeft === 0) return reject(new TypeError(`too many redirects from ${url}`));
         // As fetch does: 303, and 301 or 302 after a POST, go on as a GET without the body.
         const asGet = status === 303 || ((status === 301 || status === 302) && method === 'POST');
+        if (!asGet && body !== undefined && !(body instanceof Uint8Array)) {
+          reject(new TypeError('fetch failed', { cause: new Error(`${url} moved (${status}), and a streamed body cannot be sent again`) }));
+          return;
+        }
         const next = new URL(location, url);
         // Credentials stay with their origin, as fetch keeps them.
         const nextHeaders = { ...headers };
@@ -99,7 +120,9 @@ function send(url: string, init: RequestInit, body: Uint8Array | undefined, redi
       done();
       reject(error);
     });
-    request.end(body);
+    if (body === undefined || body instanceof Uint8Array) request.end(body);
+    // A body that fails midway ends the request with its error (the 'error' above).
+    else pipeline(body instanceof Readable ? body : Readable.from(body, { objectMode: false }), request).catch(() => undefined);
   });
 }
 

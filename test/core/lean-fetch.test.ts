@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leanFetch } from '../../src/core/lean-fetch.js';
 
@@ -89,6 +90,27 @@ describe('lean fetch', () => {
     expect(refused).toBeInstanceOf(TypeError);
     expect((refused as TypeError).message).toBe((byFetch as TypeError).message);
     expect(seen.map((request) => request.url)).toEqual(['/v1/moved', '/v1/moved']);
+  });
+
+  it('sends a streamed body as it comes, chunked, as grammy hands over a file upload', async () => {
+    seen.length = 0;
+    const parts = ['--b\r\n', TEXT, '\r\n--b--\r\n'];
+    const response = await fetchIt(`${origin}/v1/here`, { method: 'POST', body: Readable.from(parts.map((part) => Buffer.from(part))) as unknown as RequestInit['body'] });
+    expect(await response.json()).toEqual({ body: parts.join('') });
+    expect(seen[0]?.headers['transfer-encoding']).toBe('chunked');
+    async function* iterable() {
+      for (const part of parts) yield Buffer.from(part);
+    }
+    await (await fetchIt(`${origin}/v1/here`, { method: 'POST', body: iterable() as unknown as RequestInit['body'] })).text();
+    expect(seen[1]?.body).toBe(parts.join(''));
+  });
+
+  it('refuses to send a streamed body again after a 307, where fetch refuses it too', async () => {
+    seen.length = 0;
+    const refused = await fetchIt(`${origin}/v1/moved`, { method: 'POST', body: Readable.from([Buffer.from(TEXT)]) as unknown as RequestInit['body'] }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect(String((refused as TypeError).cause)).toMatch(/moved \(307\), and a streamed body cannot be sent again/);
+    expect(seen.map((request) => request.url)).toEqual(['/v1/moved']);
   });
 
   it('does not carry the credentials to another origin', async () => {

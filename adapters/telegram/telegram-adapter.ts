@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Api, Bot, HttpError } from 'grammy';
-import { leanFetch } from '../../src/core/lean-fetch.js';
+import { leanBodyFetch } from '../../src/core/lean-fetch.js';
 import type {
   BotCommand, ChannelAdapter, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
@@ -75,8 +75,9 @@ class TelegramChannel implements TelegramAdapter {
     this.apiRoot = options.apiRoot ?? 'https://api.telegram.org';
     this.logger = options.logger ?? stderrLogger;
     // Its calls through node:http (core/lean-fetch.ts), not grammy's node-fetch: a JSON call
-    // as one write with its length, a file upload's multipart stream chunked as node-fetch sent it.
-    const client = { apiRoot: this.apiRoot, fetch: leanFetch() };
+    // as one write with its length, a file upload's multipart stream chunked as node-fetch sent
+    // it, and the answer's JSON read from the socket (grammy reads nothing else of it).
+    const client = { apiRoot: this.apiRoot, fetch: leanBodyFetch() };
     this.bot = new Bot(options.token, { client });
     // Network errors are thrown, not retried here: auto-retry would retry them without limit,
     // and a send whose answer was lost may have arrived (the outbox decides).

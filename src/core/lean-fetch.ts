@@ -33,15 +33,89 @@ const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** `inner`: a fetch to use instead (tests); it gets text bodies as bytes. */
 export function leanFetch(inner?: Fetch): Fetch {
-  if (inner) return bytesBody(inner);
+  return inner ? bytesBody(inner) : lean(webAnswer);
+}
+
+/**
+ * For a client that reads nothing of an answer but its status and body (grammy reads
+ * `res.json()`): the answer is read straight from the socket's stream, and the web streams a
+ * Response is made of, and Node's own undici that holds its Headers and Response classes, are
+ * not loaded for it (~10 ms of a Telegram-only start). Its `headers` are built when asked for.
+ */
+export function leanBodyFetch(): Fetch {
+  return lean((incoming, status, empty) => new BodyAnswer(incoming, status, empty) as unknown as Response);
+}
+
+function lean(answer: Answer): Fetch {
   // Looked up per call: a test or another library may replace the global fetch.
   const fallback = bytesBody((input, init) => globalThis.fetch(input, init));
   return (input, init = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : undefined;
     const body = bodyOf(init.body);
     if (url === undefined || body === null || !/^https?:/i.test(url)) return fallback(input, init);
-    return send(url, init, body, MAX_REDIRECTS);
+    return send(url, init, body, MAX_REDIRECTS, answer);
   };
+}
+
+/** The caller's view of an answer: its status, headers and body, with no body when `empty`. */
+type Answer = (incoming: http.IncomingMessage, status: number, empty: boolean) => Response;
+
+const webAnswer: Answer = (incoming, status, empty) =>
+  new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), { status, statusText: incoming.statusMessage ?? '', headers: headersOf(incoming) });
+
+function headersOf(incoming: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let at = 0; at + 1 < raw.length; at += 2) headers.append(raw[at] as string, raw[at + 1] as string);
+  return headers;
+}
+
+/** A Response's status, headers and body reads, over the socket's own stream (leanBodyFetch). */
+class BodyAnswer {
+  readonly ok: boolean;
+  readonly statusText: string;
+  private read = false;
+  private headerList: Headers | undefined;
+
+  constructor(
+    private readonly incoming: http.IncomingMessage,
+    readonly status: number,
+    private readonly empty: boolean,
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.statusText = incoming.statusMessage ?? '';
+  }
+
+  get headers(): Headers {
+    return (this.headerList ??= headersOf(this.incoming));
+  }
+
+  get bodyUsed(): boolean {
+    return this.read;
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async text(): Promise<string> {
+    return (await this.bytes()).toString('utf8');
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  private async bytes(): Promise<Buffer> {
+    if (this.read) throw new TypeError('Body is unusable: Body has already been read');
+    this.read = true;
+    if (this.empty) return Buffer.alloc(0);
+    const chunks: Buffer[] = [];
+    // An abort destroys the stream with the signal's reason, which this throws.
+    for await (const chunk of this.incoming) chunks.push(chunk as Buffer);
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  }
 }
 
 /** Bytes, a stream of bytes, none, or null: a body this path leaves to fetch. */
@@ -63,7 +137,7 @@ function bytesBody(inner: Fetch): Fetch {
   return (input, init) => (typeof init?.body === 'string' ? inner(input, { ...init, body: Buffer.from(init.body, 'utf8') }) : inner(input, init));
 }
 
-function send(url: string, init: RequestInit, body: Body, redirectsLeft: number): Promise<Response> {
+function send(url: string, init: RequestInit, body: Body, redirectsLeft: number, answer: Answer): Promise<Response> {
   const { signal } = init;
   if (signal?.aborted) return Promise.reject(signal.reason);
   const method = (init.method ?? 'GET').toUpperCase();
@@ -104,16 +178,13 @@ function send(url: string, init: RequestInit, body: Body, redirectsLeft: number)
         const nextHeaders = { ...headers };
         delete nextHeaders['content-length'];
         if (next.origin !== new URL(url).origin) for (const name of ['authorization', 'proxy-authorization', 'cookie']) delete nextHeaders[name];
-        resolve(send(next.href, { ...init, headers: nextHeaders, ...(asGet ? { method: 'GET' } : {}) }, asGet ? undefined : body, redirectsLeft - 1));
+        resolve(send(next.href, { ...init, headers: nextHeaders, ...(asGet ? { method: 'GET' } : {}) }, asGet ? undefined : body, redirectsLeft - 1, answer));
         return;
       }
-      const responseHeaders = new Headers();
-      const raw = incoming.rawHeaders;
-      for (let at = 0; at + 1 < raw.length; at += 2) responseHeaders.append(raw[at] as string, raw[at + 1] as string);
       incoming.once('close', done);
       const empty = method === 'HEAD' || NO_BODY.has(status);
       if (empty) incoming.resume();
-      resolve(new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), { status, statusText: incoming.statusMessage ?? '', headers: responseHeaders }));
+      resolve(answer(incoming, status, empty));
     });
     signal?.addEventListener('abort', abort, { once: true });
     request.once('error', (error) => {
@@ -128,7 +199,14 @@ function send(url: string, init: RequestInit, body: Body, redirectsLeft: number)
 
 function headerRecord(init: RequestInit['headers']): Record<string, string> {
   const record: Record<string, string> = {};
-  // The SDKs hand a Headers already; anything else is read as fetch would read it.
+  // A plain object (grammy's, Slack's) is read without the Headers class, which would load
+  // Node's undici; the SDKs hand a Headers already; anything else is read as fetch would.
+  if (init === undefined || (typeof init === 'object' && Object.getPrototypeOf(init) === Object.prototype)) {
+    for (const [name, value] of Object.entries((init ?? {}) as Record<string, string | undefined>)) {
+      if (value !== undefined) record[name.toLowerCase()] = record[name.toLowerCase()] === undefined ? String(value) : `${record[name.toLowerCase()]}, ${value}`;
+    }
+    return record;
+  }
   (init instanceof Headers ? init : new Headers(init)).forEach((value, name) => (record[name] = value));
   return record;
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leanFetch } from '../../src/core/lean-fetch.js';
+import { leanBodyFetch, leanFetch } from '../../src/core/lean-fetch.js';
 
 /**
  * The fetch model requests and a channel's REST calls go through (src/core/lean-fetch.ts):
@@ -131,5 +131,49 @@ describe('lean fetch', () => {
     const controller = new AbortController();
     controller.abort(new Error('stopped by the person'));
     await expect(fetchIt(`${origin}/v1/here`, { method: 'POST', body: TEXT, signal: controller.signal })).rejects.toThrow('stopped by the person');
+  });
+});
+
+describe('lean fetch for a client that reads only the body (grammy)', () => {
+  const bodyFetch = leanBodyFetch();
+
+  it('reads the answer as JSON, with the status and headers fetch would give', async () => {
+    seen.length = 0;
+    const response = await bodyFetch(`${origin}/v1/here`, { method: 'POST', body: TEXT, headers: { 'Content-Type': 'application/json', Connection: 'keep-alive' } });
+    const byFetch = await fetch(`${origin}/v1/here`, { method: 'POST', body: TEXT, headers: { 'Content-Type': 'application/json' } });
+    expect([response.status, response.ok, response.statusText]).toEqual([byFetch.status, byFetch.ok, byFetch.statusText]);
+    expect(response.headers.get('x-request-id')).toBe('r1');
+    expect(await response.json()).toEqual(await byFetch.json());
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+    expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength(TEXT)));
+  });
+
+  it('refuses to read a body twice, as a Response does', async () => {
+    const response = await bodyFetch(`${origin}/v1/here`, { method: 'POST', body: '{}' });
+    expect(await response.text()).toBe('{"body":"{}"}');
+    await expect(response.text()).rejects.toThrow(TypeError);
+  });
+
+  it('gives an empty body for 204 and follows a moved endpoint', async () => {
+    expect(await (await bodyFetch(`${origin}/v1/nothing`, { method: 'POST', body: '{}' })).text()).toBe('');
+    expect(await (await bodyFetch(`${origin}/v1/moved`, { method: 'POST', body: TEXT })).json()).toEqual({ body: TEXT });
+  });
+
+  it('ends a body being read with the signal’s reason', async () => {
+    const controller = new AbortController();
+    const slow = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+      controller.abort(new Error('stopped while reading'));
+    });
+    const slowOrigin = await listen(slow);
+    try {
+      const response = await bodyFetch(`${slowOrigin}/`, { signal: controller.signal }).catch((error: unknown) => error);
+      const failure = response instanceof Error ? response : await (response as Response).json().catch((error: unknown) => error);
+      expect(String(failure)).toMatch(/stopped while reading/);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 });

@@ -1,24 +1,24 @@
 /**
- * A fetch for JSON APIs: the model SDKs' requests and a channel's REST calls (Discord's REST,
- * Slack's Web API). Node's fetch
- * spends about as much CPU on one request as the SDK and hob together: a Request and its clone
- * (the body stream teed in two), the body written as an async iterable in chunked encoding, the
- * response pumped through several web streams. A request made of a URL, a text or bytes body,
- * headers and a signal goes out here through node:http(s) instead: the body as UTF-8 bytes with
- * its length, in one write, on the default keep-alive agents, and the answer comes back as a
- * Response over the socket's own stream. Half the CPU of a model request (bench/profile.ts).
+ * A fetch for JSON APIs: the model SDKs' requests and the channels' calls (Discord's REST,
+ * Slack's Web API, Telegram's Bot API through grammy). Node's fetch spends about as much CPU on
+ * one request as the SDK and hob together: a Request and its clone (the body stream teed in
+ * two), the body written as an async iterable in chunked encoding, the response pumped through
+ * several web streams. A request made of a URL, a text or bytes body, headers and a signal goes
+ * out here through node:http(s) instead: the body as UTF-8 bytes with its length, in one write,
+ * on the default keep-alive agents, and the answer comes back as a Response over the socket's
+ * own stream. Half the CPU of a model request (bench/profile.ts). A body given as a Node stream
+ * or an async iterable of bytes (grammy's multipart upload) is sent as it comes, chunked, as
+ * node-fetch sends it.
  *
- * A body given as a Node stream or an async iterable of bytes (grammy's multipart upload) is
- * sent as it comes, in chunked encoding, as node-fetch sends it.
  * What this path does not do is left to Node's fetch: any other body (form data, a web stream,
  * a Blob), a Request object, another scheme. Redirects are followed as fetch follows them
- * (given bytes, fetch itself cannot: it hands the body over on the first send); a streamed
- * body cannot be sent twice, so a redirect that would send it again is refused, as fetch
- * refuses it. A text body goes to fetch as
- * bytes too: given a string, fetch copies it whole first, two bytes a character as soon as it
- * holds one beyond Latin-1 (~30 KB a model request that outlived the young generation).
- * An abort ends the request or the body with the signal's reason, as fetch does. The answer
- * is asked for uncompressed (fetch would decompress it; these answers are small).
+ * (given bytes, fetch itself cannot: it hands the body over on the first send), or refused
+ * when asked (`redirect: 'error'`); a streamed body cannot be sent twice, so a redirect that
+ * would send it again is refused, as fetch refuses it. A text body goes to fetch as bytes too:
+ * given a string, fetch copies it whole first, two bytes a character as soon as it holds one
+ * beyond Latin-1 (~30 KB a model request that outlived the young generation). An abort ends the
+ * request or the body with the signal's reason, as fetch does. The answer is asked for
+ * uncompressed (fetch would decompress it; these answers are small).
  */
 import http from 'node:http';
 import https from 'node:https';

@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,12 +8,17 @@ import { createSandbox, probeSandboxEarly, type SandboxSettings } from '../../sr
 const root = mkdtempSync(join(tmpdir(), 'hob-sandbox-early-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A stand-in for bwrap that says yes to the check and notes each run, so the runs can be counted. */
+/**
+ * A stand-in for bwrap that says yes to the check and notes each run, so the runs can be
+ * counted. Written by a child process: a file this process had open for writing could be held
+ * open by a child forked meanwhile (another test's), and running it would then fail with
+ * "Text file busy".
+ */
 function countingBwrap(name: string, exitCode = 0): { path: string; runs: () => number } {
   const path = join(root, name);
   const log = join(root, `${name}.runs`);
-  writeFileSync(path, `#!/bin/sh\necho run >> '${log}'\n${exitCode ? "echo 'No permissions to create new namespace' >&2\n" : ''}exit ${exitCode}\n`);
-  chmodSync(path, 0o755);
+  const script = `#!/bin/sh\necho run >> '${log}'\n${exitCode ? "echo 'No permissions to create new namespace' >&2\n" : ''}exit ${exitCode}\n`;
+  execFileSync('/bin/sh', ['-c', 'cat > "$1" && chmod 755 "$1"', 'sh', path], { input: script });
   return { path, runs: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0) };
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
 // Starts the bundled CLI. In a source checkout (src/ beside dist/), a dist/ that is missing
-// or older than the sources (after `npm install --ignore-scripts`, a `git pull` or an edit) is
-// built first; when that cannot be done, one line says what to run.
+// or older than the sources or the build script (after `npm install --ignore-scripts`, a
+// `git pull` or an edit) is built first; when that cannot be done, one line says what to run.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,7 +30,9 @@ function newestIn(dir) {
 function staleReason() {
   const built = statSync(cli, { throwIfNoEntry: false });
   if (!built) return 'dist/ is missing (hob is not built yet)';
-  const newest = Math.max(newestIn(join(root, 'src')), newestIn(join(root, 'adapters')));
+  // scripts/ holds how dist/ is bundled (which parts of a library load at start): a change there
+  // builds again too.
+  const newest = Math.max(newestIn(join(root, 'src')), newestIn(join(root, 'adapters')), newestIn(join(root, 'scripts')));
   if (newest > built.mtimeMs) return 'dist/ is older than src/';
   return undefined;
 }

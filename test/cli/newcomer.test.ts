@@ -40,12 +40,14 @@ describe('bin/hob.mjs before a build', () => {
     const old = new Date(Date.now() - 3600_000);
     utimesSync(join(root, 'dist/cli.js'), old, old);
     expect(runBin(root).stdout).toBe('new build\n');
-    // Up to date now: started as it is.
+    // Up to date now: started as it is (the build script older than the build).
     writeFileSync(join(root, 'scripts/build.mjs'), "throw new Error('must not build again');\n");
+    utimesSync(join(root, 'scripts/build.mjs'), old, old);
+    utimesSync(join(root, 'scripts'), old, old);
     expect(runBin(root).stdout).toBe('new build\n');
   });
 
-  it('rebuilds after a file deep in src/ or adapters/ is edited in place, and after one is deleted', () => {
+  it('rebuilds after a file deep in src/ or adapters/ is edited in place, after one is deleted, and after the build script changed', () => {
     const counting = "import { readFileSync, writeFileSync } from 'node:fs';\nconst n = Number(readFileSync('builds', 'utf8')) + 1;\nwriteFileSync('builds', String(n));\nwriteFileSync('dist/cli.js', `console.log('build ${n}');\\n`);\n";
     const root = checkout({
       'builds': '0',
@@ -58,7 +60,7 @@ describe('bin/hob.mjs before a build', () => {
     // Built an hour after every source was written, as `npm run build` leaves it.
     const hourAgo = new Date(Date.now() - 3600_000);
     const twoHoursAgo = new Date(Date.now() - 7200_000);
-    for (const path of ['src/cli.ts', 'src/gateway/deep/part.ts', 'src/gateway/deep', 'src/gateway', 'src', 'adapters/chat/index.ts', 'adapters/chat', 'adapters']) {
+    for (const path of ['src/cli.ts', 'src/gateway/deep/part.ts', 'src/gateway/deep', 'src/gateway', 'src', 'adapters/chat/index.ts', 'adapters/chat', 'adapters', 'scripts/build.mjs', 'scripts']) {
       utimesSync(join(root, path), twoHoursAgo, twoHoursAgo);
     }
     utimesSync(join(root, 'dist/cli.js'), hourAgo, hourAgo);
@@ -76,6 +78,13 @@ describe('bin/hob.mjs before a build', () => {
     expect(runBin(root).stdout).toBe('build 1\n');
     rmSync(join(root, 'adapters/chat/index.ts'));
     expect(runBin(root).stdout).toBe('build 2\n');
+
+    // How dist/ is bundled changed (a pull that touched only scripts/): built again.
+    utimesSync(join(root, 'adapters/chat'), twoHoursAgo, twoHoursAgo);
+    utimesSync(join(root, 'dist/cli.js'), hourAgo, hourAgo);
+    expect(runBin(root).stdout).toBe('build 2\n');
+    writeFileSync(join(root, 'scripts/bundle-plugins.mjs'), 'export const later = [];\n');
+    expect(runBin(root).stdout).toBe('build 3\n');
   });
 });
 

@@ -83,7 +83,8 @@ export function onePackageCopy(root = process.cwd()) {
           continue;
         }
         const key = `${relative(modules, folder)}@${version}`;
-        byVersion.set(key, [...(byVersion.get(key) ?? []), folder]);
+        if (byVersion.has(key)) byVersion.get(key).push(folder);
+        else byVersion.set(key, [folder]);
         visit(join(folder, 'node_modules'));
       }
     }

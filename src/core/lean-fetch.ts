@@ -202,8 +202,11 @@ function headerRecord(init: RequestInit['headers']): Record<string, string> {
   // A plain object (grammy's, Slack's) is read without the Headers class, which would load
   // Node's undici; the SDKs hand a Headers already; anything else is read as fetch would.
   if (init === undefined || (typeof init === 'object' && Object.getPrototypeOf(init) === Object.prototype)) {
-    for (const [name, value] of Object.entries((init ?? {}) as Record<string, string | undefined>)) {
-      if (value !== undefined) record[name.toLowerCase()] = record[name.toLowerCase()] === undefined ? String(value) : `${record[name.toLowerCase()]}, ${value}`;
+    for (const [given, value] of Object.entries((init ?? {}) as Record<string, string | undefined>)) {
+      if (value === undefined) continue;
+      // Names differing only in case are one header, their values joined as Headers joins them.
+      const name = given.toLowerCase();
+      record[name] = record[name] === undefined ? String(value) : `${record[name]}, ${value}`;
     }
     return record;
   }

@@ -7,6 +7,7 @@ import { renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { IMPORT_BANNER, routeDynamicImports } from './dynamic-imports.mjs';
 import { fdirBundledPicomatch, laterLibraryParts, onePackageCopy, zodEnglishOnly, zodLazyInitializers } from './bundle-plugins.mjs';
 
 /** The entry points of dist/; a Worker loads a file, so the PostgreSQL worker is one of them. */
@@ -28,7 +29,8 @@ export function bundleOptions(entryPoints, outdir) {
     // pg's optional native binding (pg-native) is never used: hob speaks the protocol in JS.
     external: ['better-sqlite3', 'pg-native'],
     // CommonJS dependencies call require() for Node built-ins; ESM output needs one in scope.
-    banner: { js: "import { createRequire as __hobRequire } from 'node:module'; const require = __hobRequire(import.meta.url);" },
+    // `__hobI`: every import() of dist/, routed to bin/code-cache.mjs's loader when it runs (scripts/dynamic-imports.mjs).
+    banner: { js: `import { createRequire as __hobRequire } from 'node:module'; const require = __hobRequire(import.meta.url); ${IMPORT_BANNER}` },
     sourcemap: true,
     sourcesContent: false,
     // Without comments and indentation. The packages' comments hold characters beyond Latin-1
@@ -50,6 +52,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   // beside dist/ and swapped in, so dist/ is never seen half-written.
   const staging = `dist.${process.pid}`;
   await build(bundleOptions(ENTRY_POINTS, staging));
+  await routeDynamicImports(staging);
   rmSync('dist', { recursive: true, force: true });
   renameSync(staging, 'dist');
 }

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 
 /** What dist/ is bundled from: hob's code, the build script and the installed packages. */
-const INPUTS = ['src', 'adapters', 'scripts/build.mjs', 'scripts/bundle-plugins.mjs', 'package.json', 'package-lock.json'];
+const INPUTS = ['src', 'adapters', 'scripts', 'package.json', 'package-lock.json'];
 /** Written into dist/ after a build: the newest input's mtime that build saw. */
 const STAMP = join('dist', '.inputs-mtime');
 /** Longer than a bundling takes even on a loaded machine (about a second when quiet). */

@@ -1,0 +1,2 @@
+export const IMPORT_BANNER: string;
+export function routeDynamicImports(dir: string): Promise<number>;

@@ -1,7 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=8 --experimental-vm-modules
 // Starts the bundled CLI. In a source checkout (src/ beside dist/), a dist/ that is missing
 // or older than the sources or the build script (after `npm install --ignore-scripts`, a
 // `git pull` or an edit) is built first; when that cannot be done, one line says what to run.
+// dist/ loads through code-cache.mjs, which keeps what V8 compiled between starts in
+// dist/.code-cache (or HOB_CODE_CACHE_DIR); `--experimental-vm-modules` gives it
+// vm.SourceTextModule, and without it, or with HOB_CODE_CACHE=0, dist/ loads as node loads it.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -48,4 +51,6 @@ if (reason) {
     process.exit(1);
   }
 }
-await import(pathToFileURL(cli).href);
+const { canCache, importWithCodeCache } = await import('./code-cache.mjs');
+if (canCache() && process.env.HOB_CODE_CACHE !== '0') await importWithCodeCache(cli, process.env.HOB_CODE_CACHE_DIR || join(root, 'dist', '.code-cache'));
+else await import(pathToFileURL(cli).href);

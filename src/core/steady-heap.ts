@@ -19,7 +19,7 @@ export const HEAP_GROWING_PERCENT = 50;
 
 /** Sets the growth bound, unless the person set V8's heap growth themselves (NODE_OPTIONS or node's flags). */
 export function keepHeapSteady(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  return setUnlessOwn(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, /^--heap[-_]growing[-_]percent\b/, execArgv, nodeOptions);
+  return setUnlessOwn(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`, '--heap-growing-percent=0', /^--heap[-_]growing[-_]percent\b/, execArgv, nodeOptions);
 }
 
 /**
@@ -42,12 +42,21 @@ export const WASM_TIERING_BUDGET = 2_000_000_000;
 
 /** Raises the budget, unless the person tuned V8's WebAssembly tiers themselves. */
 export function holdWasmTierUp(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
-  return setUnlessOwn(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`, /^--(no-)?(wasm[-_]tiering[-_]budget|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering|liftoff)\b/, execArgv, nodeOptions);
+  return setUnlessOwn(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`, '--wasm-tiering-budget=1800000', /^--(no-)?(wasm[-_]tiering[-_]budget|wasm[-_]tier[-_]up|wasm[-_]dynamic[-_]tiering|liftoff)\b/, execArgv, nodeOptions);
 }
 
-/** Sets `flag` unless one of node's own flags or NODE_OPTIONS matches `own`. */
-function setUnlessOwn(flag: string, own: RegExp, execArgv: readonly string[], nodeOptions: string): boolean {
+/**
+ * Where the flags hob changed are noted, each as `[the flag as set, V8's default]`, for
+ * bin/code-cache.mjs: V8 takes a code cache only under the flags it was written with, and the
+ * next start begins with the defaults, so the loader puts them back while it writes one.
+ */
+const FLAGS_CHANGED = Symbol.for('hob.v8-flags-changed');
+
+/** Sets `flag` unless one of node's own flags or NODE_OPTIONS matches `own`; `atStart` is V8's default for it. */
+function setUnlessOwn(flag: string, atStart: string, own: RegExp, execArgv: readonly string[], nodeOptions: string): boolean {
   if ([...execArgv, ...nodeOptions.split(/\s+/)].some((given) => own.test(given))) return false;
   setFlagsFromString(flag);
+  const noted = globalThis as { [FLAGS_CHANGED]?: Array<[string, string]> };
+  (noted[FLAGS_CHANGED] ??= []).push([flag, atStart]);
   return true;
 }

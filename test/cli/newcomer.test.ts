@@ -8,11 +8,12 @@ import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
 
 const BIN = join(import.meta.dirname, '../../bin/hob.mjs');
 
-/** A checkout of its own: bin/hob.mjs, and whatever else the test lays out. */
+/** A checkout of its own: bin/ (hob.mjs and the loader it starts dist/ with), and whatever else the test lays out. */
 function checkout(files: Record<string, string>): string {
   const root = tempDir('hob-checkout-');
   mkdirSync(join(root, 'bin'));
   copyFileSync(BIN, join(root, 'bin', 'hob.mjs'));
+  copyFileSync(join(BIN, '..', 'code-cache.mjs'), join(root, 'bin', 'code-cache.mjs'));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), text);

@@ -22,11 +22,11 @@ for (let n = 0; n < 1000; n++) {
 console.log(JSON.stringify({ execArgv: process.execArgv, youngMB: most / 1048576 }));
 `;
 
-/** A checkout of its own: the real bin/hob.mjs and package.json, a build step that does nothing, and the report as dist/cli.js. */
+/** A checkout of its own: the real bin/ and package.json, a build step that does nothing, and the report as dist/cli.js. */
 function checkout(): string {
   const root = tempDir('hob-young-');
   for (const dir of ['bin', 'dist', 'scripts']) mkdirSync(join(root, dir));
-  copyFileSync(join(ROOT, 'bin', 'hob.mjs'), join(root, 'bin', 'hob.mjs'));
+  for (const file of ['hob.mjs', 'code-cache.mjs']) copyFileSync(join(ROOT, 'bin', file), join(root, 'bin', file));
   copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
   writeFileSync(join(root, 'scripts', 'build.mjs'), '');
   writeFileSync(join(root, 'dist', 'cli.js'), YOUNG_GENERATION_REPORT);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tempDir } from './temp-dirs.js';
 
 const CLI = join(import.meta.dirname, '../../dist/cli.js');
+const BIN = join(import.meta.dirname, '../../bin/hob.mjs');
 
 /**
  * A clean environment for a spawned hob: no model keys, no config from the developer, and a
@@ -54,9 +55,12 @@ export type HobProcess = {
   kill(): void;
 };
 
-/** Spawns the bundled CLI in its own process group with piped stdio. */
-export function spawnHob(args: string[], env: NodeJS.ProcessEnv): HobProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { env, detached: true, stdio: 'pipe' });
+/**
+ * Spawns the bundled CLI in its own process group with piped stdio: `node dist/cli.js`, or
+ * (`bin`) as a person's shell runs `hob`, bin/hob.mjs with the node flags of its first line.
+ */
+export function spawnHob(args: string[], env: NodeJS.ProcessEnv, launch: 'dist' | 'bin' = 'dist'): HobProcess {
+  const child = launch === 'bin' ? spawn(BIN, args, { env, detached: true, stdio: 'pipe' }) : spawn(process.execPath, [CLI, ...args], { env, detached: true, stdio: 'pipe' });
   let seen = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {

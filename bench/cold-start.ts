@@ -2,7 +2,9 @@
  * How long `hob ask hello` takes from a cold process: spawn → first byte of the answer on
  * stdout, and spawn → exit. The model is the loopback fake Anthropic server (the real SDK,
  * real HTTP and SSE), answering at once, so the figures are hob's own start-up and
- * request path. For scale: bare `node -e 0`, and the unbundled source through tsx.
+ * request path. For scale: bare `node -e 0`, and the unbundled source through tsx. Also as
+ * a person's shell runs `hob`: bin/hob.mjs with its first line's node flags, loading dist/
+ * through its code cache (bin/code-cache.mjs; an untimed run first writes the caches).
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../test/fakes/anthropic.
 import { tempDir } from '../test/support/engine.js';
 import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
 import { fmt, median, runIfMain, type BenchResult } from './stats.js';
+import { binNodeFlags } from './subjects.js';
 
 const BUNDLE_RUNS = 15;
 const TSX_RUNS = 2;
@@ -86,6 +89,12 @@ model:
     const bundleLine = `hob ask cold start (dist/cli.js): first byte ${fmt(bundle.firstByte)} ms, exit ${fmt(bundle.exit)} ms median (${BUNDLE_RUNS} runs)`;
     console.log(bundleLine);
 
+    const bin = [...binNodeFlags(), 'bin/hob.mjs'];
+    await timeAsk(fake, 1, bin, config);
+    const cached = medians(await timeAsk(fake, BUNDLE_RUNS, bin, config));
+    const cachedLine = `hob ask cold start through the bin (code cache): first byte ${fmt(cached.firstByte)} ms, exit ${fmt(cached.exit)} ms median (${BUNDLE_RUNS} runs)`;
+    console.log(cachedLine);
+
     const source = medians(await timeAsk(fake, TSX_RUNS, ['--import', 'tsx', 'src/cli.ts'], config));
     const sourceLine = `hob ask from source (tsx src/cli.ts): first byte ${fmt(source.firstByte)} ms, exit ${fmt(source.exit)} ms median (${TSX_RUNS} runs, for comparison)`;
     console.log(sourceLine);
@@ -94,6 +103,7 @@ model:
       name: 'cold start',
       summary: [
         `hob ask cold start: first byte ${fmt(bundle.firstByte)} ms, exit ${fmt(bundle.exit)} ms (median of ${BUNDLE_RUNS}; node -e 0 alone: ${fmt(node.exit)} ms; from source via tsx: ${fmt(source.firstByte)} ms)`,
+        cachedLine,
       ],
     };
   } finally {

@@ -15,7 +15,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { dmOf, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { startFakeTelegram, type FakeTelegram } from '../fakes/telegram/index.js';
-import { cleanEnv, spawnHob, writeConfig } from '../support/hob-process.js';
+import { cleanEnv, spawnHob, writeStartConfig } from '../support/hob-process.js';
 import { tempDir } from '../support/temp-dirs.js';
 
 const LOADER = join(import.meta.dirname, '../../bin/code-cache.mjs');
@@ -165,18 +165,13 @@ describe('hob start through the bin, as the shell runs it', () => {
   it('answers on every channel at its first start, which writes the caches, and at the next, which reads them', async () => {
     const dir = tempDir('hob-code-cache-start-');
     const cache = join(dir, 'code-cache');
-    const config = writeConfig(
+    const config = writeStartConfig(
       dir,
-      `data_dir: ${dir}/data
-model: { provider: anthropic, name: claude-test, api_key: test-key, base_url: ${model.baseUrl}, retry: { max_attempts: 1 } }
-channels:
-  console: { enabled: false }
-  telegram: { token: "${telegram.token}", api_root: ${telegram.apiRoot}, allow_from: ["101"] }
-  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["U101"] }
-  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["101"] }
-`,
+      { model, telegram },
+      `  slack: { bot_token: ${slack.botToken}, app_token: ${slack.appToken}, api_url: "${slack.apiUrl}", allow_from: ["U100"] }
+  discord: { token: "${discord.token}", api_url: ${discord.apiRoot}, allow_from: ["100"] }`,
     );
-    const person = { telegram: { id: 101, first_name: 'Ann' }, slack: slack.person({ id: 'U101', name: 'Ann' }), discord: { id: '101', name: 'ann' } };
+    const person = { telegram: { id: 100, first_name: 'Ann' }, slack: slack.person({ id: 'U100', name: 'Ann' }), discord: { id: '100', name: 'ann' } };
     const answers = {
       telegram: () => telegram.chat(person.telegram.id).filter((message) => message.text === 'Answered now.').length,
       slack: () => slack.seen(dmOf(person.slack.id)).filter((message) => message.text === 'Answered **now**.').length,

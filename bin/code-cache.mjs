@@ -26,9 +26,14 @@ export const IMPORT = Symbol.for('hob.import');
  */
 export const FLAGS_CHANGED = Symbol.for('hob.v8-flags-changed');
 
-/** Whether this node can load through the cache: `vm.SourceTextModule` needs `--experimental-vm-modules`. */
+/**
+ * Whether this node can load through the cache: `vm.SourceTextModule` needs
+ * `--experimental-vm-modules`. Not with `--enable-source-maps` either: node 20 maps the stack
+ * traces of the files its own loader loaded, not of vm modules, and whoever asks for the maps
+ * wants them more than a quicker start.
+ */
 export function canCache() {
-  return typeof vm.SourceTextModule === 'function';
+  return typeof vm.SourceTextModule === 'function' && !process.sourceMapsEnabled;
 }
 
 /**

@@ -4,7 +4,8 @@
 // `git pull` or an edit) is built first; when that cannot be done, one line says what to run.
 // dist/ loads through code-cache.mjs, which keeps what V8 compiled between starts in
 // dist/.code-cache (or HOB_CODE_CACHE_DIR); `--experimental-vm-modules` gives it
-// vm.SourceTextModule, and without it, or with HOB_CODE_CACHE=0, dist/ loads as node loads it.
+// vm.SourceTextModule, and without it, with `--enable-source-maps` or with HOB_CODE_CACHE=0,
+// dist/ loads as node loads it.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -6,8 +6,9 @@
  * cache V8 refuses is written again, so "the caches stay as they were" below says V8 took them.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../scripts/build.mjs';
 import { routeDynamicImports } from '../../scripts/dynamic-imports.mjs';
@@ -142,6 +143,22 @@ describe('dist/ loaded through the code cache', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe(EXPECTED);
+  });
+});
+
+describe('the bin and --enable-source-maps', () => {
+  it('maps a stack trace back to the sources, which node 20 does only for what its own loader loaded', async () => {
+    // A checkout of its own: the real bin/, and a dist/cli.js bundled with its source map that throws.
+    const root = tempDir('hob-code-cache-maps-');
+    for (const dir of ['bin', 'src', 'dist']) mkdirSync(join(root, dir));
+    for (const file of ['hob.mjs', 'code-cache.mjs']) copyFileSync(join(import.meta.dirname, '../../bin', file), join(root, 'bin', file));
+    writeFileSync(join(root, 'src', 'boom.ts'), "export function boom(): never {\n  throw new Error('boom here');\n}\nboom();\n");
+    await build({ entryPoints: [join(root, 'src', 'boom.ts')], bundle: true, format: 'esm', platform: 'node', outfile: join(root, 'dist', 'cli.js'), sourcemap: true, minifyWhitespace: true, logLevel: 'silent' });
+    const env = { ...process.env, NODE_OPTIONS: '--enable-source-maps' };
+    const run = spawnSync(join(root, 'bin', 'hob.mjs'), [], { encoding: 'utf8', env, timeout: 30_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('boom here');
+    expect(run.stderr).toMatch(/src\/boom\.ts:2:9/);
   });
 });
 

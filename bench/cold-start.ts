@@ -13,7 +13,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../test/fakes/anthropic.
 import { tempDir } from '../test/support/engine.js';
 import { cleanEnv, writeConfig } from '../test/support/hob-process.js';
 import { fmt, median, runIfMain, type BenchResult } from './stats.js';
-import { binNodeFlags } from './subjects.js';
+import { binLaunch } from './subjects.js';
 
 const BUNDLE_RUNS = 15;
 const TSX_RUNS = 2;
@@ -89,7 +89,7 @@ model:
     const bundleLine = `hob ask cold start (dist/cli.js): first byte ${fmt(bundle.firstByte)} ms, exit ${fmt(bundle.exit)} ms median (${BUNDLE_RUNS} runs)`;
     console.log(bundleLine);
 
-    const bin = [...binNodeFlags(), 'bin/hob.mjs'];
+    const bin = binLaunch();
     await timeAsk(fake, 1, bin, config);
     const cached = medians(await timeAsk(fake, BUNDLE_RUNS, bin, config));
     const cachedLine = `hob ask cold start through the bin (code cache): first byte ${fmt(cached.firstByte)} ms, exit ${fmt(cached.exit)} ms median (${BUNDLE_RUNS} runs)`;

@@ -12,7 +12,7 @@
  */
 import { firstPoll, residentBytes, RUNNING_LINE, spawnHobStart, spawnNode, withStartFakes, writeStartConfig, type StartedHob } from './hob-process.js';
 import { fmt, median, runIfMain, type BenchResult } from './stats.js';
-import { binNodeFlags } from './subjects.js';
+import { binLaunch } from './subjects.js';
 
 const RUNS = 9;
 const RUNNING_WAIT_MS = 1_000;
@@ -28,7 +28,7 @@ type Sample = {
 
 /** `node dist/cli.js start`, or (`bin`) the bin with its flags. */
 function spawnStart(config: string, through: 'dist' | 'bin'): StartedHob {
-  return through === 'bin' ? spawnNode([...binNodeFlags(), 'bin/hob.mjs', '--config', config, 'start'], RUNNING_LINE) : spawnHobStart(config);
+  return through === 'bin' ? spawnNode([...binLaunch(), '--config', config, 'start'], RUNNING_LINE) : spawnHobStart(config);
 }
 
 function timeStart(through: 'dist' | 'bin'): Promise<Sample> {

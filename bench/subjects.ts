@@ -41,6 +41,11 @@ export function binNodeFlags(bin = BIN): string[] {
   return words.slice(node + 1);
 }
 
+/** node's arguments to start hob as a person's shell does: the bin's flags, `nodeFlags` (profilers), the bin; hob's own arguments follow. */
+export function binLaunch(nodeFlags: readonly string[] = []): string[] {
+  return [...binNodeFlags(), ...nodeFlags, BIN];
+}
+
 /** What the floor prints on stderr once all three channels are up. */
 const FLOOR_RUNNING_LINE = 'floor is running';
 
@@ -81,7 +86,7 @@ export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { 
     const throughBin = options.hobDist === undefined && HOB_DIST === 'dist';
     // Another build gets the bin's node flags too (every build since 5ca95fc starts with them), so
     // the two differ only in their code and in the bin's own check for a stale dist/.
-    const launch = throughBin ? [...binNodeFlags(), ...nodeFlags, BIN] : [...binNodeFlags(), ...nodeFlags, join(hobDist, 'cli.js')];
+    const launch = throughBin ? binLaunch(nodeFlags) : [...binNodeFlags(), ...nodeFlags, join(hobDist, 'cli.js')];
     return spawnNode([...launch, '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
   }
   const settings: FloorSettings = {

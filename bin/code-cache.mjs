@@ -52,8 +52,9 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
 
   function compile(url) {
     const file = fileURLToPath(url);
-    const source = readFileSync(file, 'utf8');
+    // Its time before its text: a file written in between is then cached under its older time, which the next start no longer finds.
     const { size, mtimeMs } = statSync(file);
+    const source = readFileSync(file, 'utf8');
     const key = `${size}-${Math.trunc(mtimeMs)}`;
     const cacheFile = join(cacheDir, `${basename(file)}.${key}.${flagsTag}.cache`);
     const options = {

@@ -7,6 +7,7 @@ import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
 import { asObject, ThinkingMemory, toParams, type WireBlock } from './anthropic-wire.js';
 import { leanFetch } from '../core/lean-fetch.js';
+import { RequestBody, sdkBody } from './request-body.js';
 import { abortedError, parseToolInput, toProviderError, truncatedStreamError } from './error-mapping.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason } from './types.js';
 
@@ -34,6 +35,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     fetch: leanFetch(options.fetch),
   });
   const thinking = new ThinkingMemory();
+  const body = new RequestBody();
 
   return {
     provider: 'anthropic',
@@ -43,7 +45,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
       const turn = new TurnAccumulator(model);
       try {
         if (signal.aborted) throw signal.reason;
-        const events = await sdk.messages.create(toParams(request, model, promptCaching, thinking), { signal });
+        const params = toParams(request, model, promptCaching, thinking);
+        const events = await sdk.messages.create(params, { signal, ...sdkBody(body.bytes(params, request.tools)) });
         for await (const event of events) {
           for (const out of turn.apply(event)) yield out;
         }

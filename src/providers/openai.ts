@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
 import { leanFetch } from '../core/lean-fetch.js';
+import { RequestBody, sdkBody } from './request-body.js';
 import { abortedError, parseToolInput, toProviderError } from './error-mapping.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason, ToolSpec } from './types.js';
 
@@ -36,6 +37,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ProviderCl
   const maxTokensField = options.maxTokensField ?? (hostOf(baseURL) === 'api.openai.com' ? 'max_completion_tokens' : 'max_tokens');
   // Retries are ours (retry.ts), so the SDK must never retry on its own.
   const sdk = new CompatibleOpenAI({ apiKey: options.apiKey, baseURL, maxRetries: 0, fetch: leanFetch(options.fetch) });
+  const body = new RequestBody();
 
   return {
     provider: 'openai',
@@ -58,7 +60,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ProviderCl
           [maxTokensField]: request.maxTokens,
         };
         if (request.tools.length > 0) params.tools = request.tools.map(toTool);
-        const chunks = await sdk.chat.completions.create(params, { signal: call.signal });
+        const chunks = await sdk.chat.completions.create(params, { signal: call.signal, ...sdkBody(body.bytes(params, request.tools)) });
         for await (const chunk of chunks) {
           for (const out of turn.apply(chunk)) yield out;
         }

@@ -26,6 +26,9 @@ export const HELD_HISTORY_BYTES = 1024 * 1024;
 export class ConversationPool {
   private readonly conversations = new Map<string, Conversation>();
   private readonly heldHistoryBytes: number;
+  /** The conversations handed out since the budget was last looked at (`keepHistoriesWithin`). */
+  private readonly handedOut = new Set<string>();
+  private budgetCheck: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -43,7 +46,8 @@ export class ConversationPool {
     }
     this.conversations.set(key, conversation);
     this.evictOverCap(key);
-    this.keepHistoriesWithin(key);
+    this.handedOut.add(key);
+    this.budgetCheck ??= setImmediate(() => this.keepHistoriesWithin()).unref();
     return conversation;
   }
 
@@ -99,15 +103,20 @@ export class ConversationPool {
 
   /**
    * Lets the least recently used idle conversations' histories go while those held take more
-   * than the budget; never `keep`'s (its message is about to be answered with it).
+   * than the budget; never one handed out since the last look (its message is about to be
+   * answered with it). Once a turn of the event loop, after the messages of that turn were
+   * handed out: it reads every conversation's size, and a burst of people writing at once would
+   * otherwise read them all once per message.
    */
-  private keepHistoriesWithin(keep: string): void {
+  private keepHistoriesWithin(): void {
+    this.budgetCheck = undefined;
     let held = 0;
     for (const conversation of this.conversations.values()) held += conversation.heldBytes;
     for (const [key, conversation] of this.conversations) {
-      if (held <= this.heldHistoryBytes) return;
+      if (held <= this.heldHistoryBytes) break;
       const bytes = conversation.heldBytes;
-      if (bytes > 0 && key !== keep && conversation.releaseHistory()) held -= bytes;
+      if (bytes > 0 && !this.handedOut.has(key) && conversation.releaseHistory()) held -= bytes;
     }
+    this.handedOut.clear();
   }
 }

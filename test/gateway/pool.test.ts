@@ -69,9 +69,10 @@ describe('conversation pool', () => {
 
     channel.say(people[1] as Person, 'my colour is green');
     await channel.waitFor(() => dm(channel, people[1] as Person).find((m) => m.text === 'noted: green'), 5000, 'second answer');
-    // Ann's conversation stays (its engine, its usage); only the history it held is gone.
+    // Ann's conversation stays (its engine, its usage); only the history it held is gone (by the end of the turn Bob's message came in).
+    const { pool } = hob.gateway;
+    await channel.waitFor(() => pool.peek(ann)?.heldBytes === 0, 5000, "Ann's history let go");
     expect(hob.gateway.pool.size).toBe(2);
-    expect(hob.gateway.pool.peek(ann)?.heldBytes).toBe(0);
 
     channel.say(OWNER, 'what is my colour?');
     await channel.waitFor(() => dm(channel, OWNER).find((m) => m.text === 'you said blue'), 5000, 'third answer');

@@ -14,7 +14,8 @@
  * - `alloc`: every allocation sampled, also those collected since (inspector
  *   `HeapProfiler.startSampling`): what makes the garbage that makes the heap grow;
  * - `promoted`: as `alloc`, without what a minor GC collected: what outlived the young
- *   generation (held, or collected later by a major GC), the garbage that grows the old one;
+ *   generation (held, or collected later by a major GC), the garbage that grows the old one
+ *   (`alloc` and `promoted` profile `burst`'s bursts instead with `PROFILE_ON=burst`);
  * - `heap`: two heap snapshots (`--heapsnapshot-signal`), before and after: what is held
  *   (`PROFILE_HEAP_FROM=up` takes the first when all three are up: `heap 0` shows what the
  *   warm-up's messages add);
@@ -105,7 +106,9 @@ async function main(): Promise<void> {
   if (mode === 'sql') return countStatements(Number(process.argv[3] ?? 90));
   if (mode === 'syscalls') return countSyscalls(Number(process.argv[3] ?? 90), process.argv.includes('floor') ? 'floor' : 'hob');
   if (mode !== 'cpu' && mode !== 'burst' && mode !== 'alloc' && mode !== 'promoted' && mode !== 'heap') throw new Error('usage: bench/profile.ts start|first|cpu|burst|alloc|promoted|heap|sql|syscalls [messages] [floor]');
-  const messages = mode === 'burst' ? BURST * BURSTS : Number(process.argv[3] ?? 600);
+  // PROFILE_ON=burst: `alloc` and `promoted` over the bursts of `burst` instead of messages one at a time.
+  const bursts = mode === 'burst' || ((mode === 'alloc' || mode === 'promoted') && process.env.PROFILE_ON === 'burst');
+  const messages = bursts ? BURST * BURSTS : Number(process.argv[3] ?? 600);
   const subject = process.argv.includes('floor') ? 'floor' : 'hob';
   const fakes = await ThreeChannels.start();
   // BENCH_SNAPSHOT_DIR keeps `heap`'s two snapshots there, to read further (bench/heap-snapshot.ts).
@@ -130,7 +133,7 @@ async function main(): Promise<void> {
     if (mode === 'cpu' || mode === 'burst') await send?.('Profiler.enable').then(() => send('Profiler.setSamplingInterval', { interval: Number(process.env.PROFILE_INTERVAL_US ?? 1000) })).then(() => send('Profiler.start'));
     const perf = perfFile ? await perfRecord(pid, perfFile) : undefined;
     if (mode === 'alloc' || mode === 'promoted') await send?.('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: mode === 'alloc' });
-    if (mode === 'burst') for (let burst = 0; burst < BURSTS; burst++) await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + burst * BURST + index, 'all at once')));
+    if (bursts) for (let burst = 0; burst < BURSTS; burst++) await Promise.all(Array.from({ length: BURST }, (_, index) => fakes.message('telegram', PEOPLE + burst * BURST + index, 'all at once')));
     else await sendMany(fakes, WARMUP, messages);
     await perf?.();
     // Taken before the second snapshot (writing one costs memory of its own).

@@ -33,6 +33,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
     baseURL: options.baseUrl ?? 'https://api.anthropic.com',
     maxRetries: 0,
     fetch: leanFetch(options.fetch),
+    // The SDK's OpenTelemetry spans, for a person who runs an OpenTelemetry SDK beside hob and
+    // asks for them (ANTHROPIC_OPEN_TELEMETRY, read by the SDK); otherwise none are built: each
+    // request's span settings and attributes cost ~20 µs with nobody to receive them.
+    ...(process.env.ANTHROPIC_OPEN_TELEMETRY === undefined ? { openTelemetry: false as const } : {}),
   });
   const thinking = new ThinkingMemory();
   const body = new RequestBody();

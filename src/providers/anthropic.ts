@@ -7,7 +7,7 @@ import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
 import { asObject, ThinkingMemory, toParams, type WireBlock } from './anthropic-wire.js';
 import { leanFetch } from '../core/lean-fetch.js';
-import { RequestBody, sdkBody } from './request-body.js';
+import { RequestBody } from './request-body.js';
 import { abortedError, parseToolInput, toProviderError, truncatedStreamError } from './error-mapping.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason } from './types.js';
 
@@ -50,7 +50,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
       try {
         if (signal.aborted) throw signal.reason;
         const params = toParams(request, model, promptCaching, thinking);
-        const events = await sdk.messages.create(params, { signal, ...sdkBody(body.bytes(params, request.tools)) });
+        const events = await sdk.messages.create(params, { signal, ...body.options(params, request.tools) });
         for await (const event of events) {
           for (const out of turn.apply(event)) yield out;
         }

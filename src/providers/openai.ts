@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
 import { leanFetch } from '../core/lean-fetch.js';
-import { RequestBody, sdkBody } from './request-body.js';
+import { RequestBody } from './request-body.js';
 import { abortedError, parseToolInput, toProviderError } from './error-mapping.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason, ToolSpec } from './types.js';
 
@@ -60,7 +60,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ProviderCl
           [maxTokensField]: request.maxTokens,
         };
         if (request.tools.length > 0) params.tools = request.tools.map(toTool);
-        const chunks = await sdk.chat.completions.create(params, { signal: call.signal, ...sdkBody(body.bytes(params, request.tools)) });
+        const chunks = await sdk.chat.completions.create(params, { signal: call.signal, ...body.options(params, request.tools) });
         for await (const chunk of chunks) {
           for (const out of turn.apply(chunk)) yield out;
         }

@@ -1,6 +1,8 @@
 import type { ToolSpec } from './types.js';
 
 const COMMA = 0x2c;
+/** The body's type, which the SDKs need to send bytes as they are given. */
+const JSON_TYPE = { 'content-type': 'application/json' } as const;
 
 /**
  * A model request's body as the UTF-8 bytes of its JSON, its tool definitions encoded once per
@@ -14,14 +16,19 @@ const COMMA = 0x2c;
  * scavenge or two while the requests are in flight. Here only the rest (the system prompt and
  * the messages) is serialized per request, and the body is one buffer outside V8's heap. The
  * SDKs send bytes given as the body as they are (their `RequestOptions.body`, with its content
- * type: `sdkBody`), and core/lean-fetch.ts writes them in one piece.
+ * type: `options`), and core/lean-fetch.ts writes them in one piece.
  */
 export class RequestBody {
   /** By the list of definitions the wire forms were made from: those wire forms' JSON, as bytes. */
   private readonly toolsByList = new WeakMap<readonly ToolSpec[], Buffer>();
 
+  /** An SDK request's options that send `params` as these bytes instead of the SDK serializing them again. */
+  options(params: object & { tools?: unknown }, specs: readonly ToolSpec[]): { body: Buffer; headers: typeof JSON_TYPE } {
+    return { body: this.bytes(params, specs), headers: JSON_TYPE };
+  }
+
   /** `params` as JSON bytes; its `tools`, made from `specs` by this provider, encoded at their first request. */
-  bytes(params: object & { tools?: unknown }, specs: readonly ToolSpec[]): Buffer {
+  private bytes(params: object & { tools?: unknown }, specs: readonly ToolSpec[]): Buffer {
     const { tools, ...rest } = params;
     if (tools === undefined) return Buffer.from(JSON.stringify(params), 'utf8');
     let toolsBytes = this.toolsByList.get(specs);
@@ -39,9 +46,4 @@ export class RequestBody {
     toolsBytes.copy(body, empty ? 1 : headBytes);
     return body;
   }
-}
-
-/** An SDK request's options that send `bytes` (a JSON body) instead of the params serialized again. */
-export function sdkBody(bytes: Buffer): { body: Buffer; headers: Record<string, string> } {
-  return { body: bytes, headers: { 'content-type': 'application/json' } };
 }

@@ -1,13 +1,10 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.js';
 import type { AppendOptions } from '../../src/store/conversations.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
-import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
  * A quick answer and the outbox row that carries it to the chat are one commit: there is no
@@ -67,66 +64,5 @@ describe('the answer and its outbox row', () => {
     // Marked sent as the platform took each: nothing left for the worker to send again.
     await channel.waitFor(() => hob.store.outbox.counts().sent === 2, 5000, 'both marked sent');
     expect(hob.store.outbox.counts()).toMatchObject({ pending: 0, sent: 2, failed: 0 });
-  });
-
-  it('people answered at once: each answer is on disk, with the row that carries it, before it reaches the chat', async () => {
-    const channel = new MemoryChannel();
-    const hob = await startTestGateway(channel, new ScriptedModel([{ text: 'For you.' }, { text: 'For you.' }]));
-    running.push(hob);
-    // What a restart would read at the moment the platform receives each answer.
-    const reader = new Database(join(hob.dir, 'hob.db'), { readonly: true });
-    const onDisk: { answers: number; rows: number }[] = [];
-    channel.onSend = () => {
-      const answers = (reader.prepare("SELECT COUNT(*) n FROM messages WHERE role = 'assistant'").get() as { n: number }).n;
-      const rows = (reader.prepare('SELECT COUNT(*) n FROM outbox').get() as { n: number }).n;
-      onDisk.push({ answers, rows });
-    };
-    try {
-      channel.say(OWNER, 'both at once');
-      channel.say(FRIEND, 'both at once');
-      await channel.waitFor(() => dmOf(channel).length === 1 && channel.chat(`dm-${FRIEND.id}`).length === 1, 5000, 'both answers');
-      expect(onDisk).toHaveLength(2);
-      for (const [index, seen] of onDisk.entries()) {
-        expect(seen.answers).toBeGreaterThanOrEqual(index + 1);
-        expect(seen.rows).toBeGreaterThanOrEqual(index + 1);
-      }
-    } finally {
-      reader.close();
-    }
-  });
-
-  it('the commit that stores an answer fails: the person gets the answer all the same, and the log names the conversation', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const channel = new MemoryChannel();
-    const hob = await startTestGateway(channel, new ScriptedModel([{ text: 'Here it is.' }, { text: 'And again.' }]), { logger });
-    running.push(hob);
-    const store = hob.store;
-    const inTurn = store.transactionInTurn.bind(store);
-    let failOnce = true;
-    store.transactionInTurn = <T>(fn: () => T) =>
-      inTurn(() => {
-        const value = fn();
-        if (failOnce) {
-          failOnce = false;
-          // A foreign key checked only at the commit, pointing nowhere: SQLite refuses the commit.
-          store.db.pragma('defer_foreign_keys = ON');
-          store.db.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES ('no such session', 'user', '[]', 0)").run();
-        }
-        return value;
-      });
-    channel.say(OWNER, 'answer me');
-    await channel.waitFor(() => dmOf(channel).length === 1, 5000, 'the answer');
-    expect(dmOf(channel).map((message) => message.text)).toEqual(['Here it is.']);
-    const failure = lines.map((line) => JSON.parse(line) as { msg: string; session?: string; err?: string }).find((entry) => entry.msg.startsWith('could not store the answer'));
-    expect(failure?.session).toBe(`memory:dm-${OWNER.id}`);
-    expect(failure?.err).toMatch(/FOREIGN KEY/);
-    // Sent from a row of its own, marked sent: nothing for the worker to send again.
-    await channel.waitFor(() => store.outbox.counts().sent === 1, 5000, 'the answer marked sent');
-    expect(store.outbox.counts()).toMatchObject({ pending: 0, sent: 1 });
-    // The conversation goes on.
-    channel.say(OWNER, 'again');
-    await channel.waitFor(() => dmOf(channel).length === 2, 5000, 'the next answer');
-    expect(dmOf(channel)[1]?.text).toBe('And again.');
   });
 });

@@ -1,10 +1,12 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.js';
 import type { AppendOptions } from '../../src/store/conversations.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
-import { OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { FRIEND, OWNER, startTestGateway, type TestGateway } from '../support/gateway.js';
 
 /**
  * A quick answer and the outbox row that carries it to the chat are one commit: there is no
@@ -64,5 +66,31 @@ describe('the answer and its outbox row', () => {
     // Marked sent as the platform took each: nothing left for the worker to send again.
     await channel.waitFor(() => hob.store.outbox.counts().sent === 2, 5000, 'both marked sent');
     expect(hob.store.outbox.counts()).toMatchObject({ pending: 0, sent: 2, failed: 0 });
+  });
+
+  it('people answered at once: each answer is on disk, with the row that carries it, before it reaches the chat', async () => {
+    const channel = new MemoryChannel();
+    const hob = await startTestGateway(channel, new ScriptedModel([{ text: 'For you.' }, { text: 'For you.' }]));
+    running.push(hob);
+    // What a restart would read at the moment the platform receives each answer.
+    const reader = new Database(join(hob.dir, 'hob.db'), { readonly: true });
+    const onDisk: { answers: number; rows: number }[] = [];
+    channel.onSend = () => {
+      const answers = (reader.prepare("SELECT COUNT(*) n FROM messages WHERE role = 'assistant'").get() as { n: number }).n;
+      const rows = (reader.prepare('SELECT COUNT(*) n FROM outbox').get() as { n: number }).n;
+      onDisk.push({ answers, rows });
+    };
+    try {
+      channel.say(OWNER, 'both at once');
+      channel.say(FRIEND, 'both at once');
+      await channel.waitFor(() => dmOf(channel).length === 1 && channel.chat(`dm-${FRIEND.id}`).length === 1, 5000, 'both answers');
+      expect(onDisk).toHaveLength(2);
+      for (const [index, seen] of onDisk.entries()) {
+        expect(seen.answers).toBeGreaterThanOrEqual(index + 1);
+        expect(seen.rows).toBeGreaterThanOrEqual(index + 1);
+      }
+    } finally {
+      reader.close();
+    }
   });
 });

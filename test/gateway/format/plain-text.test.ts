@@ -50,4 +50,24 @@ describe('plain text', () => {
     }
     expect(sentences.every(isPlainText)).toBe(true);
   });
+
+  it('is decided alike for ASCII text, which is read without the Unicode expressions, and for any other text', () => {
+    // The rule as the expressions state it (what the renderers were checked against above).
+    const line = /^[\p{L}\p{N}\p{M} .,;?!'\u2019"%]+$/u;
+    const folded = /^ |\s$|^\s*\n| \n|\n | {2}|\n{3}|^\d+[.)]|\n\d+[.)]|www\./iu;
+    const byRule = (text: string) => text.split('\n').every((part) => part === '' || line.test(part)) && !folded.test(text);
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const pieces = ['a', 'Z', 'w', 'W', 'www', '1', '12', ' ', '\n', '.', ')', '*', '\t', ',', '%', '"', "'", '#', '-', '_', '@', '~', '\r', 'é', '’'];
+    const texts = ['', ' ', '\n', 'www.', 'WwW.x', 'a www.b', '1.', '12. x', 'x\n3. y', 'x 1. y', 'a\n\nb', 'a\n\n\nb', ' \nx', 'x \n', 'x\n y'];
+    for (let i = 0; i < 20_000; i++) {
+      let text = '';
+      const length = Math.floor(next() * 9);
+      for (let j = 0; j < length; j++) text += pieces[Math.floor(next() * pieces.length)];
+      texts.push(text);
+    }
+    const plainOnes = texts.filter((text) => byRule(text));
+    expect(plainOnes.length).toBeGreaterThan(500);
+    for (const text of texts) expect(isPlainText(text), JSON.stringify(text)).toBe(byRule(text));
+  });
 });

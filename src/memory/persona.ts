@@ -37,19 +37,30 @@ export function readPersona(dataDir: string): string {
 /**
  * The persona as each new session reads it: read again only when the file changed (its
  * modification time, size or inode), so the owner's edit is in the next session while a burst
- * of new people costs a `stat` each instead of a read and a parse.
+ * of new people costs one `stat` instead of a read and a parse each: the file is looked at once
+ * per turn of the event loop (the sessions of one turn cannot tell its moments apart).
  */
 export class PersonaFile {
   private readonly path: string;
   private known: { stamp: string; text: string } | undefined;
+  /** Looked at in this turn of the event loop: `known` stands until it ends. */
+  private lookedAt = false;
 
   constructor(private readonly dataDir: string) {
     this.path = personaPath(dataDir);
   }
 
   current(): string {
+    if (this.lookedAt) return this.known?.text ?? '';
+    this.lookedAt = true;
+    setImmediate(() => {
+      this.lookedAt = false;
+    }).unref();
     const stats = statSync(this.path, { bigint: true, throwIfNoEntry: false });
-    if (!stats) return '';
+    if (!stats) {
+      this.known = undefined;
+      return '';
+    }
     const stamp = `${stats.mtimeNs}:${stats.ctimeNs}:${stats.size}:${stats.ino}`;
     if (this.known?.stamp !== stamp) this.known = { stamp, text: readPersona(this.dataDir) };
     return this.known.text;

@@ -82,6 +82,9 @@ describe('memory in the system prompt', () => {
     await collect(engine.submit('hi', ask('ann')));
     expect(model.requests[0]?.system).toContain('Your name is hob.');
     writeFileSync(personaPath(dir), '# Persona\n\nYour name is Jarvis. You speak like a butler.\n');
+    // The owner's edit comes from outside, in a later turn of the event loop than the file was
+    // last looked at in (hob looks once per turn; this test's model answers within one).
+    await new Promise((resolve) => setImmediate(resolve));
     await collect(engine.submit('still there?', ask('ann')));
     expect(model.requests[1]?.system).toContain('Your name is hob.');
     engine.reset();

@@ -11,8 +11,12 @@
  * the thread that commits) per answer, median of the rounds, for hob's settings and, beside them, with
  * SQLite's default checkpoint interval (every 1,000 WAL pages: hob's is 4,000), with the
  * answer and its outbox row in two commits, and with each search row written into the index
- * in its message's commit (one FTS5 segment each, as before); the variants take turns in rounds on files of
- * their own, so a busy minute on the machine hits all of them alike.
+ * in its message's commit (one FTS5 segment each, as before). Two more take the answers 20 at a
+ * time as a burst of new people brings them (their messages in one commit, as the router stores
+ * a turn's messages): each answer in a commit of its own, as before, and hob's, the burst's
+ * answers in the commit at the end of the event loop's turn (src/store/sqlite/turn-commit.ts),
+ * their sent marks after it. The variants take turns in rounds on files of their own, so a busy
+ * minute on the machine hits all of them alike.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +34,7 @@ const REGULARS = 30;
 /** Answers whose search rows go into the index together (vs-floor.ts's burst of new people). */
 const BURST = 20;
 
-type Variant = { name: string; checkpointPages?: number; answerApart?: boolean; indexEachCommit?: boolean };
+type Variant = { name: string; checkpointPages?: number; answerApart?: boolean; indexEachCommit?: boolean; burst?: 'apart' | 'turn' };
 
 const VARIANTS: Variant[] = [
   { name: "hob's (4,000-page checkpoints, the answer and its outbox row in one commit)" },
@@ -38,6 +42,8 @@ const VARIANTS: Variant[] = [
   { name: 'the answer and its outbox row in two commits', answerApart: true },
   { name: 'both as before (1,000 pages, two commits)', checkpointPages: 1000, answerApart: true },
   { name: 'each search row into the index in its message\'s commit', indexEachCommit: true },
+  { name: 'a burst of 20 new people, each answer in a commit of its own (as before)', burst: 'apart' },
+  { name: "a burst of 20 new people, hob's: the answers in the turn's commit", burst: 'turn' },
 ];
 
 const usage = { model: 'bench', usage: { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 };
@@ -76,35 +82,85 @@ function answerOnce(store: SqliteStore, variant: Variant, person: number, now: n
   if (update % BURST === 0) indexWaitingMessages(store.db);
 }
 
+/**
+ * BURST new people's messages in one commit, then their answers (each with its outbox row) in
+ * commits of their own or in the turn's, then the sent marks once the answers are committed.
+ */
+async function burstOnce(store: SqliteStore, variant: Variant, first: number, now: number, update: number): Promise<void> {
+  const people = Array.from({ length: BURST }, (_, index) => first + index);
+  const sessions = new Map<number, string>();
+  store.transaction(() => {
+    for (const person of people) {
+      const key = `telegram:${1000 + person}`;
+      const inboxId = store.inbox.add({ platform: 'telegram', updateId: String(update + person), sessionKey: key, message: '{"text":"could you check the backup?"}', now });
+      const session = store.conversations.activeSession(key);
+      const said: Message = { role: 'user', content: [{ type: 'text', text: '[Wed 2 Dec 03:40] could you check the backup?' }] };
+      store.conversations.appendMessage(session.id, said, { personId: `p${person}`, run: 'starts' });
+      if (inboxId !== undefined) store.inbox.markDone(inboxId);
+      sessions.set(person, session.id);
+    }
+  });
+  const answer: Message = { role: 'assistant', content: [{ type: 'text', text: 'It finished at 02:14 and took 6 minutes.' }] };
+  const rows = new Map<number, number>();
+  for (const person of people) {
+    const write = () => {
+      store.conversations.appendMessage(sessions.get(person) as string, answer, { personId: `p${person}`, run: 'ends', usage });
+      rows.set(person, store.outbox.add({ platform: 'telegram', chatId: String(1000 + person), sessionKey: `telegram:${1000 + person}`, message: '{"text":"It finished at 02:14 and took 6 minutes."}' as never, now, leaseUntil: now + 120_000 }));
+    };
+    if (variant.burst === 'turn') store.transactionInTurn(write);
+    else store.transaction(write);
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const person of people) {
+    const row = rows.get(person) as number;
+    store.outbox.blockedBy(row, 'telegram', String(1000 + person), now);
+    store.outbox.markSent(row, String(update + person), now);
+  }
+  indexWaitingMessages(store.db);
+}
+
+/** `count` answers of the variant: one at a time, or bursts of BURST new people. */
+async function answers(store: SqliteStore, variant: Variant, count: number, next: { now: number; update: number; newcomer: number }): Promise<void> {
+  for (let index = 0; index < count; index += variant.burst ? BURST : 1) {
+    if (variant.burst) {
+      await burstOnce(store, variant, next.newcomer, (next.now += 5), next.update);
+      next.newcomer += BURST;
+      next.update += BURST;
+      continue;
+    }
+    const person = index % 2 === 0 ? index % REGULARS : next.newcomer++;
+    answerOnce(store, variant, person, (next.now += 5), ++next.update);
+  }
+}
+
 export async function run(): Promise<BenchResult> {
   const dir = tempDir('hob-bench-answer-writes-');
-  let now = 1_800_000_000_000;
-  let update = 0;
-  let newcomer = 10_000;
-  const subjects = VARIANTS.map((variant, at) => {
-    const store = openSqliteStore(join(dir, `${at}.db`), { clock: { now: () => now } });
+  const next = { now: 1_800_000_000_000, update: 0, newcomer: 10_000 };
+  const subjects = [];
+  for (const [at, variant] of VARIANTS.entries()) {
+    const store = openSqliteStore(join(dir, `${at}.db`), { clock: { now: () => next.now } });
     if (variant.checkpointPages) store.db.pragma(`wal_autocheckpoint = ${variant.checkpointPages}`);
-    for (let index = 0; index < WARMUP; index++) answerOnce(store, variant, index % REGULARS, (now += 5), ++update);
-    return { variant, store, cpu: [] as number[], wall: [] as number[] };
-  });
+    for (let index = 0; index < WARMUP; index++) answerOnce(store, variant, index % REGULARS, (next.now += 5), ++next.update);
+    subjects.push({ variant, store, cpu: [] as number[], wall: [] as number[] });
+  }
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (const subject of subjects) {
         const before = process.cpuUsage();
         const started = performance.now();
-        for (let index = 0; index < ANSWERS_PER_ROUND; index++) {
-          const person = index % 2 === 0 ? index % REGULARS : newcomer++;
-          answerOnce(subject.store, subject.variant, person, (now += 5), ++update);
-        }
+        await answers(subject.store, subject.variant, ANSWERS_PER_ROUND, next);
         const spent = process.cpuUsage(before);
         subject.cpu.push((spent.user + spent.system) / 1000 / ANSWERS_PER_ROUND);
         subject.wall.push((performance.now() - started) / ANSWERS_PER_ROUND);
       }
     }
     const base = median(subjects[0]?.cpu ?? []);
+    // A burst's lines are compared with hob's burst line, the others with hob's first line.
+    const turn = median(subjects.find((subject) => subject.variant.burst === 'turn')?.cpu ?? []);
     const summary = subjects.map(({ variant, cpu, wall }) => {
       const ms = median(cpu);
-      const less = variant === VARIANTS[0] ? '' : ` (hob's ${((100 * (ms - base)) / ms).toFixed(0)}% less)`;
+      const hob = variant.burst ? turn : base;
+      const less = variant === VARIANTS[0] || variant.burst === 'turn' ? '' : ` (hob's ${((100 * (ms - hob)) / ms).toFixed(0)}% less)`;
       return `store per answer, ${variant.name}: CPU ${fmt(ms)} ms${less}, best round ${fmt(Math.min(...cpu))}; wall ${fmt(median(wall))} ms (syncs included)`;
     });
     for (const line of summary) console.log(line);

@@ -40,8 +40,12 @@ export type RunDeps = {
   isTrusted?(userId: string): boolean;
   /** How long a run goes before typing and the live answer show (default BUSY_AFTER_MS; 0: at once). */
   busyAfterMs?: number;
-  /** The store's write transaction: the answer and its outbox rows commit in one. Without it they commit apart. */
-  transaction?<T>(fn: () => T): T;
+  /**
+   * The store's write transaction for an answer and its outbox rows (Store.transactionInTurn):
+   * they commit in one, with the turn's other answers; the reply is sent once `committed`
+   * settles. Without it they commit apart.
+   */
+  transaction?(fn: () => void): { committed: Promise<void> };
 };
 
 /** Where a run happens: its conversation's chat, its way out and its questions. */
@@ -149,10 +153,11 @@ export class ConversationRun {
   private storingAnswer(answer: Message, store: () => void): void {
     const { transaction } = this.site.deps;
     if (!transaction) return store();
-    transaction(() => {
+    const { committed } = transaction(() => {
       store();
       this.reporter.recordAnswer(messageText(answer));
     });
+    this.reporter.storedIn(committed);
   }
 
   /** While hob waits for the person (an approval, a question) it is not typing. */

@@ -240,7 +240,7 @@ export class Gateway implements InboundSink {
         workspace: this.options.workspace,
         busyMode: this.options.busyMode,
         busyAfterMs: this.options.busyAfterMs,
-        transaction: (fn) => this.options.store.transaction(fn),
+        transaction: (fn) => this.options.store.transactionInTurn(fn),
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),

@@ -75,6 +75,8 @@ export class RunReporter {
   private replied = false;
   /** The answer's messages, recorded when the engine stored it, and their rows. */
   private recorded: { text: string; messages: OutboundMessage[]; rows: Recorded[] } | undefined;
+  /** The commit that stores the answer, when it comes at the end of the turn (Store.transactionInTurn): nothing is sent before it. */
+  private stored: Promise<void> | undefined;
 
   constructor(private readonly options: ReplyOptions) {}
 
@@ -156,9 +158,18 @@ export class RunReporter {
     this.recorded = { text: answer, messages, rows };
   }
 
+  /**
+   * The answer (and the rows `recordAnswer` recorded with it) is committed with the turn's
+   * other answers, when `committed` settles: `finish` sends nothing before.
+   */
+  storedIn(committed: Promise<void>): void {
+    this.stored = committed;
+  }
+
   /** Final progress state, then the answer (or the error, in one plain sentence). */
   async finish(): Promise<void> {
     if (this.editTimer) clearTimeout(this.editTimer);
+    await this.answerStored();
     await this.progressSending;
     if (this.lines.length) await this.updateProgress(true);
     const parts: string[] = [];
@@ -190,6 +201,24 @@ export class RunReporter {
     }
     await live?.cancel();
     for (const message of messages) await this.options.send(message);
+  }
+
+  /**
+   * Waits for the commit that stores the answer. When it failed, the answer and its rows are
+   * gone from the store (the run is still marked running there, so a restart answers again):
+   * the person gets the answer now all the same, recorded anew as it is sent.
+   */
+  private async answerStored(): Promise<void> {
+    const stored = this.stored;
+    this.stored = undefined;
+    if (!stored) return;
+    try {
+      await stored;
+    } catch (error) {
+      this.options.logger.error({ session: this.options.sessionKey, err: String(error) }, 'could not store the answer; sending it all the same');
+      if (this.recorded?.messages[0]?.replyTo !== undefined) this.replied = false;
+      this.recorded = undefined;
+    }
   }
 
   /** The run ends without a reply (hob is shutting down): the live view goes. Must not throw. */

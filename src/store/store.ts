@@ -35,6 +35,15 @@ export interface Store {
    * savepoints. `fn` must be synchronous.
    */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` now, as `transaction` does (its error is thrown here and undoes its writes), for
+   * writes whose commit may wait for the end of this turn of the event loop, to share it with
+   * the turn's other such writes (SQLite: one commit for the answers of a burst). Whoever acts
+   * on them outside the store (sends the answer they record) waits for `committed` first; it
+   * rejects when the commit failed and the writes are gone. A store without the wait commits
+   * at once.
+   */
+  transactionInTurn<T>(fn: () => T): { value: T; committed: Promise<void> };
   /** Writes what waits (memory uses), then closes. Calls after this fail. */
   close(): void;
   /** How this store keeps memory vectors, or why it cannot (loads the vector support on first ask). */

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.js';
 import type { AppendOptions } from '../../src/store/conversations.js';
@@ -92,5 +93,40 @@ describe('the answer and its outbox row', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it('the commit that stores an answer fails: the person gets the answer all the same, and the log names the conversation', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const channel = new MemoryChannel();
+    const hob = await startTestGateway(channel, new ScriptedModel([{ text: 'Here it is.' }, { text: 'And again.' }]), { logger });
+    running.push(hob);
+    const store = hob.store;
+    const inTurn = store.transactionInTurn.bind(store);
+    let failOnce = true;
+    store.transactionInTurn = <T>(fn: () => T) =>
+      inTurn(() => {
+        const value = fn();
+        if (failOnce) {
+          failOnce = false;
+          // A foreign key checked only at the commit, pointing nowhere: SQLite refuses the commit.
+          store.db.pragma('defer_foreign_keys = ON');
+          store.db.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES ('no such session', 'user', '[]', 0)").run();
+        }
+        return value;
+      });
+    channel.say(OWNER, 'answer me');
+    await channel.waitFor(() => dmOf(channel).length === 1, 5000, 'the answer');
+    expect(dmOf(channel).map((message) => message.text)).toEqual(['Here it is.']);
+    const failure = lines.map((line) => JSON.parse(line) as { msg: string; session?: string; err?: string }).find((entry) => entry.msg.startsWith('could not store the answer'));
+    expect(failure?.session).toBe(`memory:dm-${OWNER.id}`);
+    expect(failure?.err).toMatch(/FOREIGN KEY/);
+    // Sent from a row of its own, marked sent: nothing for the worker to send again.
+    await channel.waitFor(() => store.outbox.counts().sent === 1, 5000, 'the answer marked sent');
+    expect(store.outbox.counts()).toMatchObject({ pending: 0, sent: 1 });
+    // The conversation goes on.
+    channel.say(OWNER, 'again');
+    await channel.waitFor(() => dmOf(channel).length === 2, 5000, 'the next answer');
+    expect(dmOf(channel)[1]?.text).toBe('And again.');
   });
 });

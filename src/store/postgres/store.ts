@@ -72,6 +72,11 @@ export class PostgresStore implements Store {
     return this.bridge.transaction(fn);
   }
 
+  /** Committed at once: each transaction is a round trip to the server either way, and other processes read what it wrote. */
+  transactionInTurn<T>(fn: () => T): { value: T; committed: Promise<void> } {
+    return { value: this.bridge.transaction(fn), committed: Promise.resolve() };
+  }
+
   close(): void {
     try {
       this.memory.flushUses();

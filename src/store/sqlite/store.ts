@@ -2,7 +2,6 @@
  * The SQLite store: one file in data_dir (WAL), the Store port's default. One process writes
  * at a time; readers never block the writer.
  */
-import type Database from 'better-sqlite3';
 import { errorMessage } from '../../core/errors.js';
 import type { Store, StoreOptions } from '../store.js';
 import type { VectorSupport } from '../vectors.js';
@@ -21,6 +20,7 @@ import { SqliteProfiles } from './profiles.js';
 import { SqliteSessionArchive } from './session-archive.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokenCalibration } from './token-calibration.js';
+import { TurnCommit } from './turn-commit.js';
 import { SqliteVectors } from './vectors.js';
 
 export class SqliteStore implements Store {
@@ -40,11 +40,8 @@ export class SqliteStore implements Store {
   readonly tokenCalibration: SqliteTokenCalibration;
   /** Session search's index: messages' rows reach it in batches (message-index.ts). */
   private readonly messageIndex: MessageIndex;
-  /**
-   * One wrapper for every transaction (better-sqlite3 builds a new one for each function it is
-   * given; a message makes two): it runs the function it is handed, nested ones as savepoints.
-   */
-  private readonly inTransaction: Database.Transaction<(fn: () => unknown) => unknown>;
+  /** Every transaction, and the turn's commit for the writes that wait for it (turn-commit.ts). */
+  private readonly commits: TurnCommit;
   private vectorIndex: { index: SqliteVectors } | { error: string } | undefined;
 
   /** `db`: the open file; SQLite-only callers (tests, `hob store migrate`) may read it directly. */
@@ -54,12 +51,12 @@ export class SqliteStore implements Store {
     options: StoreOptions,
   ) {
     const { clock } = options;
-    this.inTransaction = db.transaction((fn: () => unknown) => fn());
     this.messageIndex = new MessageIndex(db, (error) => options.onBackgroundError?.(new Error(`moving messages' search rows into the index: ${errorMessage(error)}`)));
     this.conversations = new SqliteConversations(db, clock, this.messageIndex);
     this.archive = new SqliteSessionArchive(db, this.messageIndex);
     this.inbox = new SqliteInbox(db);
     this.outbox = new SqliteOutbox(db, (error) => options.onBackgroundError?.(new Error(`writing deliveries' sent marks: ${errorMessage(error)}`)));
+    this.commits = new TurnCommit(db, this.outbox);
     this.approvals = new SqliteApprovals(db);
     this.pairings = new SqlitePairings(db);
     this.permissionRules = new SqlitePermissionRules(db, clock);
@@ -79,21 +76,19 @@ export class SqliteStore implements Store {
    * another process has since overtaken. The outermost one also carries the outbox's waiting
    * "sent" marks (outbox.ts): in a burst the answers' commits and the marks share pages and
    * commits, where the marks would otherwise take a commit of their own at the end of the turn.
+   * With the turn's writes waiting (`transactionInTurn`), it commits them with its own.
    */
   transaction<T>(fn: () => T): T {
-    if (this.db.inTransaction) return this.inTransaction.immediate(fn) as T;
-    let carried = 0;
-    const result = this.inTransaction.immediate(() => {
-      const value = fn();
-      carried = this.outbox.writeWithCommit();
-      return value;
-    }) as T;
-    this.outbox.settled(carried);
-    return result;
+    return this.commits.run(fn);
+  }
+
+  transactionInTurn<T>(fn: () => T): { value: T; committed: Promise<void> } {
+    return this.commits.inTurn(fn);
   }
 
   close(): void {
     if (!this.db.open) return;
+    this.commits.commit();
     this.memory.flushUses();
     this.messageIndex.flush();
     this.outbox.flush();

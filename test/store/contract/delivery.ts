@@ -35,6 +35,23 @@ export function deliveryContract(factory: StoreFactory): void {
   });
 
   describe(`outbox (${factory.kind})`, () => {
+    it('an answer stored for the end of the turn: written at once, its error thrown, on disk once committed', async () => {
+      const { store, clock } = await fresh();
+      const now = clock.now();
+      const stored = store.transactionInTurn(() => store.outbox.add({ platform: 'telegram', chatId: 'A', message: text('answer'), now, leaseUntil: now + 120_000 }));
+      expect(store.outbox.counts().pending).toBe(1);
+      expect(() =>
+        store.transactionInTurn(() => {
+          store.outbox.add({ platform: 'telegram', chatId: 'B', message: text('lost'), now, leaseUntil: now + 120_000 });
+          throw new Error('the disk said no');
+        }),
+      ).toThrow('the disk said no');
+      await stored.committed;
+      expect(store.outbox.counts().pending).toBe(1);
+      store.outbox.markSent(stored.value, 'm1', now);
+      expect(store.outbox.counts()).toMatchObject({ pending: 0, sent: 1 });
+    });
+
     it('leases a send, marks it sent, and gives due rows oldest first', async () => {
       const { store, clock } = await fresh();
       const now = clock.now();

@@ -41,11 +41,15 @@ export type RunDeps = {
   /** How long a run goes before typing and the live answer show (default BUSY_AFTER_MS; 0: at once). */
   busyAfterMs?: number;
   /**
-   * The store's write transaction for an answer and its outbox rows (Store.transactionInTurn):
-   * they commit in one, with the turn's other answers; the reply is sent once `committed`
-   * settles. Without it they commit apart.
+   * The store's write transaction for an answer and its outbox rows: they commit in one. With
+   * `withOthers` (other runs are playing) the commit may wait for the end of the turn to share
+   * it with their answers (Store.transactionInTurn), and the reply is sent once `committed`
+   * settles; without it, or with no `committed`, it is committed when this returns. Without
+   * a transaction they commit apart.
    */
-  transaction?(fn: () => void): { committed: Promise<void> };
+  transaction?(fn: () => void, withOthers: boolean): { committed?: Promise<void> };
+  /** The runs playing in this process now, counted by every conversation's runs together. */
+  playing?: { count: number };
 };
 
 /** Where a run happens: its conversation's chat, its way out and its questions. */
@@ -114,6 +118,8 @@ export class ConversationRun {
    * throws: a failure is logged and becomes a sentence in the answer.
    */
   async play(start: StartRun, onEvent: (event: AgentEvent) => void): Promise<void> {
+    const { playing } = this.site.deps;
+    if (playing) playing.count++;
     try {
       for await (const event of start(this.controller.signal, this.interaction(), (answer, store) => this.storingAnswer(answer, store))) {
         onEvent(event);
@@ -130,6 +136,7 @@ export class ConversationRun {
       this.site.deps.logger.error({ session: this.site.key, err: errorMessage(error) }, 'run failed');
       this.reporter.onEvent({ type: 'error', message: 'Something went wrong on my side; the details are in hob\'s log. Please try again.', retryable: false });
     } finally {
+      if (playing) playing.count--;
       this.slowRun.stop();
     }
   }
@@ -149,15 +156,20 @@ export class ConversationRun {
    * The engine stores the answer: the messages that will carry it to the chat are recorded in
    * the same transaction (when it goes out as plain messages, see RunReporter.recordAnswer).
    * One commit fewer per answer, and no moment in which it is stored but not yet due anywhere.
+   * While other runs play, their answers may share the commit (the reply waits for it); a run
+   * alone commits at once and sends without waiting for the end of the turn.
    */
   private storingAnswer(answer: Message, store: () => void): void {
-    const { transaction } = this.site.deps;
+    const { transaction, playing } = this.site.deps;
     if (!transaction) return store();
-    const { committed } = transaction(() => {
-      store();
-      this.reporter.recordAnswer(messageText(answer));
-    });
-    this.reporter.storedIn(committed);
+    const { committed } = transaction(
+      () => {
+        store();
+        this.reporter.recordAnswer(messageText(answer));
+      },
+      (playing?.count ?? 0) > 1,
+    );
+    if (committed) this.reporter.storedIn(committed);
   }
 
   /** While hob waits for the person (an approval, a question) it is not typing. */

@@ -107,6 +107,8 @@ export class Gateway implements InboundSink {
   private readonly inbox: InboxRepository;
   private readonly adapters = new Map<string, ChannelAdapter>();
   private readonly editClock = new ChatEditClock();
+  /** Runs playing now, in every conversation (ConversationRun.play): an answer shares the turn's commit only while others play. */
+  private readonly playing = { count: 0 };
   private readonly router: InboundRouter;
   private readonly commands: ChatCommands;
   private readonly presses: PressRouter;
@@ -240,7 +242,8 @@ export class Gateway implements InboundSink {
         workspace: this.options.workspace,
         busyMode: this.options.busyMode,
         busyAfterMs: this.options.busyAfterMs,
-        transaction: (fn) => this.options.store.transactionInTurn(fn),
+        transaction: (fn, withOthers) => (withOthers ? this.options.store.transactionInTurn(fn) : (this.options.store.transaction(fn), {})),
+        playing: this.playing,
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,
         isTrusted: (userId) => this.access.isAllowedUser(adapter.platform, userId),

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/messages.js';
 import type { AppendOptions } from '../../src/store/conversations.js';
+import type { ProviderRequest } from '../../src/providers/types.js';
 import { MemoryChannel } from '../fakes/memory-channel.js';
 import { ScriptedModel } from '../fakes/scripted-model.js';
 import { tempDir } from '../support/engine.js';
@@ -99,7 +100,16 @@ describe('the answer and its outbox row', () => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const channel = new MemoryChannel();
-    const hob = await startTestGateway(channel, new ScriptedModel([{ text: 'Here it is.' }, { text: 'And again.' }]), { logger });
+    // Bob's run is still playing when Ann's answer is stored, so hers waits for the turn's commit.
+    let resume!: () => void;
+    const bobWaits = new Promise<void>((resolve) => (resume = resolve));
+    const said = (request: ProviderRequest) => JSON.stringify(request.messages.at(-1)?.content ?? '');
+    const model = new ScriptedModel([
+      (request) => (said(request).includes('from Bob') ? { text: 'Later, Bob.', pauseAt: 3, resume: bobWaits } : { text: 'Here it is.' }),
+      (request) => (said(request).includes('from Bob') ? { text: 'Later, Bob.', pauseAt: 3, resume: bobWaits } : { text: 'Here it is.' }),
+      { text: 'And again.' },
+    ]);
+    const hob = await startTestGateway(channel, model, { logger });
     running.push(hob);
     const store = hob.store;
     const inTurn = store.transactionInTurn.bind(store);
@@ -115,16 +125,22 @@ describe('the answer and its outbox row', () => {
         }
         return value;
       });
+    channel.say(FRIEND, 'from Bob');
     channel.say(OWNER, 'answer me');
     await channel.waitFor(() => dmOf(channel).length === 1, 5000, 'the answer');
     expect(dmOf(channel).map((message) => message.text)).toEqual(['Here it is.']);
+    expect(failOnce).toBe(false);
     const failure = lines.map((line) => JSON.parse(line) as { msg: string; session?: string; err?: string }).find((entry) => entry.msg.startsWith('could not store the answer'));
     expect(failure?.session).toBe(`memory:dm-${OWNER.id}`);
     expect(failure?.err).toMatch(/FOREIGN KEY/);
-    // Sent from a row of its own, marked sent: nothing for the worker to send again.
-    await channel.waitFor(() => store.outbox.counts().sent === 1, 5000, 'the answer marked sent');
-    expect(store.outbox.counts()).toMatchObject({ pending: 0, sent: 1 });
-    // The conversation goes on.
+    // Bob's run goes on and is answered.
+    resume();
+    await channel.waitFor(() => channel.chat(`dm-${FRIEND.id}`).length === 1, 5000, "Bob's answer");
+    expect(channel.chat(`dm-${FRIEND.id}`).map((message) => message.text)).toEqual(['Later, Bob.']);
+    // Each sent from a row, marked sent: nothing for the worker to send again.
+    await channel.waitFor(() => store.outbox.counts().sent === 2, 5000, 'both answers marked sent');
+    expect(store.outbox.counts()).toMatchObject({ pending: 0, sent: 2 });
+    // Ann's conversation goes on.
     channel.say(OWNER, 'again');
     await channel.waitFor(() => dmOf(channel).length === 2, 5000, 'the next answer');
     expect(dmOf(channel)[1]?.text).toBe('And again.');

@@ -40,7 +40,8 @@ export class TurnCommit {
    * waiting, if any), rolled back when it throws. Nested calls are savepoints.
    */
   run<T>(fn: () => T): T {
-    if (this.depth > 0) return this.nested(fn);
+    // Inside another transaction (ours, or one a repository opened itself): a savepoint of it.
+    if (this.depth > 0 || (this.db.inTransaction && !this.open)) return this.nested(fn);
     if (this.open) {
       const value = this.nested(fn);
       const failure = this.settle();

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TurnMemo } from '../core/turn-memo.js';
 
 const DEFAULT_PERSONA = `# Persona
 
@@ -43,19 +44,18 @@ export function readPersona(dataDir: string): string {
 export class PersonaFile {
   private readonly path: string;
   private known: { stamp: string; text: string } | undefined;
-  /** Looked at in this turn of the event loop: `known` stands until it ends. */
-  private lookedAt = false;
+  /** The file as looked at in this turn of the event loop. */
+  private readonly turn = new TurnMemo();
 
   constructor(private readonly dataDir: string) {
     this.path = personaPath(dataDir);
   }
 
   current(): string {
-    if (this.lookedAt) return this.known?.text ?? '';
-    this.lookedAt = true;
-    setImmediate(() => {
-      this.lookedAt = false;
-    }).unref();
+    return this.turn.get('persona', () => this.look());
+  }
+
+  private look(): string {
     const stats = statSync(this.path, { bigint: true, throwIfNoEntry: false });
     if (!stats) {
       this.known = undefined;

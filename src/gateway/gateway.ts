@@ -242,7 +242,11 @@ export class Gateway implements InboundSink {
         workspace: this.options.workspace,
         busyMode: this.options.busyMode,
         busyAfterMs: this.options.busyAfterMs,
-        transaction: (fn, withOthers) => (withOthers ? this.options.store.transactionInTurn(fn) : (this.options.store.transaction(fn), {})),
+        transaction: (fn, withOthers) => {
+          if (withOthers) return this.options.store.transactionInTurn(fn);
+          this.options.store.transaction(fn);
+          return {};
+        },
         playing: this.playing,
         maxQueue: this.options.maxQueue,
         questionTimeoutSeconds: this.options.approvalTimeoutSeconds,

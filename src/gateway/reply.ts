@@ -189,7 +189,7 @@ export class RunReporter {
       }
       // The run ended otherwise than its stored answer said: those rows go, the end below is sent.
       for (const row of recorded.rows) recorder.withdraw(row);
-      if (recorded.messages[0]?.replyTo !== undefined) this.replied = false;
+      this.unsent(recorded);
     }
     const messages = this.answerMessages(text);
     // A whole answer takes the live view's place (a long one from its first part on: the
@@ -216,9 +216,14 @@ export class RunReporter {
       await stored;
     } catch (error) {
       this.options.logger.error({ session: this.options.sessionKey, err: String(error) }, 'could not store the answer; sending it all the same');
-      if (this.recorded?.messages[0]?.replyTo !== undefined) this.replied = false;
+      if (this.recorded) this.unsent(this.recorded);
       this.recorded = undefined;
     }
+  }
+
+  /** The recorded messages will not go out: the answer sent in their place replies to the person's message again. */
+  private unsent(recorded: { messages: OutboundMessage[] }): void {
+    if (recorded.messages[0]?.replyTo !== undefined) this.replied = false;
   }
 
   /** The run ends without a reply (hob is shutting down): the live view goes. Must not throw. */

@@ -40,8 +40,7 @@ export class TurnCommit {
    * waiting, if any), rolled back when it throws. Nested calls are savepoints.
    */
   run<T>(fn: () => T): T {
-    // Inside another transaction (ours, or one a repository opened itself): a savepoint of it.
-    if (this.depth > 0 || (this.db.inTransaction && !this.open)) return this.nested(fn);
+    if (this.insideAnother) return this.nested(fn);
     if (this.open) {
       const value = this.nested(fn);
       const failure = this.settle();
@@ -64,7 +63,7 @@ export class TurnCommit {
    * written (resolved) or failed (rejected). Inside another transaction it is part of that one.
    */
   inTurn<T>(fn: () => T): { value: T; committed: Promise<void> } {
-    if (this.depth > 0 || (this.db.inTransaction && !this.open)) return { value: this.nested(fn), committed: Promise.resolve() };
+    if (this.insideAnother) return { value: this.nested(fn), committed: Promise.resolve() };
     const open = this.open ?? this.begin();
     return { value: this.nested(fn), committed: open.committed };
   }
@@ -111,6 +110,11 @@ export class TurnCommit {
     // Kept referenced: a caller waits on it, so the process must live until it ran.
     setImmediate(() => this.commit());
     return this.open;
+  }
+
+  /** Inside another transaction (ours, or one a repository opened itself): a call is a savepoint of it. */
+  private get insideAnother(): boolean {
+    return this.depth > 0 || (this.db.inTransaction && !this.open);
   }
 
   private nested<T>(fn: () => T): T {

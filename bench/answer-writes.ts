@@ -48,37 +48,52 @@ const VARIANTS: Variant[] = [
 
 const usage = { model: 'bench', usage: { inputTokens: 1200, outputTokens: 40, cacheReadTokens: 0, cacheWriteTokens: 0 }, costUsd: 0 };
 
+const said: Message = { role: 'user', content: [{ type: 'text', text: '[Wed 2 Dec 03:40] could you check the backup?' }] };
+const answer: Message = { role: 'assistant', content: [{ type: 'text', text: 'It finished at 02:14 and took 6 minutes.' }] };
+const chatOf = (person: number) => String(1000 + person);
+const keyOf = (person: number) => `telegram:${chatOf(person)}`;
+
+/** A person's message as the router stores it: the inbox row, the session (new for a new person), the message; returns the session. */
+function storeMessage(store: SqliteStore, variant: Variant, person: number, now: number, update: number): string {
+  const inboxId = store.inbox.add({ platform: 'telegram', updateId: String(update), sessionKey: keyOf(person), message: '{"text":"could you check the backup?"}', now });
+  const session = store.conversations.activeSession(keyOf(person));
+  store.conversations.appendMessage(session.id, said, { personId: `p${person}`, run: 'starts' });
+  if (variant.indexEachCommit) indexWaitingMessages(store.db);
+  if (inboxId !== undefined) store.inbox.markDone(inboxId);
+  return session.id;
+}
+
+/** The answer as the engine stores it, with its usage and search row. */
+function storeAnswer(store: SqliteStore, variant: Variant, sessionId: string, person: number): void {
+  store.conversations.appendMessage(sessionId, answer, { personId: `p${person}`, run: 'ends', usage });
+  if (variant.indexEachCommit) indexWaitingMessages(store.db);
+}
+
+/** The outbox row that carries the answer, leased for its send. */
+function recordAnswer(store: SqliteStore, person: number, now: number): number {
+  return store.outbox.add({ platform: 'telegram', chatId: chatOf(person), sessionKey: keyOf(person), message: '{"text":"It finished at 02:14 and took 6 minutes."}' as never, now, leaseUntil: now + 120_000 });
+}
+
+/** The send's end: the chat's earlier rows looked at, the sent mark. */
+function sent(store: SqliteStore, row: number, person: number, now: number, update: number): void {
+  store.outbox.blockedBy(row, 'telegram', chatOf(person), now);
+  store.outbox.markSent(row, String(update), now);
+}
+
 /** One answer's writes, as the gateway and the engine make them. */
 function answerOnce(store: SqliteStore, variant: Variant, person: number, now: number, update: number): void {
-  const key = `telegram:${1000 + person}`;
-  let sessionId = '';
-  store.transaction(() => {
-    const inboxId = store.inbox.add({ platform: 'telegram', updateId: String(update), sessionKey: key, message: '{"text":"could you check the backup?"}', now });
-    const session = store.conversations.activeSession(key);
-    const said: Message = { role: 'user', content: [{ type: 'text', text: '[Wed 2 Dec 03:40] could you check the backup?' }] };
-    store.conversations.appendMessage(session.id, said, { personId: `p${person}`, run: 'starts' });
-    if (variant.indexEachCommit) indexWaitingMessages(store.db);
-    if (inboxId !== undefined) store.inbox.markDone(inboxId);
-    sessionId = session.id;
-  });
-  const answer: Message = { role: 'assistant', content: [{ type: 'text', text: 'It finished at 02:14 and took 6 minutes.' }] };
-  const storeAnswer = () => {
-    store.conversations.appendMessage(sessionId, answer, { personId: `p${person}`, run: 'ends', usage });
-    if (variant.indexEachCommit) indexWaitingMessages(store.db);
-  };
-  const record = () => store.outbox.add({ platform: 'telegram', chatId: String(1000 + person), sessionKey: key, message: '{"text":"It finished at 02:14 and took 6 minutes."}' as never, now, leaseUntil: now + 120_000 });
+  const sessionId = store.transaction(() => storeMessage(store, variant, person, now, update));
   let row = 0;
   if (variant.answerApart) {
-    storeAnswer();
-    row = record();
+    storeAnswer(store, variant, sessionId, person);
+    row = recordAnswer(store, person, now);
   } else {
-    store.transaction(() => {
-      storeAnswer();
-      row = record();
+    row = store.transaction(() => {
+      storeAnswer(store, variant, sessionId, person);
+      return recordAnswer(store, person, now);
     });
   }
-  store.outbox.blockedBy(row, 'telegram', String(1000 + person), now);
-  store.outbox.markSent(row, String(update), now);
+  sent(store, row, person, now, update);
   if (update % BURST === 0) indexWaitingMessages(store.db);
 }
 
@@ -88,34 +103,14 @@ function answerOnce(store: SqliteStore, variant: Variant, person: number, now: n
  */
 async function burstOnce(store: SqliteStore, variant: Variant, first: number, now: number, update: number): Promise<void> {
   const people = Array.from({ length: BURST }, (_, index) => first + index);
-  const sessions = new Map<number, string>();
-  store.transaction(() => {
-    for (const person of people) {
-      const key = `telegram:${1000 + person}`;
-      const inboxId = store.inbox.add({ platform: 'telegram', updateId: String(update + person), sessionKey: key, message: '{"text":"could you check the backup?"}', now });
-      const session = store.conversations.activeSession(key);
-      const said: Message = { role: 'user', content: [{ type: 'text', text: '[Wed 2 Dec 03:40] could you check the backup?' }] };
-      store.conversations.appendMessage(session.id, said, { personId: `p${person}`, run: 'starts' });
-      if (inboxId !== undefined) store.inbox.markDone(inboxId);
-      sessions.set(person, session.id);
-    }
-  });
-  const answer: Message = { role: 'assistant', content: [{ type: 'text', text: 'It finished at 02:14 and took 6 minutes.' }] };
-  const rows = new Map<number, number>();
-  for (const person of people) {
-    const write = () => {
-      store.conversations.appendMessage(sessions.get(person) as string, answer, { personId: `p${person}`, run: 'ends', usage });
-      rows.set(person, store.outbox.add({ platform: 'telegram', chatId: String(1000 + person), sessionKey: `telegram:${1000 + person}`, message: '{"text":"It finished at 02:14 and took 6 minutes."}' as never, now, leaseUntil: now + 120_000 }));
-    };
-    if (variant.burst === 'turn') store.transactionInTurn(write);
-    else store.transaction(write);
-  }
+  const sessions = store.transaction(() => people.map((person) => storeMessage(store, variant, person, now, update + person)));
+  const write = (at: number) => () => {
+    storeAnswer(store, variant, sessions[at] as string, people[at] as number);
+    return recordAnswer(store, people[at] as number, now);
+  };
+  const rows = people.map((_, at) => (variant.burst === 'turn' ? store.transactionInTurn(write(at)).value : store.transaction(write(at))));
   await new Promise((resolve) => setImmediate(resolve));
-  for (const person of people) {
-    const row = rows.get(person) as number;
-    store.outbox.blockedBy(row, 'telegram', String(1000 + person), now);
-    store.outbox.markSent(row, String(update + person), now);
-  }
+  for (const [at, person] of people.entries()) sent(store, rows[at] as number, person, now, update + person);
   indexWaitingMessages(store.db);
 }
 

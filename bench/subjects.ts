@@ -152,17 +152,24 @@ export async function stopLive(live: LiveSubject): Promise<void> {
 }
 
 /**
- * Resolves true once no thread of these processes is running or in the disk's wait (each
- * one's work on the previous message done: what it does after an answer is sent lands on no
- * one's next reply), or false after `maxMs` whatever they do.
+ * Resolves true once these processes are quiet (each one's work on the previous message done:
+ * what it does after an answer is sent lands on no one's next reply), or false after `maxMs`
+ * whatever they do. Quiet: every thread asleep (not running, not in the disk's wait) in two
+ * looks a millisecond apart, and no thread given any CPU between them. One look alone was
+ * fooled by work that goes on in short steps: the floor rewrites its history file after each
+ * answer, a write chained behind the other, and after a burst of 20 that tail (8–12 ms of CPU)
+ * went on during the next contender's burst in 4 of 15 bursts of a full run.
  */
 export async function quiet(pids: readonly (number | undefined)[], maxMs: number): Promise<boolean> {
   const deadline = performance.now() + maxMs;
-  while (!pids.every(asleep)) {
+  let before: number[] | undefined;
+  for (;;) {
+    const now = pids.every(asleep) ? pids.map(threadsCpuNs) : undefined;
+    if (now && before && now.every((ns, at) => ns === before?.[at])) return true;
+    before = now;
     if (performance.now() > deadline) return false;
     await sleep(1);
   }
-  return true;
 }
 
 /** Every thread of the process sleeping (or the process gone), from /proc/PID/task/TID/stat (Linux). */
@@ -177,4 +184,22 @@ function asleep(pid: number | undefined): boolean {
   } catch {
     return true;
   }
+}
+
+/** The CPU time of all the process's threads so far, in nanoseconds (the scheduler's own count, /proc/PID/task/TID/schedstat); 0 when it is gone. */
+function threadsCpuNs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return ns;
 }

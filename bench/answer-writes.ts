@@ -17,9 +17,15 @@
  * answers in the commit at the end of the event loop's turn (src/store/sqlite/turn-commit.ts),
  * their sent marks after it. The variants take turns in rounds on files of their own, so a busy
  * minute on the machine hits all of them alike.
+ * Last, bursts of 20 new people with a pause of PAUSE_MS after each, as people write with
+ * pauses: each burst's wall time, on hob's store (the WAL copied back into the file at an idle
+ * moment: src/store/sqlite/idle-checkpoint.ts) and on a store that leaves it to SQLite (inside
+ * the commit that crosses 4,000 pages, which the burst then waits for). Median, slowest, and
+ * the bursts that took over twice the median: the ones a checkpoint landed in.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message } from '../src/core/messages.js';
 import { indexWaitingMessages } from '../src/store/sqlite/message-index.js';
 import { openSqliteStore, type SqliteStore } from '../src/store/sqlite/store.js';
@@ -33,6 +39,13 @@ const WARMUP = 300;
 const REGULARS = 30;
 /** Answers whose search rows go into the index together (vs-floor.ts's burst of new people). */
 const BURST = 20;
+/**
+ * Bursts with a pause after each, per store, for the checkpoints' lines (~80 WAL pages each:
+ * SQLite's own checkpoint comes every ~50), and the pause: core/when-idle.ts looks at 200 ms of
+ * the event loop, idle when it worked under a tenth of them.
+ */
+const PAUSED_BURSTS = 150;
+const PAUSE_MS = 60;
 
 type Variant = { name: string; checkpointPages?: number; answerApart?: boolean; indexEachCommit?: boolean; burst?: 'apart' | 'turn' };
 
@@ -158,12 +171,47 @@ export async function run(): Promise<BenchResult> {
       const less = variant === VARIANTS[0] || variant.burst === 'turn' ? '' : ` (hob's ${((100 * (ms - hob)) / ms).toFixed(0)}% less)`;
       return `store per answer, ${variant.name}: CPU ${fmt(ms)} ms${less}, best round ${fmt(Math.min(...cpu))}; wall ${fmt(median(wall))} ms (syncs included)`;
     });
+    summary.push(...(await pausedBursts(dir, next)));
     for (const line of summary) console.log(line);
     return { name: 'answer writes', summary };
   } finally {
     for (const subject of subjects) subject.store.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * PAUSED_BURSTS bursts with a pause after each, on hob's store, then on one whose checkpoints
+ * SQLite makes alone (one after the other: an idle checkpoint of one store would otherwise land
+ * in the other's burst).
+ */
+async function pausedBursts(dir: string, next: { now: number; update: number; newcomer: number }): Promise<string[]> {
+  const variant: Variant = { name: 'paused', burst: 'turn' };
+  const stores = [
+    { name: "hob's, checkpoints at idle moments", commits: undefined },
+    { name: "SQLite's own (inside the commit that crosses 4,000 pages)", commits: Number.POSITIVE_INFINITY },
+  ];
+  const lines: string[] = [];
+  for (const [at, { name, commits }] of stores.entries()) {
+    const store = openSqliteStore(join(dir, `paused-${at}.db`), { clock: { now: () => next.now }, ...(commits ? { idleCheckpointCommits: commits } : {}) });
+    const ms: number[] = [];
+    try {
+      for (let burst = 0; burst < PAUSED_BURSTS; burst++) {
+        const started = performance.now();
+        await burstOnce(store, variant, next.newcomer, (next.now += 5), next.update);
+        ms.push(performance.now() - started);
+        next.newcomer += BURST;
+        next.update += BURST;
+        await sleep(PAUSE_MS);
+      }
+    } finally {
+      store.close();
+    }
+    const middle = median(ms);
+    const slow = ms.filter((one) => one > 2 * middle);
+    lines.push(`bursts of ${BURST} new people with a pause after each (${PAUSED_BURSTS}), ${name}: median ${fmt(middle)} ms, slowest ${fmt(Math.max(...ms))} ms; ${slow.length} over twice the median${slow.length ? ` (${slow.map(fmt).join(', ')} ms)` : ''}`);
+  }
+  return lines;
 }
 
 runIfMain(import.meta.url, run);

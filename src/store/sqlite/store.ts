@@ -20,8 +20,12 @@ import { SqliteProfiles } from './profiles.js';
 import { SqliteSessionArchive } from './session-archive.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteTokenCalibration } from './token-calibration.js';
+import { IdleCheckpoint } from './idle-checkpoint.js';
 import { TurnCommit } from './turn-commit.js';
 import { SqliteVectors } from './vectors.js';
+
+/** What only the SQLite store takes: the commits between idle checkpoints (idle-checkpoint.ts; `Infinity` leaves them to SQLite alone, as the benchmark compares). */
+export type SqliteStoreOptions = StoreOptions & { idleCheckpointCommits?: number };
 
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -42,13 +46,15 @@ export class SqliteStore implements Store {
   private readonly messageIndex: MessageIndex;
   /** Every transaction, and the turn's commit for the writes that wait for it (turn-commit.ts). */
   private readonly commits: TurnCommit;
+  /** The WAL copied back into the file at idle moments, not inside an answer's commit (idle-checkpoint.ts). */
+  private readonly checkpoints: IdleCheckpoint;
   private vectorIndex: { index: SqliteVectors } | { error: string } | undefined;
 
   /** `db`: the open file; SQLite-only callers (tests, `hob store migrate`) may read it directly. */
   constructor(
     readonly db: Db,
     readonly location: string,
-    options: StoreOptions,
+    options: SqliteStoreOptions,
   ) {
     const { clock } = options;
     this.messageIndex = new MessageIndex(db, (error) => options.onBackgroundError?.(new Error(`moving messages' search rows into the index: ${errorMessage(error)}`)));
@@ -56,7 +62,15 @@ export class SqliteStore implements Store {
     this.archive = new SqliteSessionArchive(db, this.messageIndex);
     this.inbox = new SqliteInbox(db);
     this.outbox = new SqliteOutbox(db, (error) => options.onBackgroundError?.(new Error(`writing deliveries' sent marks: ${errorMessage(error)}`)));
-    this.commits = new TurnCommit(db, this.outbox);
+    this.checkpoints = new IdleCheckpoint(db, { afterCommits: options.idleCheckpointCommits, onError: (error) => options.onBackgroundError?.(new Error(`copying the WAL back into the file: ${errorMessage(error)}`)) });
+    // The outbox's sent marks ride on each commit; the idle checkpoint counts them.
+    this.commits = new TurnCommit(db, {
+      writeWithCommit: () => this.outbox.writeWithCommit(),
+      settled: (count) => {
+        this.outbox.settled(count);
+        this.checkpoints.committed();
+      },
+    });
     this.approvals = new SqliteApprovals(db);
     this.pairings = new SqlitePairings(db);
     this.permissionRules = new SqlitePermissionRules(db, clock);
@@ -88,6 +102,7 @@ export class SqliteStore implements Store {
 
   close(): void {
     if (!this.db.open) return;
+    this.checkpoints.close();
     this.commits.commit();
     this.memory.flushUses();
     this.messageIndex.flush();
@@ -113,6 +128,6 @@ export class SqliteStore implements Store {
 }
 
 /** Opens (creating if needed) the SQLite store at `path` and brings its schema up to date. */
-export function openSqliteStore(path: string, options: StoreOptions): SqliteStore {
+export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {
   return new SqliteStore(openDatabase(path), path, options);
 }

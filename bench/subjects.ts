@@ -162,44 +162,40 @@ export async function stopLive(live: LiveSubject): Promise<void> {
  */
 export async function quiet(pids: readonly (number | undefined)[], maxMs: number): Promise<boolean> {
   const deadline = performance.now() + maxMs;
-  let before: number[] | undefined;
+  let before: (number | undefined)[] | undefined;
   for (;;) {
-    const now = pids.every(asleep) ? pids.map(threadsCpuNs) : undefined;
-    if (now && before && now.every((ns, at) => ns === before?.[at])) return true;
+    const now = pids.map(asleepCpuNs);
+    if (before && now.every((ns, at) => ns !== undefined && ns === before?.[at])) return true;
     before = now;
     if (performance.now() > deadline) return false;
     await sleep(1);
   }
 }
 
-/** Every thread of the process sleeping (or the process gone), from /proc/PID/task/TID/stat (Linux). */
-function asleep(pid: number | undefined): boolean {
-  if (pid === undefined) return true;
-  try {
-    return readdirSync(`/proc/${pid}/task`).every((tid) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const state = stat[stat.lastIndexOf(')') + 2];
-      return state !== 'R' && state !== 'D';
-    });
-  } catch {
-    return true;
-  }
-}
-
-/** The CPU time of all the process's threads so far, in nanoseconds (the scheduler's own count, /proc/PID/task/TID/schedstat); 0 when it is gone. */
-function threadsCpuNs(pid: number | undefined): number {
+/**
+ * The CPU time of all the process's threads so far, in nanoseconds (the scheduler's own count,
+ * /proc/PID/task/TID/schedstat), when every one of them is asleep (not running, not in the
+ * disk's wait: /proc/PID/task/TID/stat); undefined while one is not; 0 when the process is gone
+ * (Linux). One walk over its threads for both.
+ */
+function asleepCpuNs(pid: number | undefined): number | undefined {
   if (pid === undefined) return 0;
-  let ns = 0;
+  let tids: string[];
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // A thread that ended between the listing and the read.
-      }
-    }
+    tids = readdirSync(`/proc/${pid}/task`);
   } catch {
     return 0;
+  }
+  let ns = 0;
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const state = stat[stat.lastIndexOf(')') + 2];
+      if (state === 'R' || state === 'D') return undefined;
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
   }
   return ns;
 }

@@ -4,7 +4,7 @@
  * bundled as scripts/build.mjs bundles hob, so both load their libraries alike), and either
  * started cold and kept up while a benchmark sends it messages (`startLive`).
  */
-import { openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { build } from 'esbuild';
@@ -75,9 +75,11 @@ export async function bundleFloor(dir: string): Promise<string> {
  * Spawns the subject cold against the fakes, its files in `dir`, `people` people allowed on
  * each platform (hob denies anyone else), with `nodeFlags` for node itself (profilers).
  * hob starts as a person starts it, through bin/hob.mjs with the node flags of its first
- * line; `hobDist` runs that other build of hob instead (bench/vs-floor.ts's `BENCH_HOB_BASE`),
- * as `node <the bin's flags> DIR/cli.js` (the flags as a person's start has them; without the bin's
- * check for a stale dist/, which only a source checkout makes).
+ * line; `hobDist` runs that other build of hob instead (bench/vs-floor.ts's `BENCH_HOB_BASE`):
+ * a checkout of hob (a worktree of an earlier commit, built) through its own bin, as hob; or a
+ * dist/ folder as `node <the bin's flags> DIR/cli.js`, without the bin, so without its code cache
+ * (bin/code-cache.mjs) either: a start then compiles all of dist/ as the first start after a build
+ * does, and only a checkout's bin compares starts fairly.
  */
 export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { dir: string; floorBundle: string; people: number; nodeFlags?: string[]; hobDist?: string }): StartedHob {
   const { dir, floorBundle, people, nodeFlags = [], hobDist = HOB_DIST } = options;
@@ -86,7 +88,12 @@ export function spawnSubject(subject: Subject, fakes: ThreeChannels, options: { 
     const throughBin = options.hobDist === undefined && HOB_DIST === 'dist';
     // Another build gets the bin's node flags too (every build since 5ca95fc starts with them), so
     // the two differ only in their code and in the bin's own check for a stale dist/.
-    const launch = throughBin ? binLaunch(nodeFlags) : [...binNodeFlags(), ...nodeFlags, join(hobDist, 'cli.js')];
+    const otherBin = join(hobDist, 'bin', 'hob.mjs');
+    const launch = throughBin
+      ? binLaunch(nodeFlags)
+      : existsSync(otherBin)
+        ? [...binNodeFlags(otherBin), ...nodeFlags, otherBin]
+        : [...binNodeFlags(), ...nodeFlags, join(hobDist, 'cli.js')];
     return spawnNode([...launch, '--config', fakes.writeHobConfig(dir, people), 'start'], RUNNING_LINE);
   }
   const settings: FloorSettings = {

@@ -26,7 +26,8 @@
  * a quick look at a change to a new person's first message, `BENCH_BURSTS` of them, 5 by
  * default); `BENCH_HOB_DIST=DIR` runs
  * another build of hob than dist/ (bench/subjects.ts); `BENCH_HOB_BASE=DIR` also runs that
- * build of hob ("base") in the same sittings, interleaved with the other two, and prints it
+ * build of hob ("base": a built checkout, e.g. `git worktree add /tmp/base HEAD` with its
+ * `npm run build`, started through its own bin and code cache) in the same sittings, interleaved with the other two, and prints it
  * beside them (hob / base too): a change measured against the build before it.
  * Soak: `BENCH_SOAK=5000 node --import tsx bench/vs-floor.ts` sends that many DMs one at a
  * time to each (hob's, the floor's, and the base build's with `BENCH_HOB_BASE`, in turn, as in

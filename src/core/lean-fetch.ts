@@ -46,6 +46,15 @@ export function leanBodyFetch(): Fetch {
   return lean((incoming, status, empty) => new BodyAnswer(incoming, status, empty) as unknown as Response);
 }
 
+/**
+ * For a client that reads an answer's body as it arrives (the model's stream of events): its
+ * `body` is the socket's own stream, an async iterable of Buffers, not a web stream, so each
+ * piece of the answer is not passed through the several web streams of a Response.
+ */
+export function leanStreamFetch(): Fetch {
+  return lean((incoming, status, empty) => new StreamAnswer(incoming, status, empty) as unknown as Response);
+}
+
 function lean(answer: Answer): Fetch {
   // Looked up per call: a test or another library may replace the global fetch.
   const fallback = bytesBody((input, init) => globalThis.fetch(input, init));
@@ -108,13 +117,26 @@ class BodyAnswer {
   }
 
   private async bytes(): Promise<Buffer> {
-    if (this.read) throw new TypeError('Body is unusable: Body has already been read');
-    this.read = true;
-    if (this.empty) return Buffer.alloc(0);
+    const body = this.take();
+    if (body === null) return Buffer.alloc(0);
     const chunks: Buffer[] = [];
     // An abort destroys the stream with the signal's reason, which this throws.
-    for await (const chunk of this.incoming) chunks.push(chunk as Buffer);
+    for await (const chunk of body) chunks.push(chunk);
     return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  }
+
+  /** The body's stream, once; null when the answer has none. */
+  protected take(): AsyncIterable<Buffer> | null {
+    if (this.read) throw new TypeError('Body is unusable: Body has already been read');
+    this.read = true;
+    return this.empty ? null : (this.incoming as AsyncIterable<Buffer>);
+  }
+}
+
+/** As BodyAnswer, with the body to read as it comes, once: `for await (const chunk of answer.body)` (leanStreamFetch). */
+class StreamAnswer extends BodyAnswer {
+  get body(): AsyncIterable<Buffer> | null {
+    return this.take();
   }
 }
 

@@ -1,14 +1,16 @@
 /**
- * Anthropic Messages API provider (@anthropic-ai/sdk 1.x), streaming. Imported lazily by
- * index.ts: the SDK takes ~250 ms to load, which start-up should not pay.
+ * Anthropic Messages API provider, streaming: hob's messages to the API's params
+ * (anthropic-wire.ts), the call (anthropic-http.ts, or the SDK's when its OpenTelemetry spans are
+ * asked for: anthropic-sdk.ts), and the raw events folded into hob's. Imported lazily by index.ts.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { Block, Message, Usage } from '../core/messages.js';
 import { emptyUsage } from '../core/messages.js';
 import { asObject, ThinkingMemory, toParams, type WireBlock } from './anthropic-wire.js';
-import { leanFetch } from '../core/lean-fetch.js';
+import { leanFetch, leanStreamFetch } from '../core/lean-fetch.js';
 import { RequestBody } from './request-body.js';
-import { abortedError, parseToolInput, toProviderError, truncatedStreamError } from './error-mapping.js';
+import { abortedError, parseToolInput, toProviderError, truncatedStreamError, type FailureFacts } from './error-mapping.js';
+import { httpMessagesCall, MessagesCallError, type MessagesCall, type RawEvent } from './anthropic-http.js';
 import type { ProviderClient, ProviderEvent, ProviderRequest, StopReason } from './types.js';
 
 export type AnthropicProviderOptions = {
@@ -26,18 +28,14 @@ const PROVIDER = 'Anthropic';
 
 export function createAnthropicProvider(options: AnthropicProviderOptions): ProviderClient {
   const promptCaching = options.promptCaching ?? true;
-  // Retries are ours (retry.ts), so the SDK must never retry on its own.
-  const sdk = new Anthropic({
-    apiKey: options.apiKey,
-    // Explicit, so neither ANTHROPIC_BASE_URL nor an SDK profile silently redirects hob.
-    baseURL: options.baseUrl ?? 'https://api.anthropic.com',
-    maxRetries: 0,
-    fetch: leanFetch(options.fetch),
-    // The SDK's OpenTelemetry spans, for a person who runs an OpenTelemetry SDK beside hob and
-    // asks for them (ANTHROPIC_OPEN_TELEMETRY, read by the SDK); otherwise none are built: each
-    // request's span settings and attributes cost ~20 µs with nobody to receive them.
-    ...(process.env.ANTHROPIC_OPEN_TELEMETRY === undefined ? { openTelemetry: false as const } : {}),
-  });
+  const call = { apiKey: options.apiKey, baseUrl: options.baseUrl ?? 'https://api.anthropic.com' };
+  // The SDK's OpenTelemetry spans, for a person who runs an OpenTelemetry SDK beside hob and asks
+  // for them (ANTHROPIC_OPEN_TELEMETRY, read by the SDK); otherwise hob makes the call itself,
+  // reading the answer straight from the socket.
+  let messages: MessagesCall | Promise<MessagesCall> =
+    process.env.ANTHROPIC_OPEN_TELEMETRY === undefined
+      ? httpMessagesCall({ ...call, fetch: options.fetch ? leanFetch(options.fetch) : leanStreamFetch() })
+      : import('./anthropic-sdk.js').then(({ sdkMessagesCall }) => sdkMessagesCall({ ...call, fetch: leanFetch(options.fetch) }));
   const thinking = new ThinkingMemory();
   const body = new RequestBody();
 
@@ -50,8 +48,8 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
       try {
         if (signal.aborted) throw signal.reason;
         const params = toParams(request, model, promptCaching, thinking);
-        const events = await sdk.messages.create(params, { signal, ...body.options(params, request.tools) });
-        for await (const event of events) {
+        if (typeof messages !== 'function') messages = await messages;
+        for await (const event of messages(params, body.bytes(params, request.tools), signal)) {
           for (const out of turn.apply(event)) yield out;
         }
         if (signal.aborted) throw signal.reason;
@@ -89,7 +87,7 @@ class TurnAccumulator {
 
   constructor(private model: string) {}
 
-  *apply(event: Anthropic.RawMessageStreamEvent): Generator<ProviderEvent> {
+  *apply(event: RawEvent): Generator<ProviderEvent> {
     switch (event.type) {
       case 'message_start':
         this.model = event.message.model || this.model;
@@ -224,21 +222,9 @@ function mapStopReason(reason: Anthropic.StopReason | null): StopReason {
   }
 }
 
-function factsOf(error: unknown): Parameters<typeof toProviderError>[0] {
-  if (error instanceof Anthropic.APIConnectionError) {
-    return { provider: PROVIDER, message: error.message, network: true, cause: error };
-  }
-  if (error instanceof Anthropic.APIError) {
-    return {
-      provider: PROVIDER,
-      status: error.status,
-      headers: error.headers,
-      message: error.apiMessage ?? error.message,
-      kind: error.type ?? undefined,
-      cause: error,
-    };
-  }
-  // Anything else escaping the SDK mid-stream (socket reset, bad JSON) is a transport failure.
+function factsOf(error: unknown): FailureFacts {
+  if (error instanceof MessagesCallError) return { provider: PROVIDER, ...error.facts, cause: error.cause ?? error };
+  // Anything else escaping mid-stream (socket reset, bad JSON) is a transport failure.
   const message = error instanceof Error ? error.message : String(error);
   return { provider: PROVIDER, message, network: true, cause: error };
 }

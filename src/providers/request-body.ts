@@ -28,7 +28,7 @@ export class RequestBody {
   }
 
   /** `params` as JSON bytes; its `tools`, made from `specs` by this provider, encoded at their first request. */
-  private bytes(params: object & { tools?: unknown }, specs: readonly ToolSpec[]): Buffer {
+  bytes(params: object & { tools?: unknown }, specs: readonly ToolSpec[]): Buffer {
     const { tools, ...rest } = params;
     if (tools === undefined) return Buffer.from(JSON.stringify(params), 'utf8');
     let toolsBytes = this.toolsByList.get(specs);

@@ -13,6 +13,7 @@
  * Each request takes the next queued response; an empty queue answers 400
  * "no scripted response" so a test that under-scripts fails loudly instead of retrying.
  * Accepts `x-api-key` and `Authorization: Bearer`; with `{ apiKey }` any other key gets 401.
+ * A request without `anthropic-version` gets the API's 400 ("anthropic-version: header is required").
  * As strict as the API: a prompt over `contextWindow` (default 200,000) is refused ("prompt is
  * too long: N tokens > W maximum"), and so is one whose prompt plus max_tokens exceeds it
  * ("input length and `max_tokens` exceed context limit"); usage counts the prompt as its
@@ -119,6 +120,8 @@ export async function startFakeAnthropic(options: { apiKey?: string; contextWind
     if (options.apiKey !== undefined && request.apiKey !== options.apiKey) {
       return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
     }
+    // As the API answers a request that does not name the version it is written against.
+    if (!request.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
     const prompt = promptTokens(request.body);
     const maxTokens = request.body.max_tokens ?? 0;
     if (prompt > window || prompt + maxTokens > window) {

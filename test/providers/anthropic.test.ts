@@ -158,6 +158,50 @@ describe('anthropic provider: thinking models in a tool loop', () => {
   });
 });
 
+describe('anthropic provider: the stream as the network delivers it', () => {
+  /** A fetch whose answers arrive a few bytes at a time, cut wherever the count falls (inside an event, a line, a character). */
+  const inPieces = (size: number): typeof fetch => async (input, init) => {
+    const response = await fetch(input, init);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += size) controller.enqueue(bytes.slice(at, at + size));
+        controller.close();
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+
+  it('an answer cut into 3-byte reads streams the same text, tool call and usage', async () => {
+    const text = 'Grüße aus 東京 🎉, done.';
+    fake.push({ text, chunks: 4, toolCalls: [{ id: 'toolu_x', name: 'read_file', input: { path: 'ö/日記.md' } }], usage: { input: 50, output: 9 } });
+    const sliced = createAnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: fake.baseUrl, model: 'claude-sonnet-4-6', fetch: inPieces(3) });
+    const events = await collect(sliced.stream(request('hi', { tools: [readFile] }), signal));
+    expect(textOf(events)).toBe(text);
+    expect(events.filter((event) => event.type === 'tool_use')).toEqual([{ type: 'tool_use', id: 'toolu_x', name: 'read_file', input: { path: 'ö/日記.md' } }]);
+    const done = doneOf(events);
+    expect(done.usage.inputTokens).toBe(50);
+    expect(done.usage.outputTokens).toBe(9);
+    expect(done.stopReason).toBe('tool_use');
+  });
+
+  it('an error event cut across reads still ends the answer with the error it names', async () => {
+    fake.push({ errorMidStream: true, text: 'Half an ans' });
+    const sliced = createAnthropicProvider({ apiKey: 'sk-ant-test', baseUrl: fake.baseUrl, model: 'm', fetch: inPieces(2) });
+    const events = await collect(sliced.stream(request('hi'), signal));
+    expect(textOf(events)).toBe('Half an ans');
+    expect(errorOf(events).error.message).toContain('overloaded_error');
+  });
+
+  it('sends the API version the API requires, and the key as x-api-key', async () => {
+    fake.push({ text: 'ok' });
+    doneOf(await collect(provider.stream(request('hi'), signal)));
+    const sent = fake.requests.at(-1);
+    expect(sent?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent?.headers['x-api-key']).toBe('sk-ant-test');
+  });
+});
+
 describe('anthropic provider: failures arrive as one error event', () => {
   it('a 429 is retryable and carries the retry-after delay', async () => {
     fake.push({ status: 429, retryAfterSeconds: 7 });
@@ -199,6 +243,15 @@ describe('anthropic provider: failures arrive as one error event', () => {
     expect(failure.error.retryable).toBe(false);
     expect(failure.error.status).toBe(401);
     expect(failure.error.message).toMatch(/api.key/i);
+  });
+
+  it('an error page that is not the API\'s JSON (a proxy\'s 502) is retryable and quotes the page', async () => {
+    const proxy: typeof fetch = async () => new Response('<html><body>502 Bad Gateway</body></html>', { status: 502, headers: { 'content-type': 'text/html' } });
+    const behindProxy = createAnthropicProvider({ apiKey: 'k', baseUrl: fake.baseUrl, model: 'm', fetch: proxy });
+    const failure = errorOf(await collect(behindProxy.stream(request('hi'), signal)));
+    expect(failure.error.retryable).toBe(true);
+    expect(failure.error.status).toBe(502);
+    expect(failure.error.message).toContain('502 Bad Gateway');
   });
 
   it('an error event mid-stream keeps the streamed text and reports streamed=true', async () => {

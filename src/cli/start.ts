@@ -46,15 +46,15 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   let opened: Promise<Logger> | undefined;
   const openLog = () => (opened ??= import('../logger.js').then(({ createLogger }) => log.attach(createLogger({ dataDir: config.data_dir, level: config.log_level, destination: 'file' }))));
   keepRunningThroughStrayErrors(log);
+  // bwrap's check, which the app serving chat channels runs as a child process, forked before
+  // the channels' SDKs load: a fork copies the page tables of the whole heap, ~4 ms now against
+  // ~10 once the SDKs are in (and in the app's build it fell on the way to the first answer).
+  // Without a chat channel the app checks at once, itself.
+  if (claim.kept.length) void import('../policy/sandbox.js').then(({ probeSandboxEarly }) => probeSandboxEarly({ settings: config.permissions.sandbox }));
   const adapters = connectChannels(claim.kept, config, log);
   let serving = false;
   try {
-    await channelsUnderWay(adapters, () => {
-      // While the handshakes wait on the network: bwrap's check, which the app serving chat
-      // channels runs as a child process (its fork and wait fell in the app's build, on the
-      // way to the first answer). Without a chat channel the app checks at once, itself.
-      if (adapters.length) void import('../policy/sandbox.js').then(({ probeSandboxEarly }) => probeSandboxEarly({ settings: config.permissions.sandbox }));
-    });
+    await channelsUnderWay(adapters);
     // The model's SDK (~600 KB of code) loads beside the rest of hob and is in before the app is
     // built: a message held during start-up needs it for its answer, and a module's load goes
     // step by step, each step waiting for a turn of the event loop; left to load behind the
@@ -83,11 +83,10 @@ const HANDSHAKE_HEAD_START_MS = 200;
 
 /**
  * Resolves once every channel's SDK is in and each is up, or HANDSHAKE_HEAD_START_MS after the
- * SDKs (never rejects); `meanwhile` runs once the SDKs are in.
+ * SDKs (never rejects).
  */
-async function channelsUnderWay(adapters: DeferredAdapter[], meanwhile: () => void): Promise<void> {
+async function channelsUnderWay(adapters: DeferredAdapter[]): Promise<void> {
   await Promise.all(adapters.map((adapter) => adapter.sdkLoaded));
-  meanwhile();
   let timer: NodeJS.Timeout | undefined;
   const headStart = new Promise<void>((resolve) => (timer = setTimeout(resolve, HANDSHAKE_HEAD_START_MS)));
   await Promise.race([Promise.all(adapters.map((adapter) => adapter.connected)), headStart]);

@@ -1,8 +1,8 @@
 // Bundles src/ and its dependencies into dist/ with esbuild (well under a second): node then
 // starts hob without a TypeScript loader and without resolving hundreds of package files,
-// which takes about a third off `hob ask`'s start. better-sqlite3 stays external (a native
-// addon); channel SDKs sit in split chunks that load only when their channel is configured;
-// the PostgreSQL store's worker thread is a second entry point.
+// which takes about a third off `hob ask`'s start. Only better-sqlite3's native addon is loaded
+// from node_modules (src/core/sqlite-addon.ts); channel SDKs sit in split chunks that load only
+// when their channel is configured; the PostgreSQL store's worker thread is a second entry point.
 import { renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,8 @@ export function bundleOptions(entryPoints, outdir) {
     platform: 'node',
     target: 'node20',
     // pg's optional native binding (pg-native) is never used: hob speaks the protocol in JS.
-    external: ['better-sqlite3', 'pg-native'],
+    // better-sqlite3's JavaScript is bundled; its addon is handed to it (src/core/sqlite-addon.ts).
+    external: ['pg-native'],
     // CommonJS dependencies call require() for Node built-ins; ESM output needs one in scope.
     // `__hobI`: every import() of dist/, routed to bin/code-cache.mjs's loader when it runs (scripts/dynamic-imports.mjs).
     banner: { js: `import { createRequire as __hobRequire } from 'node:module'; const require = __hobRequire(import.meta.url); ${IMPORT_BANNER}` },

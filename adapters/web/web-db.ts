@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sqliteAddon } from '../../src/core/sqlite-addon.js';
 
 export type WebDb = Database.Database;
 
@@ -67,7 +68,7 @@ export function openWebDb(dataDir: string): WebDb {
   const dir = webDir(dataDir);
   mkdirSync(join(dir, 'files'), { recursive: true, mode: 0o700 });
   const path = join(dir, 'web.db');
-  const db = new Database(path);
+  const db = new Database(path, sqliteAddon());
   chmodSync(path, 0o600);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

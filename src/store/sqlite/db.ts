@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { migrations } from './migrations.js';
+import { sqliteAddon } from '../../core/sqlite-addon.js';
 
 export type Db = Database.Database;
 
@@ -31,30 +31,12 @@ export const PAGE_CACHE_KIB = 2_000;
 export const MMAP_BYTES = 256 * 1024 * 1024;
 
 /**
- * better-sqlite3's compiled addon, found once. Left to itself, better-sqlite3 finds it through
- * the `bindings` package, which reads a stack trace and tries a dozen paths (~6 ms of each
- * start); an install that put it elsewhere (undefined here) still goes that way.
- */
-let addonPath: string | null | undefined;
-function nativeBinding(): string | undefined {
-  if (addonPath === undefined) {
-    try {
-      addonPath = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
-    } catch {
-      addonPath = null;
-    }
-  }
-  return addonPath ?? undefined;
-}
-
-/**
  * Opens (creating if needed) hob's SQLite file in WAL mode and brings its schema up to date.
  * One process writes; readers never block the writer.
  */
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const addon = nativeBinding();
-  const db = new Database(path, addon ? { nativeBinding: addon } : {});
+  const db = new Database(path, sqliteAddon());
   // A new, empty file (hob's first start on this data_dir) gets its schema without waiting on
   // the disk: with `synchronous = NORMAL` the switch to WAL and the migrations make eight
   // fsyncs (tens of ms before the first answer). Only a machine crash in those milliseconds

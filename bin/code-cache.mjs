@@ -111,23 +111,44 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
     return specifier.startsWith('./') ? chunk(new URL(specifier, referrer.identifier).href) : builtin(specifier);
   }
 
-  // Two imports linking at once could both link a module they share: links run one at a time.
-  let linking = Promise.resolve();
-  async function load(module) {
-    if (module.status === 'unlinked') {
-      const linked = linking.then(() => (module.status === 'unlinked' ? module.link(linker) : undefined));
-      linking = linked.catch(() => {});
-      await linked;
+  // The modules import()ed at once load one import at a time, each step of one (compiling its
+  // file, linking it, starting its top level) after a turn of the event loop. The channels'
+  // SDKs are imported together, and each chunk is tens of milliseconds of compiling and running
+  // in one piece: Telegram's, the smallest, is in and sends its getMe and deleteWebhook while
+  // the others have not started compiling, and its answers are taken between their steps, so
+  // its getUpdates goes out while the others still load instead of after the last SDK is in.
+  // Two imports never link at once (they could both link a module they share). Only the start
+  // of a top level waits in turn, never its end: a top level that awaits an import() of its own
+  // cannot wait on itself.
+  let turn = Promise.resolve();
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  async function load(url) {
+    const known = chunks.get(url);
+    if (known?.status === 'evaluated') return known;
+    const mine = turn.then(nextTurn);
+    let release = () => {};
+    turn = mine.then(() => new Promise((resolve) => (release = resolve)));
+    await mine;
+    let module;
+    try {
+      module = chunk(url);
+      if (module.status === 'unlinked') {
+        await module.link(linker);
+        await nextTurn();
+      }
+      if (module.status === 'linked') void module.evaluate().catch(() => {});
+    } finally {
+      release();
     }
     // An import() of a module whose top level is running (one that imports itself) waits for it, as node's does.
-    while (module.status === 'evaluating' || module.status === 'linking') await new Promise((resolve) => setImmediate(resolve));
+    while (module.status === 'evaluating' || module.status === 'linking') await nextTurn();
     await module.evaluate();
     return module;
   }
 
   globalThis[IMPORT] = async (base, specifier, options) => {
     if (typeof specifier === 'string' && specifier.startsWith('./') && base.startsWith(distUrl)) {
-      return (await load(chunk(new URL(specifier, base).href))).namespace;
+      return (await load(new URL(specifier, base).href)).namespace;
     }
     return import(specifier, options);
   };
@@ -137,7 +158,7 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
   setTimeout(write, writeAfterMs).unref();
   process.once('exit', write);
 
-  await load(chunk(pathToFileURL(entry).href));
+  await load(pathToFileURL(entry).href);
 }
 
 /**

@@ -48,6 +48,15 @@ export const dir = import.meta.dirname;
   // Top-level code is always in a cache: a stale one would answer C1 after the edit below.
   'late-c.js': `export const value = 'C1';\n`,
   'broken.js': `import './chunk-a.js';\nthrow new Error('broken at load');\n`,
+  // As \`hob start\` imports its channels' SDKs: at once, the first connecting as soon as it is in.
+  'together.js': `const order = [];
+const first = import('./first-sdk.js').then(() => setImmediate(() => order.push('the first one took an answer')));
+const second = import('./second-sdk.js').then((sdk) => order.push(sdk.ran));
+await Promise.all([first, second]);
+console.log(order.join(', '));
+`,
+  'first-sdk.js': `export const ready = true;\n`,
+  'second-sdk.js': `export const ran = 'the second one ran';\n`,
 };
 const EXPECTED = ['cli shared awaited a/b', 'later b+shared true true', 'builtin function', "text import('./nowhere.js') import(x)", 'late C1'].join('\n');
 
@@ -135,6 +144,13 @@ describe('dist/ loaded through the code cache', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('broken at load');
     expect(run.stderr).toContain('broken.js');
+  });
+
+  it('takes what the network brought between the loads of modules imported at once, not after the last', async () => {
+    const { dist, cache } = await fixture();
+    const run = throughLoader(join(dist, 'together.js'), cache);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('the first one took an answer, the second one ran');
   });
 
   it('starts as well where it cannot write its caches', async () => {

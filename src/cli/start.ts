@@ -46,12 +46,14 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   let opened: Promise<Logger> | undefined;
   const openLog = () => (opened ??= import('../logger.js').then(({ createLogger }) => log.attach(createLogger({ dataDir: config.data_dir, level: config.log_level, destination: 'file' }))));
   keepRunningThroughStrayErrors(log);
-  // bwrap's check, which the app serving chat channels runs as a child process, forked before
-  // the channels' SDKs load: a fork copies the page tables of the whole heap, ~4 ms now against
-  // ~10 once the SDKs are in (and in the app's build it fell on the way to the first answer).
-  // Without a chat channel the app checks at once, itself.
-  if (claim.kept.length) void import('../policy/sandbox.js').then(({ probeSandboxEarly }) => probeSandboxEarly({ settings: config.permissions.sandbox }));
   const adapters = connectChannels(claim.kept, config, log);
+  // bwrap's check, which the app serving chat channels runs as a child process, forked once the
+  // first channel's SDK is in: a fork copies the page tables of the whole heap, ~10 ms of the
+  // main thread once every SDK is in (and in the app's build it fell on the way to the first
+  // answer), less with one; forked before any, bwrap's namespaces were set up while node's own
+  // loader (without the code cache) read the SDKs, and a Telegram-only start polled ~30 ms later.
+  // Without a chat channel the app checks at once, itself.
+  if (adapters.length) void Promise.race(adapters.map((adapter) => adapter.sdkLoaded)).then(() => import('../policy/sandbox.js')).then(({ probeSandboxEarly }) => probeSandboxEarly({ settings: config.permissions.sandbox }));
   let serving = false;
   try {
     await channelsUnderWay(adapters);

@@ -24,7 +24,7 @@ function countingBwrap(name: string, exitCode = 0): { path: string; runs: () => 
 
 const on: SandboxSettings = { mode: 'auto', network: true };
 
-describe.runIf(process.platform === 'linux')('the sandbox check started before the channels connect', () => {
+describe.runIf(process.platform === 'linux')('the sandbox check started while the channels load', () => {
   it('is the answer the app\'s sandbox gives: bwrap runs once, and bash is sandboxed', async () => {
     const bwrap = countingBwrap('bwrap-yes');
     probeSandboxEarly({ settings: on, bwrapPath: bwrap.path });

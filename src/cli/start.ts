@@ -57,11 +57,11 @@ export async function runStart(configPath: string | undefined): Promise<void> {
   let serving = false;
   try {
     await channelsUnderWay(adapters);
-    // The model's SDK (~600 KB of code) loads beside the rest of hob and is in before the app is
-    // built: a message held during start-up needs it for its answer, and a module's load goes
-    // step by step, each step waiting for a turn of the event loop; left to load behind the
-    // app's build, the gateway's start and the held messages' work, it came in after the first
-    // run had asked for it.
+    // The model provider's code (Anthropic's call, or the OpenAI SDK's ~230 KB) loads beside the
+    // rest of hob and is in before the app is built: a message held during start-up needs it for
+    // its answer, and a module's load goes step by step, each step waiting for a turn of the event
+    // loop; left to load behind the app's build, the gateway's start and the held messages' work,
+    // it came in after the first run had asked for it.
     const [{ serve }, , logger] = await Promise.all([import('./start-serve.js'), import('../providers/index.js').then(({ preloadSdk }) => preloadSdk(config.model.provider)), openLog()]);
     serving = true;
     await serve({ config, configPath: path, logger, adapters, release: () => claim.release() });

@@ -5,9 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { MessagesCallError, type MessagesCall } from './anthropic-http.js';
-
-/** A body's type, so the SDK sends the bytes it is given as they are (request-body.ts). */
-const JSON_TYPE = { 'content-type': 'application/json' } as const;
+import { JSON_TYPE } from './request-body.js';
 
 export function sdkMessagesCall(options: { apiKey: string; baseUrl: string; fetch: typeof globalThis.fetch }): MessagesCall {
   // Retries are ours (retry.ts), so the SDK must never retry on its own.

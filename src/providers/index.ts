@@ -77,8 +77,9 @@ export function createProvider(settings: ProviderSettings, deps: ProviderDeps = 
 }
 
 /**
- * Starts loading the SDK module of `provider` before any client is made (`hob start` does, beside
- * loading the rest of hob): a client made later finds it loaded. Never rejects (a failure shows
+ * Starts loading the module of `provider` (with the OpenAI SDK; Anthropic's makes its call
+ * itself) before any client is made (`hob start` does, beside loading the rest of hob): a client
+ * made later finds it loaded. Never rejects (a failure shows
  * on the client's first request).
  */
 export function preloadSdk(provider: ProviderSettings['provider']): Promise<void> {

@@ -2,7 +2,7 @@ import type { ToolSpec } from './types.js';
 
 const COMMA = 0x2c;
 /** The body's type, which the SDKs need to send bytes as they are given. */
-const JSON_TYPE = { 'content-type': 'application/json' } as const;
+export const JSON_TYPE = { 'content-type': 'application/json' } as const;
 
 /**
  * A model request's body as the UTF-8 bytes of its JSON, its tool definitions encoded once per

@@ -112,6 +112,26 @@ export function onePackageCopy(root = process.cwd()) {
 }
 
 /**
+ * What Slack's Socket Mode takes from undici 7, each part required from its own file when first
+ * used. Its `require("undici")` ran undici's index, which requires every dispatcher, the mock
+ * agents, the caches, the interceptors and fetch's cookies, and the cookies' check of
+ * `globalThis.Headers` loaded Node's own copy of undici besides (which hob's calls, through
+ * core/lean-fetch.ts, never need): ~40 ms of a cold start's main thread before Slack's socket
+ * opened, for the WebSocket, its events, an Agent and its connector. `fetch` (with a proxy's
+ * dispatcher only) still takes the whole index.
+ */
+const SOCKET_MODE_UNDICI = `{
+  get WebSocket() { return require("undici/lib/web/websocket/websocket").WebSocket; },
+  ping: (...args) => require("undici/lib/web/websocket/websocket").ping(...args),
+  get CloseEvent() { return require("undici/lib/web/websocket/events").CloseEvent; },
+  get ErrorEvent() { return require("undici/lib/web/websocket/events").ErrorEvent; },
+  get MessageEvent() { return require("undici/lib/web/websocket/events").MessageEvent; },
+  get Agent() { return require("undici/lib/dispatcher/agent"); },
+  get buildConnector() { return require("undici/lib/core/connect"); },
+  get fetch() { return require("undici").fetch; },
+}`;
+
+/**
  * Parts of the channel libraries evaluated only when first used instead of when their library
  * loads. A bundled CommonJS module runs its top level on its first require(), so each
  * require() moved into the getter or function that needs it leaves that module (and all it
@@ -127,7 +147,8 @@ export function onePackageCopy(root = process.cwd()) {
  * - grammy's node-fetch (with whatwg-url and tr46's 260 KB table): hob gives grammy its own
  *   fetch (core/lean-fetch.ts), so node-fetch loads only to fetch an InputFile given by URL;
  * - the copy of util.inspect for browsers (node-inspect-extracted, 2,000 lines) that
- *   discord.js's event emitter carries to word an unhandled 'error' event.
+ *   discord.js's event emitter carries to word an unhandled 'error' event;
+ * - all of undici 7 but its WebSocket, for Socket Mode (SOCKET_MODE_UNDICI).
  */
 const LATER = [
   {
@@ -143,6 +164,10 @@ const LATER = [
       ...['import_undici', 'import_undici2'].map((name) => [`var ${name} = require("undici");`, `var ${name} = new Proxy({}, { get: (_, key) => require("undici")[key] });`]),
       ['var import_magic_bytes = require("magic-bytes.js");', 'var import_magic_bytes = new Proxy({}, { get: (_, key) => require("magic-bytes.js")[key] });'],
     ],
+  },
+  {
+    file: /[\\/]@slack[\\/]socket-mode[\\/]dist[\\/]src[\\/](SlackWebSocket|SocketModeClient)\.js$/,
+    replace: [['const undici_1 = require("undici");', `const undici_1 = ${SOCKET_MODE_UNDICI};`]],
   },
   {
     file: /[\\/]@slack[\\/]bolt[\\/]dist[\\/]receivers[\\/]HTTPModuleFunctions\.js$/,

@@ -5,20 +5,24 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../scripts/build.mjs';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { tempDir } from '../support/temp-dirs.js';
 
 /**
  * dist/ loads some parts of the channel libraries only on their first use (scripts/
  * bundle-plugins.mjs: Bolt's Express receiver and raw-body, OAuth's jsonwebtoken, discord.js's
- * undici and magic-bytes.js, grammy's node-fetch, the event emitter's inspect). Bundled as
+ * undici and magic-bytes.js, grammy's node-fetch, the event emitter's inspect, all of undici 7
+ * but what Socket Mode takes). Bundled as
  * dist/ is, each must still do its work when it is used: a Discord file fetched by URL or
  * uploaded without a type, a Slack request's body in HTTP mode, an OAuth state, grammy's own
- * fetch and a Telegram photo given by URL, the words of an unhandled error. And a library that changed so that a part would load at start again is
+ * fetch and a Telegram photo given by URL, the words of an unhandled error, Socket Mode's
+ * connection (undici's WebSocket, taken without the rest of undici). And a library that changed so that a part would load at start again is
  * said at build time.
  */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 
 let server: http.Server;
+let slack: FakeSlack;
 let origin = '';
 const uploads: { contentType: string; body: string }[] = [];
 
@@ -54,15 +58,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  slack = await startFakeSlack();
 });
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+afterAll(async () => {
+  await slack.close();
+  await new Promise((resolve) => server.close(resolve));
+});
 
 describe('library parts loaded on first use, in the bundle', () => {
   it('still work when used', async () => {
     const out = tempDir('hob-library-probe-');
     const result = await build({ ...bundleOptions({ probe: 'test/build/library-probe.ts' }, out), sourcemap: false });
     expect(result.warnings.map((warning) => warning.text)).toEqual([]);
-    const { stdout } = await promisify(execFile)(process.execPath, [join(out, 'probe.js'), origin], { cwd: process.cwd() }).catch((error: { stderr: string }) => {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(out, 'probe.js'), origin, slack.apiUrl, slack.appToken], { cwd: process.cwd() }).catch((error: { stderr: string }) => {
       throw new Error(`the probe failed: ${error.stderr}`);
     });
     const seen = JSON.parse(stdout) as Record<string, unknown>;
@@ -75,6 +83,7 @@ describe('library parts loaded on first use, in the bundle', () => {
     expect(seen.uploaded).toEqual({ id: '1' });
     expect(seen.me).toBe('probe_bot');
     expect(seen.photo).toBe(5);
+    expect(seen.socketConnected).toBe(true);
     // The upload had no type of its own: magic-bytes.js read it from the bytes.
     expect(uploads.map((upload) => upload.contentType.split(';')[0])).toEqual(['application/json', 'multipart/form-data', 'multipart/form-data']);
     expect(uploads[0]?.body).toBe('{"text":"hi"}');

@@ -6,11 +6,14 @@
 import http from 'node:http';
 import { ExpressReceiver, HTTPModuleFunctions } from '@slack/bolt';
 import { ClearStateStore } from '@slack/oauth';
+import { LogLevel, SocketModeClient } from '@slack/socket-mode';
 // Each through discord.js, which require()s them as hob's bundle has them (an import would
 // take their ES module builds instead).
 import { MessagePayload, REST } from 'discord.js';
 
 const origin = process.argv[2] as string;
+/** The fake Slack's Web API and its app token, for Socket Mode. */
+const [slackApiUrl, appToken] = [process.argv[3] as string, process.argv[4] as string];
 // A failure in one line, without the bundle's source around it.
 process.on('uncaughtException', (error) => {
   const cause = (error as { error?: unknown }).error ?? error.cause;
@@ -55,6 +58,14 @@ const file = await MessagePayload.resolveFile(`${origin}/cat.png`);
 const posted = await new REST({ api: origin, retries: 0 }).setToken('probe').post('/upload', { body: { text: 'hi' } });
 const uploaded = await new REST({ api: origin, retries: 0, makeRequest: (url, init) => fetch(url, init as RequestInit) }).setToken('probe').post('/upload', { files: [{ name: 'cat', data: PNG }] });
 
+// Socket Mode's WebSocket, its events and its Agent, each taken from its own file of undici:
+// connected once Slack's hello came in, and closed again.
+const socketMode = new SocketModeClient({ appToken, clientOptions: { slackApiUrl }, logLevel: LogLevel.ERROR, autoReconnectEnabled: false });
+let socketConnected = false;
+socketMode.on('connected', () => (socketConnected = true));
+await socketMode.start();
+await socketMode.disconnect();
+
 // In a chunk of its own, as hob's Telegram adapter is (in one scope with the rest, esbuild
 // renames the AbortSignal class of grammy's shim, which node-fetch then refuses).
 const { me, photo } = await (await import('./library-probe-telegram.js')).telegramProbe(origin);
@@ -70,5 +81,6 @@ process.stdout.write(
     uploaded,
     me,
     photo,
+    socketConnected,
   })}\n`,
 );

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { IMPORT_BANNER, routeDynamicImports } from './dynamic-imports.mjs';
-import { fdirBundledPicomatch, laterLibraryParts, onePackageCopy, zodEnglishOnly, zodLazyInitializers } from './bundle-plugins.mjs';
+import { fdirBundledPicomatch, laterLibraryParts, onePackageCopy, oneWrapPerLibrary, zodEnglishOnly, zodLazyInitializers } from './bundle-plugins.mjs';
 
 /** The entry points of dist/; a Worker loads a file, so the PostgreSQL worker is one of them. */
 export const ENTRY_POINTS = { cli: 'src/cli.ts', 'postgres-worker': 'src/store/postgres/worker.ts' };
@@ -44,7 +44,7 @@ export function bundleOptions(entryPoints, outdir) {
     // untouched (minifyIdentifiers stays off), so stack traces still name each function.
     minifySyntax: true,
     logLevel: 'warning',
-    plugins: [onePackageCopy(), laterLibraryParts, zodEnglishOnly, zodLazyInitializers, fdirBundledPicomatch],
+    plugins: [oneWrapPerLibrary, onePackageCopy(), laterLibraryParts, zodEnglishOnly, zodLazyInitializers, fdirBundledPicomatch],
   };
 }
 

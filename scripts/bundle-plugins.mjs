@@ -55,6 +55,27 @@ export const fdirBundledPicomatch = {
 };
 
 /**
+ * The channel libraries that are CommonJS, each wrapped for hob's modules once. A module of
+ * the bundle that imports a CommonJS package gets a namespace of its own, every export of the
+ * package copied into it as a getter (esbuild's `__toESM`): discord.js has ~700, and the eight
+ * files of hob's Discord adapter that import it made eight copies (~8 ms of a cold start's main
+ * thread). hob's own imports of these packages go through one module of re-exports instead,
+ * which copies them once. Only named imports pass through `export *` (no default), which is
+ * all hob takes from these three.
+ */
+const WRAPPED_ONCE = /^(discord\.js|grammy|@slack\/bolt)$/;
+
+export const oneWrapPerLibrary = {
+  name: 'one-wrap-per-library',
+  setup(builder) {
+    builder.onResolve({ filter: WRAPPED_ONCE }, (args) =>
+      args.namespace === 'wrapped-once' || args.importer.includes(`${sep}node_modules${sep}`) ? undefined : { path: args.path, namespace: 'wrapped-once' },
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'wrapped-once' }, (args) => ({ contents: `export * from ${JSON.stringify(args.path)};`, resolveDir: process.cwd() }));
+  },
+};
+
+/**
  * One copy of each package version. npm nests a package under each dependent that cannot share
  * the top-level copy: discord.js and @discordjs/rest each hold their own undici 6.29.1 (the top
  * level is Slack's 7), so dist/ carried the same 900 KB twice. Every file of a nested copy is

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, PAGE_CACHE_KIB } from '../../src/store/sqlite/db.js';
 import { migrations } from '../../src/store/sqlite/migrations.js';
@@ -23,6 +24,26 @@ describe('opening the SQLite file', () => {
     expect(again.pragma('synchronous', { simple: true })).toBe(1);
     expect(again.prepare("SELECT state FROM token_calibration WHERE model = 'kept'").get()).toEqual({ state: 'yes' });
     again.close();
+  });
+
+  it('leaves a file it cannot bring up to date as the older hob wrote it', () => {
+    const path = join(tempDir('hob-sqlite-upgrade-'), 'hob.db');
+    // A file of an older hob, two versions behind: the next migration adds link_failures, and the
+    // one after cannot create token_calibration, a table of that name being there already.
+    const failing = migrations.findIndex((sql) => sql.includes('CREATE TABLE token_calibration'));
+    expect(migrations[failing - 1]).toContain('CREATE TABLE link_failures');
+    const older = new Database(path);
+    for (const sql of migrations.slice(0, failing - 1)) older.exec(sql);
+    older.pragma(`user_version = ${failing - 1}`);
+    older.exec('CREATE TABLE token_calibration (kept TEXT)');
+    older.close();
+
+    expect(() => openDatabase(path)).toThrow(/token_calibration already exists/);
+    const after = new Database(path);
+    expect(after.pragma('user_version', { simple: true })).toBe(failing - 1);
+    // Not half of the way either: the migration before the failing one is undone with it.
+    expect(after.prepare("SELECT name FROM sqlite_master WHERE name IN ('link_failures', 'tasks')").all()).toEqual([]);
+    after.close();
   });
 });
 

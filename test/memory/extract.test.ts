@@ -39,6 +39,14 @@ describe('facts extracted by rules from what the person says', () => {
     expect(extractFacts('Hi! Call me Annie, please.').name).toBe('Annie');
     expect(extractFacts('Ich heiße Jonas').name).toBe('Jonas');
     expect(extractFacts('mi chiamo Giulia').name).toBe('Giulia');
+    const said = ['call me', 'my name is', "I'm called", 'im called', 'nennt mich', 'nenn mich', 'ich heiße', 'ich heisse', 'chiamami', 'mi chiamo', 'appelle-moi', "je m'appelle", 'llámame', 'me llamo'];
+    for (const words of said) {
+      expect(extractFacts(`${words} Robin`).name, words).toBe('Robin');
+      expect(extractFacts(`${words.toUpperCase()} Robin`).name, words.toUpperCase()).toBe('Robin');
+    }
+    // A name said there is the name, not a fact about "my name".
+    expect(extractFacts('My name is Robin Hood').facts).toEqual([]);
+    expect(extractFacts('My favourite editor is Helix').facts).toEqual([{ content: 'My favourite editor is Helix', tags: ['personal'] }]);
   });
 
   it('saves extracted facts as entries of the speaker, shown and deletable like any other, and can be switched off', () => {

@@ -2,6 +2,7 @@
 // bundled, never what hob's own code does. A library whose file no longer reads as expected
 // (a newer version) is bundled as it is; laterLibraryParts says so as a build warning.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 
@@ -169,8 +170,52 @@ const SOCKET_MODE_UNDICI = `{
  *   fetch (core/lean-fetch.ts), so node-fetch loads only to fetch an InputFile given by URL;
  * - the copy of util.inspect for browsers (node-inspect-extracted, 2,000 lines) that
  *   discord.js's event emitter carries to word an unhandled 'error' event;
- * - all of undici 7 but its WebSocket, for Socket Mode (SOCKET_MODE_UNDICI).
+ * - all of undici 7 but its WebSocket, for Socket Mode (SOCKET_MODE_UNDICI);
+ * - @discordjs/builders (ts-mixer, @sapphire/shapeshift's validators, lodash's pieces) and
+ *   discord.js's own builders: hob sends components as plain JSON, and discord.js's Client
+ *   reached them only through an embed's length (Embed.js) and a component's builder
+ *   (Components.js), while its index re-exported them all (lazyBuilders).
  */
+/**
+ * discord.js's index with its builders as getters: each `exports.XBuilder = require(…)` and the
+ * names it re-exports from @discordjs/builders (read from the package at build time), defined
+ * when first read. Undefined when the index no longer reads so.
+ */
+function lazyBuildersInIndex(source, path) {
+  const reExport = "__exportStar(require('@discordjs/builders'), exports);";
+  const own = /^exports\.(\w+Builder) = require\('(\.\/structures\/\w+Builder)'\);$/gm;
+  if (!source.includes(reExport) || !own.test(source)) return undefined;
+  const names = Object.keys(createRequire(path)('@discordjs/builders')).filter((name) => name !== 'default');
+  const lazy = (name, module) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, configurable: true, get: () => require(${JSON.stringify(module)})${module.startsWith('.') ? '' : `[${JSON.stringify(name)}]`} });`;
+  return source
+    .replace(own, (_line, name, module) => lazy(name, module))
+    .replace(reExport, names.map((name) => `if (!Object.prototype.hasOwnProperty.call(exports, ${JSON.stringify(name)})) ${lazy(name, '@discordjs/builders')}`).join('\n'));
+}
+
+/**
+ * discord.js's Components.js with its builders required when a builder is made from a
+ * component (`createComponentBuilder`), not when the file loads (Message.js loads it).
+ */
+function lazyBuildersInComponents(source) {
+  const head = "const { ComponentBuilder } = require('@discordjs/builders');";
+  const use = 'return data instanceof ComponentBuilder ? data : new (ComponentTypeToBuilder[data.type] ?? ComponentBuilder)(data);';
+  const required = /^const (\w+Builder) = require\('(\.\.\/structures\/\w+Builder)'\);\n/gm;
+  const map = /const ComponentTypeToBuilder = \{\n([^}]*)\};/;
+  if (!source.includes(head) || !source.includes(use) || !map.test(source)) return undefined;
+  const modules = new Map([...source.matchAll(required)].map(([, name, module]) => [name, module]));
+  let complete = true;
+  const entries = (map.exec(source)?.[1] ?? '').replace(/^(\s*)(\[ComponentType\.\w+\]): (\w+),$/gm, (_line, indent, key, name) => {
+    if (!modules.has(name)) complete = false;
+    return `${indent}get ${key}() { return require(${JSON.stringify(modules.get(name))}); },`;
+  });
+  if (!complete || modules.size === 0) return undefined;
+  return source
+    .replace(head, "const builders = () => require('@discordjs/builders');")
+    .replace(use, 'const { ComponentBuilder } = builders();\n  return data instanceof ComponentBuilder ? data : new (ComponentTypeToBuilder[data.type] ?? ComponentBuilder)(data);')
+    .replace(required, '')
+    .replace(map, `const ComponentTypeToBuilder = {\n${entries}};`);
+}
+
 const LATER = [
   {
     file: /[\\/]@slack[\\/]bolt[\\/]dist[\\/]index\.js$/,
@@ -207,6 +252,18 @@ const LATER = [
     replace: [[/var import_inspect = __toESM\(require_inspect\(\), 1\);\nvar \{[^}]*\} = import_inspect\.default;/, 'var inspect = (...args) => __toESM(require_inspect(), 1).default.inspect(...args);']],
   },
   {
+    file: /[\\/]discord\.js[\\/]src[\\/]index\.js$/,
+    transform: lazyBuildersInIndex,
+  },
+  {
+    file: /[\\/]discord\.js[\\/]src[\\/]structures[\\/]Embed\.js$/,
+    replace: [["const { embedLength } = require('@discordjs/builders');", "const embedLength = (...args) => require('@discordjs/builders').embedLength(...args);"]],
+  },
+  {
+    file: /[\\/]discord\.js[\\/]src[\\/]util[\\/]Components\.js$/,
+    transform: lazyBuildersInComponents,
+  },
+  {
     file: /[\\/]discord\.js[\\/]src[\\/]util[\\/](Util|DataResolver)\.js$/,
     replace: [["const { fetch } = require('undici');", "const fetch = (...args) => require('undici').fetch(...args);"]],
   },
@@ -215,15 +272,16 @@ const LATER = [
 export const laterLibraryParts = {
   name: 'later-library-parts',
   setup(builder) {
-    for (const { file, replace } of LATER) {
+    for (const { file, replace, transform } of LATER) {
       builder.onLoad({ filter: file }, async (args) => {
         const source = await readFile(args.path, 'utf8');
-        if (!replace.every(([from]) => (typeof from === 'string' ? source.includes(from) : from.test(source)))) {
+        const changed = transform ? transform(source, args.path) : replace.every(([from]) => (typeof from === 'string' ? source.includes(from) : from.test(source))) ? replace.reduce((text, [from, to]) => text.replace(from, to), source) : undefined;
+        if (changed === undefined) {
           // A newer version: bundled as it is (the part loads at start again), and said.
           const text = `${relative(process.cwd(), args.path)} no longer reads as scripts/bundle-plugins.mjs expects: bundled as it is, its parts load at start`;
           return { contents: source, loader: 'js', warnings: [{ text }] };
         }
-        return { contents: replace.reduce((text, [from, to]) => text.replace(from, to), source), loader: 'js' };
+        return { contents: changed, loader: 'js' };
       });
     }
   },

@@ -12,11 +12,12 @@ import { tempDir } from '../support/temp-dirs.js';
  * dist/ loads some parts of the channel libraries only on their first use (scripts/
  * bundle-plugins.mjs: Bolt's Express receiver and raw-body, OAuth's jsonwebtoken, discord.js's
  * undici and magic-bytes.js, grammy's node-fetch, the event emitter's inspect, all of undici 7
- * but what Socket Mode takes). Bundled as
+ * but what Socket Mode takes, discord.js's builders). Bundled as
  * dist/ is, each must still do its work when it is used: a Discord file fetched by URL or
  * uploaded without a type, a Slack request's body in HTTP mode, an OAuth state, grammy's own
  * fetch and a Telegram photo given by URL, the words of an unhandled error, Socket Mode's
- * connection (undici's WebSocket, taken without the rest of undici). And a library that changed so that a part would load at start again is
+ * connection (undici's WebSocket, taken without the rest of undici), a row of buttons built by
+ * discord.js and an embed's length (@discordjs/builders). And a library that changed so that a part would load at start again is
  * said at build time.
  */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -84,6 +85,8 @@ describe('library parts loaded on first use, in the bundle', () => {
     expect(seen.me).toBe('probe_bot');
     expect(seen.photo).toBe(5);
     expect(seen.socketConnected).toBe(true);
+    expect(seen.row).toEqual({ type: 1, components: [{ type: 2, style: 1, custom_id: 'go', label: 'Go' }] });
+    expect(seen.embedLength).toBe('Hithere'.length);
     // The upload had no type of its own: magic-bytes.js read it from the bytes.
     expect(uploads.map((upload) => upload.contentType.split(';')[0])).toEqual(['application/json', 'multipart/form-data', 'multipart/form-data']);
     expect(uploads[0]?.body).toBe('{"text":"hi"}');

@@ -9,7 +9,7 @@ import { ClearStateStore } from '@slack/oauth';
 import { LogLevel, SocketModeClient } from '@slack/socket-mode';
 // Each through discord.js, which require()s them as hob's bundle has them (an import would
 // take their ES module builds instead).
-import { MessagePayload, REST } from 'discord.js';
+import { ActionRowBuilder, Embed, MessagePayload, REST } from 'discord.js';
 
 const origin = process.argv[2] as string;
 /** The fake Slack's Web API and its app token, for Socket Mode. */
@@ -53,6 +53,12 @@ const stateBack = await states.verifyStateParam(new Date(), state);
 
 const file = await MessagePayload.resolveFile(`${origin}/cat.png`);
 
+// discord.js's builders (its index's getters, Components.js's builder for a component) and an
+// embed's length, each reaching @discordjs/builders on first use.
+const row = ActionRowBuilder.from({ type: 1, components: [{ type: 2, style: 1, custom_id: 'go', label: 'Go' }] }).toJSON();
+// Embed's constructor is private to discord.js's typings: it makes one of each message's embeds.
+const embedLength = new (Embed as unknown as new (data: object) => { length: number })({ title: 'Hi', description: 'there' }).length;
+
 // Its own default request (undici 6) for JSON; a file as hob sends it (its request hands form
 // data to Node's fetch: undici 6 cannot send Node's FormData).
 const posted = await new REST({ api: origin, retries: 0 }).setToken('probe').post('/upload', { body: { text: 'hi' } });
@@ -82,5 +88,7 @@ process.stdout.write(
     me,
     photo,
     socketConnected,
+    row,
+    embedLength,
   })}\n`,
 );

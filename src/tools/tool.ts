@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AgentEvent } from '../core/events.js';
 import type { Interaction } from '../policy/types.js';
 import type { ToolSpec } from '../providers/types.js';
+import { toolJsonSchema } from './json-schema.js';
 
 /** A chat, as a place to deliver to: platform, chat and thread ids. */
 export type ChatOrigin = { platform: string; chatId: string; threadId?: string };
@@ -176,7 +177,7 @@ export class ToolRegistry {
     this.cachedSpecs ??= this.all().map((tool) => ({
       name: tool.name,
       description: tool.description,
-      inputSchema: tool.inputJsonSchema ?? toJsonSchema(tool.input),
+      inputSchema: tool.inputJsonSchema ?? toolJsonSchema(tool.input),
     }));
     return this.cachedSpecs;
   }
@@ -195,10 +196,4 @@ export class ToolRegistry {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
 }

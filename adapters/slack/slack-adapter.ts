@@ -4,6 +4,7 @@ import { App, HTTPReceiver, SocketModeReceiver, type Receiver } from '@slack/bol
 import { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
 import { leanFetch } from '../../src/core/lean-fetch.js';
+import { whenIdle } from '../../src/core/when-idle.js';
 import type {
   BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
   UnconfirmedDelivery,
@@ -18,7 +19,7 @@ import type { SlackIdentity } from './normalize.js';
 import { describeError, SlackOutbound, slackErrorCode } from './outbound.js';
 import { SLACK_CAPABILITIES } from './capabilities.js';
 import { findDelivered, settleLive } from './recovery.js';
-import { MAX_MESSAGE_LENGTH } from './render.js';
+import { loadMrkdwn, MAX_MESSAGE_LENGTH } from './render.js';
 import { withinRequestWindow } from './request-window.js';
 import { ThreadMembership } from './thread-membership.js';
 
@@ -202,7 +203,12 @@ class SlackChannel implements SlackAdapter {
       throw error;
     }
     this.logger.info({ bot: this.botName, mode: this.options.http ? 'http' : 'socket' }, 'slack adapter started');
+    // Not on the way to the first answers (a plain one never needs it), but before most Markdown.
+    this.cancelMrkdwnLoad = whenIdle(() => void loadMrkdwn());
   }
+
+  /** Calls off the mrkdwn converter's load in hob's first idle moment (start), if it has not come. */
+  private cancelMrkdwnLoad = (): void => undefined;
 
   async stop(): Promise<void> {
     if (this.state !== 'running') {
@@ -210,6 +216,7 @@ class SlackChannel implements SlackAdapter {
       return;
     }
     this.state = 'stopped';
+    this.cancelMrkdwnLoad();
     // Closes the socket (or the HTTP server), so no connection outlives hob.
     await this.app?.stop().catch((error: unknown) => this.logger.warn({ ...describeError(error) }, 'slack stop failed'));
   }

@@ -1,5 +1,4 @@
-import { MarkdownWalk, plainLink } from '../../src/gateway/format/markdown-walk.js';
-import type { Dialect } from '../../src/gateway/format/markdown-walk.js';
+import type { Dialect, MarkdownWalk } from '../../src/gateway/format/markdown-walk.js';
 import { isPlainText } from '../../src/gateway/format/plain-text.js';
 
 /**
@@ -15,7 +14,7 @@ import { isPlainText } from '../../src/gateway/format/plain-text.js';
  * Only http(s), tg and mailto links become <a>; others show their text only.
  */
 export function markdownToTelegramHtml(markdown: string): string {
-  return isPlainText(markdown) ? escapeHtml(markdown) : htmlWalk.render(markdown);
+  return isPlainText(markdown) ? escapeHtml(markdown) : loaded().html.render(markdown);
 }
 
 /**
@@ -23,7 +22,31 @@ export function markdownToTelegramHtml(markdown: string): string {
  * emphasis markers and backticks dropped, links as "text (url)", quotes prefixed with "> ".
  */
 export function stripMarkdown(markdown: string): string {
-  return plainWalk.render(markdown);
+  return isPlainText(markdown) ? markdown : loaded().plain.render(markdown);
+}
+
+let walks: { html: MarkdownWalk; plain: MarkdownWalk } | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads the Markdown walk (marked, whose top level builds its rules: ~5 ms of a cold start),
+ * once. Plain text never needs it (most short answers): the adapter loads it once hob is idle
+ * after its start, and its sends and edits wait for it first when their text needs it.
+ */
+export function loadMarkdown(): Promise<void> {
+  return (loading ??= import('../../src/gateway/format/markdown-walk.js').then(({ MarkdownWalk, plainLink }) => {
+    walks = { html: new MarkdownWalk(telegramHtml), plain: new MarkdownWalk({ ...plainText, link: plainLink }) };
+  }));
+}
+
+/** Whether rendering `markdown` waits for loadMarkdown() first. */
+export function needsMarkdown(markdown: string): boolean {
+  return walks === undefined && !isPlainText(markdown);
+}
+
+function loaded(): NonNullable<typeof walks> {
+  if (!walks) throw new Error('Telegram Markdown was rendered before loadMarkdown() was awaited');
+  return walks;
 }
 
 /** Escapes text for Telegram HTML, in element content and in attribute values alike. */
@@ -58,7 +81,8 @@ const telegramHtml: Dialect = {
 
 const keep = (inner: string): string => inner;
 
-const plainText: Dialect = {
+/** Its links are the walk's own plain form (plainLink), put in once the walk is loaded. */
+const plainText: Omit<Dialect, 'link'> = {
   text: keep,
   bold: keep,
   italic: keep,
@@ -66,7 +90,6 @@ const plainText: Dialect = {
   spoiler: keep,
   code: keep,
   pre: keep,
-  link: plainLink,
   quote: (inner) =>
     inner
       .split('\n')
@@ -75,6 +98,3 @@ const plainText: Dialect = {
   heading: keep,
   table: keep,
 };
-
-const htmlWalk = new MarkdownWalk(telegramHtml);
-const plainWalk = new MarkdownWalk(plainText);

@@ -3,7 +3,7 @@ import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import { PartialSendError, type Button, type OutboundAudio, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
 import { sendInParts } from '../../src/gateway/send-parts.js';
-import { markdownToTelegramHtml, stripMarkdown } from './html.js';
+import { loadMarkdown, markdownToTelegramHtml, needsMarkdown, stripMarkdown } from './html.js';
 import type { TelegramLogger } from './logger.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
@@ -33,6 +33,7 @@ export class TelegramOutbound {
    * retry with `skipParts` sends only the rest: the person reads each part once.
    */
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
+    await markdownFor(message);
     if (message.audio) return this.sendAudio(target, message, message.audio, options.onPartSent);
     if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0, options.onPartSent);
     const chunks = this.chunksOf(message);
@@ -54,6 +55,7 @@ export class TelegramOutbound {
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
+    await markdownFor(message);
     const chatId = chatIdOf(ref.chatId);
     const messageId = Number(ref.messageId);
     const keyboard = keyboardExtra(message.buttons);
@@ -194,6 +196,11 @@ export class TelegramOutbound {
       return call(stripMarkdown(chunk.markdown), undefined);
     }
   }
+}
+
+/** The Markdown walk, loaded first when the message's text (or a file's caption) needs it (html.ts). */
+async function markdownFor(message: OutboundMessage): Promise<void> {
+  if (!message.plain && (needsMarkdown(message.text) || needsMarkdown(message.file?.caption ?? ''))) await loadMarkdown();
 }
 
 /** Numeric chat ids as numbers (what Telegram sends us); `@channel` names as they are. */

@@ -3,12 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { Api, Bot, HttpError } from 'grammy';
 import { leanBodyFetch } from '../../src/core/lean-fetch.js';
+import { whenIdle } from '../../src/core/when-idle.js';
 import type {
   BotCommand, ChannelAdapter, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
 } from '../../src/gateway/channel.js';
 import { CallbackAnswers } from './callback-answers.js';
 import { setCommandMenu } from './command-menu.js';
 import { TelegramDrafts } from './drafts.js';
+import { loadMarkdown } from './html.js';
 import { stderrLogger, type TelegramLogger } from './logger.js';
 import { LongPolling, pollFailureLogger, type UpdateKinds } from './long-polling.js';
 import { normalizeCallback, normalizeMessage, type BotIdentity } from './normalize.js';
@@ -66,6 +68,8 @@ class TelegramChannel implements TelegramAdapter {
   private readonly outbound: TelegramOutbound;
   private readonly answers: CallbackAnswers;
   private readonly drafts: TelegramDrafts;
+  /** Calls off the Markdown walk's load in hob's first idle moment (start), if it has not come. */
+  private cancelMarkdownLoad = (): void => undefined;
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private sink: InboundSink | undefined;
   private readonly polling: LongPolling;
@@ -141,6 +145,8 @@ class TelegramChannel implements TelegramAdapter {
       throw error;
     }
     this.logger.info({ bot: this.botName, mode: webhook ? 'webhook' : 'polling' }, 'telegram adapter started');
+    // Not on the way to the first answers (a plain one never needs it), but before most Markdown.
+    this.cancelMarkdownLoad = whenIdle(() => void loadMarkdown());
   }
 
   async stop(): Promise<void> {
@@ -149,6 +155,7 @@ class TelegramChannel implements TelegramAdapter {
       return;
     }
     this.state = 'stopped';
+    this.cancelMarkdownLoad();
     // Waits for handlers still running; they only enqueue, so this is quick.
     await this.polling.stop();
     if (this.server) await closeServer(this.server);

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { escapeHtml, markdownToTelegramHtml, stripMarkdown } from '../../adapters/telegram/html.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { escapeHtml, loadMarkdown, markdownToTelegramHtml, stripMarkdown } from '../../adapters/telegram/html.js';
 import { parseTelegramHtml } from '../fakes/telegram/html.js';
+
+// The Markdown walk loads on first need in hob (html.ts); these call the renderers directly.
+beforeAll(() => loadMarkdown());
 
 const allowedTags = new Set(['b', 'i', 's', 'u', 'code', 'pre', 'a', 'blockquote', 'tg-spoiler']);
 

@@ -1,8 +1,11 @@
 import slackifyMarkdown from 'slackify-markdown';
-import { describe, expect, it } from 'vitest';
-import { toMrkdwn } from '../../../adapters/slack/render.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMrkdwn, toMrkdwn } from '../../../adapters/slack/render.js';
 import { isPlainText } from '../../../src/gateway/format/plain-text.js';
-import { markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
+import { loadMarkdown, markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
+
+// The Markdown walk loads on first need in hob (html.ts); these call the renderers directly.
+beforeAll(() => Promise.all([loadMarkdown(), loadMrkdwn()]));
 
 /**
  * Plain text skips the Markdown parsers; what the person reads must be exactly what the

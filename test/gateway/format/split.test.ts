@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { splitForPlatform, splitMessage, splitRendered } from '../../../src/gateway/format/split.js';
-import { markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
+import { loadMarkdown, markdownToTelegramHtml } from '../../../adapters/telegram/html.js';
+
+// The Markdown walk loads on first need in hob (html.ts); these call the renderers directly.
+beforeAll(() => loadMarkdown());
 
 /** mulberry32: a tiny seeded generator, so a failing input can be reproduced from its seed. */
 function random(seed: number): () => number {

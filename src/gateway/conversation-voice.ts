@@ -65,7 +65,7 @@ export class ConversationVoice {
   async speak(answer: string, requester: Requester, spokenTo: boolean): Promise<void> {
     const { voice, adapter, chatType, logger, key, output } = this.site;
     // Most answers are not spoken: decided here, they cost no abort signal of their own.
-    if (!voice || output.closing || !adapter.capabilities.spokenAnswers || !voice.answers.wants(answer, spokenTo)) return;
+    if (!voice || output.closing || !adapter.capabilities.spokenAnswers || !(await voice.answers.wants(answer, spokenTo))) return;
     const replyTo = chatType !== 'dm' && requester.messageId !== undefined ? { replyTo: requester.messageId } : {};
     await this.under(
       (signal) => sendSpokenReply({ answer, spokenTo, capabilities: adapter.capabilities, ...replyTo, send: this.send }, { answers: voice.answers, dir: voice.spokenDir, logger, sessionKey: key }, signal),

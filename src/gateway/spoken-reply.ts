@@ -42,7 +42,7 @@ export type SpokenReplyRequest = {
  */
 export async function sendSpokenReply(request: SpokenReplyRequest, deps: SpokenReplyDeps, signal: AbortSignal): Promise<void> {
   const delivery = request.capabilities.spokenAnswers;
-  if (!delivery || !deps.answers.wants(request.answer, request.spokenTo)) return;
+  if (!delivery || !(await deps.answers.wants(request.answer, request.spokenTo))) return;
   const spoken = await deps.answers.speak(request.answer, delivery, signal);
   if ('error' in spoken) {
     deps.logger.warn({ session: deps.sessionKey, err: spoken.error }, 'the answer could not be spoken; it stays text only');

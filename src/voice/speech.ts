@@ -3,7 +3,7 @@
  * answer is short and has no code), what is read aloud (the answer without its Markdown),
  * and the client of any OpenAI-compatible `/v1/audio/speech`.
  */
-import { Lexer, type Token } from 'marked';
+import type { Lexer, Token } from 'marked';
 import type { SpeechFormat, VoiceReplyMode } from '../config/voice-schema.js';
 import { HobError } from '../core/errors.js';
 import type { SpokenDelivery } from '../core/spoken-delivery.js';
@@ -12,9 +12,20 @@ import { sniffContainer, type AudioContainer } from './formats.js';
 
 export type { SpokenDelivery };
 
-/** The text to read aloud, or undefined when the answer should stay text (code, tables). */
+let lexer: typeof Lexer | undefined;
+
+/**
+ * Loads marked's lexer, which speakableText and shouldSpeak read answers with: only once an
+ * answer may be spoken (`voice.tts` set), not when hob starts (its top level builds its rules).
+ */
+export async function loadSpeechLexer(): Promise<void> {
+  lexer ??= (await import('marked')).Lexer;
+}
+
+/** The text to read aloud, or undefined when the answer should stay text (code, tables). After loadSpeechLexer(). */
 export function speakableText(markdown: string): string | undefined {
-  const tokens = new Lexer({ gfm: true }).lex(markdown);
+  if (!lexer) throw new Error('an answer was read for speech before loadSpeechLexer() was awaited');
+  const tokens = new lexer({ gfm: true }).lex(markdown);
   const parts: string[] = [];
   if (!walk(tokens, parts)) return undefined;
   const text = parts.join('').replace(/[ \t]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();
@@ -69,14 +80,19 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 const decodeEntities = (text: string) => text.replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, name: string) => ENTITIES[name] ?? '');
 
 /**
- * Whether an answer is also sent as speech: never with `never`; with `when_spoken_to` only
+ * Whether an answer is also sent as speech (after loadSpeechLexer()): never with `never`; with `when_spoken_to` only
  * when the person spoke (the message answered was a voice note); with `always` for every
  * answer — and in every mode only when it is short enough and has nothing that reads badly aloud.
  */
 export function shouldSpeak(input: { mode: VoiceReplyMode; spokenTo: boolean; answer: string; maxChars: number }): boolean {
-  if (input.mode === 'never' || (input.mode === 'when_spoken_to' && !input.spokenTo)) return false;
+  if (!speaksInMode(input.mode, input.spokenTo)) return false;
   const text = speakableText(input.answer);
   return text !== undefined && text.length <= input.maxChars;
+}
+
+/** Whether `voice.reply` speaks any answer to this message (shouldSpeak's first question; no answer read yet). */
+export function speaksInMode(mode: VoiceReplyMode, spokenTo: boolean): boolean {
+  return mode === 'always' || (mode === 'when_spoken_to' && spokenTo);
 }
 
 /** The speech format for a delivery: a voice message is Ogg/Opus whatever is configured. */

@@ -11,7 +11,7 @@ import type { SpeechFormat, VoiceConfig } from '../config/voice-schema.js';
 import { errorMessage } from '../core/errors.js';
 import { convertAudio, findFfmpeg } from './ffmpeg.js';
 import type { ConversionTarget } from './formats.js';
-import { isFormat, shouldSpeak, speakableText, speechClient, speechFormatFor, spokenAudio, type Speaker, type SpokenAudio, type SpokenDelivery } from './speech.js';
+import { isFormat, loadSpeechLexer, shouldSpeak, speakableText, speaksInMode, speechClient, speechFormatFor, spokenAudio, type Speaker, type SpokenAudio, type SpokenDelivery } from './speech.js';
 
 const TARGET_OF: Record<SpeechFormat, ConversionTarget> = { mp3: 'mp3', opus: 'ogg', aac: 'aac', flac: 'flac', wav: 'wav' };
 
@@ -29,15 +29,17 @@ export class SpokenAnswers {
   }
 
   /** Whether this answer is also spoken. `spokenTo`: the message it answers was a voice note. */
-  wants(answer: string, spokenTo: boolean): boolean {
+  async wants(answer: string, spokenTo: boolean): Promise<boolean> {
     const config = this.config;
-    if (!config?.tts || !this.speaker) return false;
+    if (!config?.tts || !this.speaker || !speaksInMode(config.reply, spokenTo)) return false;
+    await loadSpeechLexer();
     return shouldSpeak({ mode: config.reply, spokenTo, answer, maxChars: config.tts.max_chars });
   }
 
   /** The answer as audio for `delivery`, or why not (the text is sent either way). */
   async speak(answer: string, delivery: SpokenDelivery, signal?: AbortSignal): Promise<{ audio: SpokenAudio } | { error: string }> {
     const tts = this.config?.tts;
+    await loadSpeechLexer();
     const text = speakableText(answer);
     if (!tts || !this.speaker || text === undefined) return { error: 'nothing to speak' };
     const format = speechFormatFor(delivery, tts.format);

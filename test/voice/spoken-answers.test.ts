@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseHobConfig } from '../../src/app/channels.js';
 import { sniffContainer } from '../../src/voice/formats.js';
-import { shouldSpeak, speakableText } from '../../src/voice/speech.js';
+import { loadSpeechLexer, shouldSpeak, speakableText } from '../../src/voice/speech.js';
 import { SpokenAnswers } from '../../src/voice/spoken-answers.js';
 import { startFakeSpeech, type FakeSpeech, type FakeSpeechOptions } from '../fakes/speech.js';
 import { hasFfmpeg, NO_FFMPEG, tempInbox } from './audio-support.js';
@@ -24,6 +24,9 @@ async function spokenAnswers(yaml = '', options: FakeSpeechOptions = {}, ffmpegP
   return new SpokenAnswers(config.voice, { ffmpegPath, tmpDir: root });
 }
 
+// marked's lexer loads once an answer may be spoken (speech.ts); these read answers directly.
+beforeAll(() => loadSpeechLexer());
+
 describe('which answers are spoken', () => {
   const short = 'Done: I will remind you to call Anna at five.';
   it.each([
@@ -45,9 +48,9 @@ describe('which answers are spoken', () => {
 
   it('follows the config: no tts means never', async () => {
     const config = parseHobConfig('voice: { base_url: "http://127.0.0.1:9/v1", model: small }', { env: {} });
-    expect(new SpokenAnswers(config.voice).wants('Hi!', true)).toBe(false);
-    expect((await spokenAnswers()).wants('Hi!', true)).toBe(true);
-    expect((await spokenAnswers('    max_chars: 3\n')).wants('Hi there!', true)).toBe(false);
+    expect(await new SpokenAnswers(config.voice).wants('Hi!', true)).toBe(false);
+    expect(await (await spokenAnswers()).wants('Hi!', true)).toBe(true);
+    expect(await (await spokenAnswers('    max_chars: 3\n')).wants('Hi there!', true)).toBe(false);
   });
 });
 

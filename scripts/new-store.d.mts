@@ -1,0 +1,2 @@
+export const NEW_STORE: string;
+export function writeNewStore(outdir: string): Promise<boolean>;

@@ -163,14 +163,16 @@ const SOCKET_MODE_UNDICI = `{
  * - Bolt's raw-body (reads an HTTP request's body: HTTP mode's, on its first event) and
  *   @slack/oauth's jsonwebtoken (OAuth's state parameter, which hob's installs never use);
  * - discord.js's magic-bytes.js (a file's type, for an upload sent without one) and its undici 6
- *   (its REST client's default request, the `fetch` of two helpers):
+ *   (its REST client's default request, the `fetch` of two helpers; and its `FormData` put on
+ *   globalThis where there is none, which Node 18 and later always have):
  *   hob's Discord REST calls go through its own `makeRequest` (core/lean-fetch.ts), so the
  *   copy loads only for what still uses it (fetching a file by URL);
  * - grammy's node-fetch (with whatwg-url and tr46's 260 KB table): hob gives grammy its own
  *   fetch (core/lean-fetch.ts), so node-fetch loads only to fetch an InputFile given by URL;
  * - the copy of util.inspect for browsers (node-inspect-extracted, 2,000 lines) that
  *   discord.js's event emitter carries to word an unhandled 'error' event;
- * - all of undici 7 but its WebSocket, for Socket Mode (SOCKET_MODE_UNDICI);
+ * - all of undici 7 but its WebSocket, for Socket Mode (SOCKET_MODE_UNDICI), and its HTTP/2
+ *   client with Node's http2 (Socket Mode pins HTTP/1.1);
  * - @discordjs/builders (ts-mixer, @sapphire/shapeshift's validators, lodash's pieces) and
  *   discord.js's own builders: hob sends components as plain JSON, and discord.js's Client
  *   reached them only through an embed's length (Embed.js) and a component's builder
@@ -229,11 +231,18 @@ const LATER = [
     replace: [
       ...['import_undici', 'import_undici2'].map((name) => [`var ${name} = require("undici");`, `var ${name} = new Proxy({}, { get: (_, key) => require("undici")[key] });`]),
       ['var import_magic_bytes = require("magic-bytes.js");', 'var import_magic_bytes = new Proxy({}, { get: (_, key) => require("magic-bytes.js")[key] });'],
+      // Node 18 and later define FormData; reading the global loaded Node's own undici at start.
+      ['globalThis.FormData ??= import_undici2.FormData;', ''],
     ],
   },
   {
     file: /[\\/]@slack[\\/]socket-mode[\\/]dist[\\/]src[\\/](SlackWebSocket|SocketModeClient)\.js$/,
     replace: [['const undici_1 = require("undici");', `const undici_1 = ${SOCKET_MODE_UNDICI};`]],
+  },
+  {
+    // Its HTTP/2 client, with Node's http2 (~3 ms of Socket Mode's start): only for an origin that offers h2.
+    file: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+    replace: [["const connectH2 = require('./client-h2.js')", "const connectH2 = (...args) => require('./client-h2.js')(...args)"]],
   },
   {
     file: /[\\/]@slack[\\/]bolt[\\/]dist[\\/]receivers[\\/]HTTPModuleFunctions\.js$/,

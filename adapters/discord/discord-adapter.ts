@@ -3,7 +3,7 @@ import type {
   BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
   UnconfirmedDelivery,
 } from '../../src/gateway/channel.js';
-import { leanFetch } from '../../src/core/lean-fetch.js';
+import { leanBodyFetch } from '../../src/core/lean-fetch.js';
 import { stderrLoggerOf } from '../logger.js';
 import { cacheLimits } from './cache-limits.js';
 import { fatalSentence, isFatalCloseCode } from './fatal.js';
@@ -91,8 +91,9 @@ class DiscordChannel implements DiscordAdapter {
       // Not discord.js's own undici: another library's undici (Slack's Socket Mode, in the same
       // process) makes itself the process's dispatcher when it loads, and that one cannot send
       // discord.js's own form data (file uploads failed). JSON calls go out through node:http
-      // (lean-fetch.ts: half the CPU of fetch), uploads through the global fetch.
-      rest: { api: options.apiUrl ?? 'https://discord.com/api', makeRequest: leanFetch() },
+      // (lean-fetch.ts: half the CPU of fetch), their answers read whole without Node's own
+      // undici (REST reads status, headers and the JSON), uploads through the global fetch.
+      rest: { api: options.apiUrl ?? 'https://discord.com/api', makeRequest: leanBodyFetch() },
       // Several processes split the shards; ClientReady then waits for every shard of this one.
       ...(options.shards ? { shards: options.shards.ids, shardCount: options.shards.count } : {}),
       allowedMentions: { parse: [], repliedUser: false },

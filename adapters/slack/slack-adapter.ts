@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { App, HTTPReceiver, SocketModeReceiver, type Receiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { errorMessage } from '../../src/core/errors.js';
-import { leanFetch } from '../../src/core/lean-fetch.js';
+import { leanBodyFetch } from '../../src/core/lean-fetch.js';
 import { whenIdle } from '../../src/core/when-idle.js';
 import type {
   BotCommand, ChannelAdapter, FoundDelivery, InboundSink, LiveAnswer, LiveAnswerOptions, OutboundMessage, SendOptions, SentRef, Target,
@@ -113,8 +113,9 @@ class SlackChannel implements SlackAdapter {
       slackApiUrl: this.options.apiUrl ?? 'https://slack.com/api/',
       retryConfig: this.options.retries ?? { retries: 3, factor: 2, minTimeout: 500, maxTimeout: 10_000 },
       // Its calls are form-encoded text: through node:http (core/lean-fetch.ts), half the CPU of
-      // Node's fetch; a file upload's form data still goes through fetch.
-      fetch: leanFetch(),
+      // Node's fetch, their answers read whole without Node's own undici; a file upload's form
+      // data still goes through fetch.
+      fetch: leanBodyFetch(),
     };
   }
 

@@ -37,13 +37,15 @@ export function leanFetch(inner?: Fetch): Fetch {
 }
 
 /**
- * For a client that reads nothing of an answer but its status and body (grammy reads
- * `res.json()`): the answer is read straight from the socket's stream, and the web streams a
- * Response is made of, and Node's own undici that holds its Headers and Response classes, are
- * not loaded for it (~10 ms of a Telegram-only start). Its `headers` are built when asked for.
+ * For a client that reads an answer's status, headers and whole body (grammy's `res.json()`,
+ * Discord's REST, Slack's Web API), not its body as a web stream: the answer is read straight
+ * from the socket's stream, and the web streams a Response is made of, and Node's own undici
+ * that holds its Headers and Response classes, are not loaded for it (~10 ms of a Telegram-only
+ * start; Discord's and Slack's first calls loaded it too). Its `headers` (AnswerHeaders) are
+ * built when asked for.
  */
 export function leanBodyFetch(): Fetch {
-  return lean((incoming, status, empty) => new BodyAnswer(incoming, status, empty) as unknown as Response);
+  return lean((incoming, status, empty, url) => new BodyAnswer(incoming, status, empty, url) as unknown as Response);
 }
 
 /**
@@ -52,7 +54,7 @@ export function leanBodyFetch(): Fetch {
  * piece of the answer is not passed through the several web streams of a Response.
  */
 export function leanStreamFetch(): Fetch {
-  return lean((incoming, status, empty) => new StreamAnswer(incoming, status, empty) as unknown as Response);
+  return lean((incoming, status, empty, url) => new StreamAnswer(incoming, status, empty, url) as unknown as Response);
 }
 
 function lean(answer: Answer): Fetch {
@@ -67,16 +69,68 @@ function lean(answer: Answer): Fetch {
 }
 
 /** The caller's view of an answer: its status, headers and body, with no body when `empty`. */
-type Answer = (incoming: http.IncomingMessage, status: number, empty: boolean) => Response;
+type Answer = (incoming: http.IncomingMessage, status: number, empty: boolean, url: string) => Response;
 
-const webAnswer: Answer = (incoming, status, empty) =>
-  new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), { status, statusText: incoming.statusMessage ?? '', headers: headersOf(incoming) });
-
-function headersOf(incoming: http.IncomingMessage): Headers {
+const webAnswer: Answer = (incoming, status, empty) => {
   const headers = new Headers();
   const raw = incoming.rawHeaders;
   for (let at = 0; at + 1 < raw.length; at += 2) headers.append(raw[at] as string, raw[at + 1] as string);
-  return headers;
+  return new Response(empty ? null : (Readable.toWeb(incoming) as ReadableStream<Uint8Array>), { status, statusText: incoming.statusMessage ?? '', headers });
+};
+
+/**
+ * An answer's headers as a Headers gives them, without Node's Headers class (Node's own undici):
+ * a name in any case; repeated ones joined with ", "; iterated by lower-case name in order,
+ * each set-cookie on its own. Read-only, as a Response's are.
+ */
+export class AnswerHeaders {
+  private readonly byName = new Map<string, string[]>();
+
+  constructor(raw: readonly string[]) {
+    for (let at = 0; at + 1 < raw.length; at += 2) {
+      const name = (raw[at] as string).toLowerCase();
+      const value = raw[at + 1] as string;
+      const list = this.byName.get(name);
+      if (list) list.push(value);
+      else this.byName.set(name, [value]);
+    }
+  }
+
+  get(name: string): string | null {
+    return this.byName.get(name.toLowerCase())?.join(', ') ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name.toLowerCase());
+  }
+
+  getSetCookie(): string[] {
+    return [...(this.byName.get('set-cookie') ?? [])];
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of [...this.byName.keys()].sort()) {
+      const list = this.byName.get(name) as string[];
+      if (name === 'set-cookie') for (const value of list) yield [name, value];
+      else yield [name, list.join(', ')];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  forEach(each: (value: string, name: string, parent: AnswerHeaders) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.entries()) each.call(thisArg, value, name, this);
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
 }
 
 /** A Response's status, headers and body reads, over the socket's own stream (leanBodyFetch). */
@@ -90,13 +144,15 @@ class BodyAnswer {
     private readonly incoming: http.IncomingMessage,
     readonly status: number,
     private readonly empty: boolean,
+    /** Where the answer came from, after any redirect (Slack's client reads it). */
+    readonly url: string,
   ) {
     this.ok = status >= 200 && status < 300;
     this.statusText = incoming.statusMessage ?? '';
   }
 
   get headers(): Headers {
-    return (this.headerList ??= headersOf(this.incoming));
+    return (this.headerList ??= new AnswerHeaders(this.incoming.rawHeaders) as unknown as Headers);
   }
 
   get bodyUsed(): boolean {
@@ -206,7 +262,7 @@ function send(url: string, init: RequestInit, body: Body, redirectsLeft: number,
       incoming.once('close', done);
       const empty = method === 'HEAD' || NO_BODY.has(status);
       if (empty) incoming.resume();
-      resolve(answer(incoming, status, empty));
+      resolve(answer(incoming, status, empty, url));
     });
     signal?.addEventListener('abort', abort, { once: true });
     request.once('error', (error) => {

@@ -134,7 +134,7 @@ describe('lean fetch', () => {
   });
 });
 
-describe('lean fetch for a client that reads only the body (grammy)', () => {
+describe('lean fetch for a client that reads the status, headers and whole body (grammy, Discord, Slack)', () => {
   const bodyFetch = leanBodyFetch();
 
   it('reads the answer as JSON, with the status and headers fetch would give', async () => {
@@ -146,6 +146,33 @@ describe('lean fetch for a client that reads only the body (grammy)', () => {
     expect(await response.json()).toEqual(await byFetch.json());
     expect(seen[0]?.headers['content-type']).toBe('application/json');
     expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength(TEXT)));
+  });
+
+  it("gives the headers as Node's Headers gives them, and the address the answer came from", async () => {
+    const headed = http.createServer((_req, res) => {
+      res.setHeader('X-RateLimit-Remaining', '4');
+      res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      res.setHeader('Vary', ['Accept', 'Origin']);
+      res.setHeader('content-type', 'application/json');
+      res.end('{}');
+    });
+    const headedOrigin = await listen(headed);
+    try {
+      const response = await bodyFetch(`${headedOrigin}/x`);
+      const byFetch = await fetch(`${headedOrigin}/x`);
+      const without = (entries: Iterable<[string, string]>) => [...entries].filter(([name]) => name !== 'date' && name !== 'connection' && name !== 'keep-alive');
+      expect(without(response.headers.entries())).toEqual(without(byFetch.headers.entries()));
+      expect(without(response.headers)).toEqual(without(byFetch.headers));
+      for (const name of ['x-ratelimit-remaining', 'X-RATELIMIT-REMAINING', 'set-cookie', 'vary', 'absent']) {
+        expect(response.headers.get(name), name).toBe(byFetch.headers.get(name));
+        expect(response.headers.has(name), name).toBe(byFetch.headers.has(name));
+      }
+      expect(response.headers.getSetCookie()).toEqual(byFetch.headers.getSetCookie());
+      expect(response.url).toBe(`${headedOrigin}/x`);
+      expect((await bodyFetch(`${origin}/v1/moved`, { method: 'POST', body: '{}' })).url).toBe(`${origin}/v1/here`);
+    } finally {
+      headed.close();
+    }
   });
 
   it('refuses to read a body twice, as a Response does', async () => {

@@ -37,12 +37,11 @@ export function leanFetch(inner?: Fetch): Fetch {
 }
 
 /**
- * For a client that reads an answer's status, headers and whole body (grammy's `res.json()`,
- * Discord's REST, Slack's Web API), not its body as a web stream: the answer is read straight
- * from the socket's stream, and the web streams a Response is made of, and Node's own undici
- * that holds its Headers and Response classes, are not loaded for it (~10 ms of a Telegram-only
- * start; Discord's and Slack's first calls loaded it too). Its `headers` (AnswerHeaders) are
- * built when asked for.
+ * For a client that reads an answer's status, headers and whole body (the channel libraries'
+ * JSON calls), not its body as a web stream: the answer is read straight from the socket's
+ * stream, and the web streams a Response is made of, and Node's own undici that holds its
+ * Headers and Response classes, are not loaded for it (~10 ms of a start on the way to the
+ * first answers). Its `headers` (AnswerHeaders) are built when asked for.
  */
 export function leanBodyFetch(): Fetch {
   return lean((incoming, status, empty, url) => new BodyAnswer(incoming, status, empty, url) as unknown as Response);
@@ -144,7 +143,7 @@ class BodyAnswer {
     private readonly incoming: http.IncomingMessage,
     readonly status: number,
     private readonly empty: boolean,
-    /** Where the answer came from, after any redirect (Slack's client reads it). */
+    /** Where the answer came from, after any redirect (as a Response's `url`; a client may read it). */
     readonly url: string,
   ) {
     this.ok = status >= 200 && status < 300;

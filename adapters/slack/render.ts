@@ -36,9 +36,16 @@ let loading: Promise<void> | undefined;
  * for it first.
  */
 export function loadMrkdwn(): Promise<void> {
-  return (loading ??= import('slackify-markdown').then(({ default: convert }) => {
-    slackify = convert;
-  }));
+  return (loading ??= import('slackify-markdown').then(
+    ({ default: convert }) => {
+      slackify = convert;
+    },
+    (error: unknown) => {
+      // The next text that needs it tries again.
+      loading = undefined;
+      throw error;
+    },
+  ));
 }
 
 /** Whether rendering `markdown` waits for loadMrkdwn() first. */

@@ -205,7 +205,7 @@ class SlackChannel implements SlackAdapter {
     }
     this.logger.info({ bot: this.botName, mode: this.options.http ? 'http' : 'socket' }, 'slack adapter started');
     // Not on the way to the first answers (a plain one never needs it), but before most Markdown.
-    this.cancelMrkdwnLoad = whenIdle(() => void loadMrkdwn());
+    this.cancelMrkdwnLoad = whenIdle(() => void loadMrkdwn().catch(() => undefined));
   }
 
   /** Calls off the mrkdwn converter's load in hob's first idle moment (start), if it has not come. */

@@ -34,9 +34,16 @@ let loading: Promise<void> | undefined;
  * after its start, and its sends and edits wait for it first when their text needs it.
  */
 export function loadMarkdown(): Promise<void> {
-  return (loading ??= import('../../src/gateway/format/markdown-walk.js').then(({ MarkdownWalk, plainLink }) => {
-    walks = { html: new MarkdownWalk(telegramHtml), plain: new MarkdownWalk({ ...plainText, link: plainLink }) };
-  }));
+  return (loading ??= import('../../src/gateway/format/markdown-walk.js').then(
+    ({ MarkdownWalk, plainLink }) => {
+      walks = { html: new MarkdownWalk(telegramHtml), plain: new MarkdownWalk({ ...plainText, link: plainLink }) };
+    },
+    (error: unknown) => {
+      // The next text that needs it tries again.
+      loading = undefined;
+      throw error;
+    },
+  ));
 }
 
 /** Whether rendering `markdown` waits for loadMarkdown() first. */

@@ -146,7 +146,7 @@ class TelegramChannel implements TelegramAdapter {
     }
     this.logger.info({ bot: this.botName, mode: webhook ? 'webhook' : 'polling' }, 'telegram adapter started');
     // Not on the way to the first answers (a plain one never needs it), but before most Markdown.
-    this.cancelMarkdownLoad = whenIdle(() => void loadMarkdown());
+    this.cancelMarkdownLoad = whenIdle(() => void loadMarkdown().catch(() => undefined));
   }
 
   async stop(): Promise<void> {

@@ -4,7 +4,7 @@ import type { OutboundAudio, OutboundMessage, SendOptions, SentRef, Target } fro
 import { splitMessage } from '../../src/gateway/format/split.js';
 import { partKey, sendInParts } from '../../src/gateway/send-parts.js';
 import type { SlackLogger } from './logger.js';
-import { loadMrkdwn, MAX_MESSAGE_LENGTH, needsMrkdwn, renderMrkdwnPart, renderPart, toMrkdwn, type RenderedPart } from './render.js';
+import { MAX_MESSAGE_LENGTH, mrkdwnFor, renderMrkdwnPart, renderPart, toMrkdwn, type RenderedPart } from './render.js';
 
 /**
  * Everything hob posts to Slack. Always into the thread it was addressed in: a target in a
@@ -79,7 +79,7 @@ export class SlackOutbound {
    */
   private async sendFile(where: Target, message: OutboundMessage, file: NonNullable<OutboundMessage['file']>): Promise<SentRef> {
     const comment = message.text.trim() !== '' ? message.text : (file.caption ?? '');
-    if (!message.plain && needsMrkdwn(comment)) await loadMrkdwn();
+    await mrkdwnFor(comment, message.plain);
     const hasButtons = (message.buttons ?? []).some((row) => row.length > 0);
     const upload = {
       file: file.data,
@@ -99,7 +99,7 @@ export class SlackOutbound {
   /** A spoken answer: an audio file into the thread (Slack plays it inline), read from disk; the text, if any, as its comment. */
   private async sendAudio(where: Target, message: OutboundMessage, audio: OutboundAudio): Promise<SentRef> {
     const comment = message.text.trim();
-    if (!message.plain && needsMrkdwn(comment)) await loadMrkdwn();
+    await mrkdwnFor(comment, message.plain);
     const upload = { file: audio.path, filename: audio.fileName, ...(comment !== '' ? { initial_comment: message.plain ? comment : toMrkdwn(comment) } : {}) };
     const result = await (where.threadId !== undefined
       ? this.client.filesUploadV2({ ...upload, channel_id: where.chatId, thread_ts: where.threadId })
@@ -109,7 +109,7 @@ export class SlackOutbound {
 
   /** Calls with the markdown block; when Slack refuses the blocks, once more with mrkdwn. */
   private async withMrkdwnFallback<T>(method: string, text: string, render: { plain: boolean; buttons?: OutboundMessage['buttons'] }, call: (part: RenderedPart) => Promise<T>): Promise<T> {
-    if (!render.plain && needsMrkdwn(text)) await loadMrkdwn();
+    await mrkdwnFor(text, render.plain);
     try {
       return await call(renderPart(text, render));
     } catch (error) {

@@ -1,3 +1,4 @@
+import { OnFirstNeed } from '../../src/core/on-first-need.js';
 import type { Button } from '../../src/gateway/channel.js';
 import { isPlainText } from '../../src/gateway/format/plain-text.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
@@ -23,39 +24,24 @@ export const ACTION_PREFIX = 'hob_';
 
 /** Slack's own mrkdwn, for places without a markdown block (file comments, notices). */
 export function toMrkdwn(markdown: string): string {
-  return neutralizeBroadcasts(isPlainText(markdown) ? markdown : loaded()(markdown).replace(/\u200b/g, '').trim());
+  return neutralizeBroadcasts(isPlainText(markdown) ? markdown : slackify.loaded()(markdown).replace(/\u200b/g, '').trim());
 }
-
-let slackify: ((markdown: string) => string) | undefined;
-let loading: Promise<void> | undefined;
 
 /**
- * Loads slackify-markdown (remark, micromark and character-entities' table: ~7 ms of its top
- * level on a cold start), once. Plain text never needs it (most short answers): the adapter
+ * slackify-markdown (remark, micromark and character-entities' table: ~7 ms of its top level on
+ * a cold start), on first need. Plain text never needs it (most short answers): the adapter
  * loads it once hob is idle after its start, and a send or an edit whose text needs it waits
- * for it first.
+ * for it first (mrkdwnFor).
  */
-export function loadMrkdwn(): Promise<void> {
-  return (loading ??= import('slackify-markdown').then(
-    ({ default: convert }) => {
-      slackify = convert;
-    },
-    (error: unknown) => {
-      // The next text that needs it tries again.
-      loading = undefined;
-      throw error;
-    },
-  ));
+const slackify = new OnFirstNeed('Slack\'s mrkdwn converter', async () => (await import('slackify-markdown')).default);
+
+export async function loadMrkdwn(): Promise<void> {
+  await slackify.load();
 }
 
-/** Whether rendering `markdown` waits for loadMrkdwn() first. */
-export function needsMrkdwn(markdown: string): boolean {
-  return slackify === undefined && !isPlainText(markdown);
-}
-
-function loaded(): (markdown: string) => string {
-  if (!slackify) throw new Error('Slack mrkdwn was rendered before loadMrkdwn() was awaited');
-  return slackify;
+/** Loads the converter first when `markdown` (not sent as plain text) needs it. */
+export async function mrkdwnFor(markdown: string, plain: boolean | undefined): Promise<void> {
+  if (!plain && !slackify.isLoaded && !isPlainText(markdown)) await slackify.load();
 }
 
 /**

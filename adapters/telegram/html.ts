@@ -1,4 +1,5 @@
-import type { Dialect, MarkdownWalk } from '../../src/gateway/format/markdown-walk.js';
+import { OnFirstNeed } from '../../src/core/on-first-need.js';
+import type { Dialect } from '../../src/gateway/format/markdown-walk.js';
 import { isPlainText } from '../../src/gateway/format/plain-text.js';
 
 /**
@@ -14,7 +15,7 @@ import { isPlainText } from '../../src/gateway/format/plain-text.js';
  * Only http(s), tg and mailto links become <a>; others show their text only.
  */
 export function markdownToTelegramHtml(markdown: string): string {
-  return isPlainText(markdown) ? escapeHtml(markdown) : loaded().html.render(markdown);
+  return isPlainText(markdown) ? escapeHtml(markdown) : walks.loaded().html.render(markdown);
 }
 
 /**
@@ -22,38 +23,26 @@ export function markdownToTelegramHtml(markdown: string): string {
  * emphasis markers and backticks dropped, links as "text (url)", quotes prefixed with "> ".
  */
 export function stripMarkdown(markdown: string): string {
-  return isPlainText(markdown) ? markdown : loaded().plain.render(markdown);
+  return isPlainText(markdown) ? markdown : walks.loaded().plain.render(markdown);
 }
 
-let walks: { html: MarkdownWalk; plain: MarkdownWalk } | undefined;
-let loading: Promise<void> | undefined;
-
 /**
- * Loads the Markdown walk (marked, whose top level builds its rules: ~5 ms of a cold start),
- * once. Plain text never needs it (most short answers): the adapter loads it once hob is idle
+ * The Markdown walk (marked, whose top level builds its rules: ~5 ms of a cold start), on first
+ * need. Plain text never needs it (most short answers): the adapter loads it once hob is idle
  * after its start, and its sends and edits wait for it first when their text needs it.
  */
-export function loadMarkdown(): Promise<void> {
-  return (loading ??= import('../../src/gateway/format/markdown-walk.js').then(
-    ({ MarkdownWalk, plainLink }) => {
-      walks = { html: new MarkdownWalk(telegramHtml), plain: new MarkdownWalk({ ...plainText, link: plainLink }) };
-    },
-    (error: unknown) => {
-      // The next text that needs it tries again.
-      loading = undefined;
-      throw error;
-    },
-  ));
+const walks = new OnFirstNeed('Telegram\'s Markdown walk', async () => {
+  const { MarkdownWalk, plainLink } = await import('../../src/gateway/format/markdown-walk.js');
+  return { html: new MarkdownWalk(telegramHtml), plain: new MarkdownWalk({ ...plainText, link: plainLink }) };
+});
+
+export async function loadMarkdown(): Promise<void> {
+  await walks.load();
 }
 
 /** Whether rendering `markdown` waits for loadMarkdown() first. */
 export function needsMarkdown(markdown: string): boolean {
-  return walks === undefined && !isPlainText(markdown);
-}
-
-function loaded(): NonNullable<typeof walks> {
-  if (!walks) throw new Error('Telegram Markdown was rendered before loadMarkdown() was awaited');
-  return walks;
+  return !walks.isLoaded && !isPlainText(markdown);
 }
 
 /** Escapes text for Telegram HTML, in element content and in attribute values alike. */

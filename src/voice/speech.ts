@@ -3,29 +3,29 @@
  * answer is short and has no code), what is read aloud (the answer without its Markdown),
  * and the client of any OpenAI-compatible `/v1/audio/speech`.
  */
-import type { Lexer, Token } from 'marked';
+import type { Token } from 'marked';
 import type { SpeechFormat, VoiceReplyMode } from '../config/voice-schema.js';
 import { HobError } from '../core/errors.js';
+import { OnFirstNeed } from '../core/on-first-need.js';
 import type { SpokenDelivery } from '../core/spoken-delivery.js';
 import { EndpointError, postToEndpoint } from './endpoint.js';
 import { sniffContainer, type AudioContainer } from './formats.js';
 
 export type { SpokenDelivery };
 
-let lexer: typeof Lexer | undefined;
-
 /**
- * Loads marked's lexer, which speakableText and shouldSpeak read answers with: only once an
- * answer may be spoken (`voice.tts` set), not when hob starts (its top level builds its rules).
+ * marked's lexer, which speakableText and shouldSpeak read answers with: only once an answer may
+ * be spoken (`voice.tts` set), not when hob starts (its top level builds its rules).
  */
+const lexer = new OnFirstNeed("marked's lexer", async () => (await import('marked')).Lexer);
+
 export async function loadSpeechLexer(): Promise<void> {
-  lexer ??= (await import('marked')).Lexer;
+  await lexer.load();
 }
 
 /** The text to read aloud, or undefined when the answer should stay text (code, tables). After loadSpeechLexer(). */
 export function speakableText(markdown: string): string | undefined {
-  if (!lexer) throw new Error('an answer was read for speech before loadSpeechLexer() was awaited');
-  const tokens = new lexer({ gfm: true }).lex(markdown);
+  const tokens = new (lexer.loaded())({ gfm: true }).lex(markdown);
   const parts: string[] = [];
   if (!walk(tokens, parts)) return undefined;
   const text = parts.join('').replace(/[ \t]+/g, ' ').replace(/\s*\n\s*/g, '\n').trim();

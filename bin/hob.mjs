@@ -1,11 +1,10 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --experimental-vm-modules
+#!/usr/bin/env -S node --max-semi-space-size=8
 // Starts the bundled CLI. In a source checkout (src/ beside dist/), a dist/ that is missing
 // or older than the sources or the build script (after `npm install --ignore-scripts`, a
 // `git pull` or an edit) is built first; when that cannot be done, one line says what to run.
-// dist/ loads through code-cache.mjs, which keeps what V8 compiled between starts in
-// dist/.code-cache (or HOB_CODE_CACHE_DIR); `--experimental-vm-modules` gives it
-// vm.SourceTextModule, and without it, with `--enable-source-maps` or with HOB_CODE_CACHE=0,
-// dist/ loads as node loads it.
+// dist/ runs through code-cache.mjs, which keeps what V8 compiled between starts in
+// dist/.code-cache (or HOB_CODE_CACHE_DIR); with `--enable-source-maps` or with
+// HOB_CODE_CACHE=0, dist/ loads as node loads it.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -3,13 +3,15 @@
 // which takes about a third off `hob ask`'s start. Only better-sqlite3's native addon is loaded
 // from node_modules (src/core/sqlite-addon.ts); channel SDKs sit in split chunks that load only
 // when their channel is configured; the PostgreSQL store's worker thread is a second entry point.
-// Beside them, the SQLite file a new store starts as (scripts/new-store.mjs).
+// Beside them, the SQLite file a new store starts as (scripts/new-store.mjs), and in dist/script/
+// each chunk again as a script, which the bin runs (scripts/script-form.mjs).
 import { renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { IMPORT_BANNER, routeDynamicImports } from './dynamic-imports.mjs';
 import { writeNewStore } from './new-store.mjs';
+import { writeScriptForms } from './script-form.mjs';
 import { fdirBundledPicomatch, laterLibraryParts, onePackageCopy, oneWrapPerLibrary, zodEnglishOnly, zodLazyInitializers } from './bundle-plugins.mjs';
 
 /** The entry points of dist/; a Worker loads a file, so the PostgreSQL worker is one of them. */
@@ -54,8 +56,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   // Chunk names carry content hashes, so each build starts from an empty folder; it is built
   // beside dist/ and swapped in, so dist/ is never seen half-written.
   const staging = `dist.${process.pid}`;
-  await build(bundleOptions(ENTRY_POINTS, staging));
+  const options = bundleOptions(ENTRY_POINTS, staging);
+  await build(options);
   await routeDynamicImports(staging);
+  await writeScriptForms(staging, options.banner.js);
   await writeNewStore(staging);
   rmSync('dist', { recursive: true, force: true });
   renameSync(staging, 'dist');

@@ -1,9 +1,8 @@
-// Routes every `import()` of dist/ through `__hobI`, which bin/code-cache.mjs provides: a
-// module node 20 compiled from a code cache cannot run `import()` itself (the cache carries the
-// first process's key for node's per-module import callback, and the call fails with "A dynamic
-// import callback was not specified"). Where the loader is not there (node without
-// --experimental-vm-modules, the PostgreSQL worker, a test that imports dist/cli.js), `__hobI`
-// is the chunk's own `import()`, as before.
+// Routes every `import()` of dist/ through `__hobI`. In a chunk's script form
+// (scripts/script-form.mjs), which bin/code-cache.mjs runs, `__hobI` is the loader's: it runs
+// the imported chunk's script form (a script has no `import()` of its own that could). Where
+// node's own loader runs the ES modules (`--enable-source-maps`, HOB_CODE_CACHE=0, the
+// PostgreSQL worker, a test that imports dist/cli.js), `__hobI` is the chunk's own `import()`.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init, parse } from 'es-module-lexer';

@@ -154,11 +154,6 @@ storeCommand
     runStoreMigrate(config, url, flags, path);
   });
 
-// What the chat channels add (a channel's own terminal commands), from the registry alone:
-// the config's reader (YAML and hob's whole schema) loads only for a command that reads it,
-// so `hob --help` does without.
-const { CHANNELS } = await import('../../adapters/index.js');
-(await import('./channel-commands.js')).addChannelCommands(program, CHANNELS, readConfig);
 
 /** The config named by `--config` (or found in the usual places). */
 async function readConfig() {
@@ -174,5 +169,10 @@ async function loadApp(channel: string) {
 
 /** Parses `argv` (as process.argv: node, the script, then hob's arguments) and runs its command. */
 export async function runProgram(argv: string[]): Promise<void> {
+  // What the chat channels add (a channel's own terminal commands), from the registry alone:
+  // the config's reader (YAML and hob's whole schema) loads only for a command that reads it,
+  // so `hob --help` does without.
+  const [{ CHANNELS }, { addChannelCommands }] = await Promise.all([import('../../adapters/index.js'), import('./channel-commands.js')]);
+  addChannelCommands(program, CHANNELS, readConfig);
   await program.parseAsync(argv);
 }

@@ -1,9 +1,10 @@
 /**
- * bin/code-cache.mjs loads dist/ through vm.SourceTextModule and keeps what V8 compiled
- * between starts. What a person notices is only that hob starts sooner: a build loaded through
- * it does what node's own loader makes of it, on the first start and on those that read the
- * caches, and no cache (damaged, from other flags, from a file since edited) changes that. A
- * cache V8 refuses is written again, so "the caches stay as they were" below says V8 took them.
+ * bin/code-cache.mjs runs dist/'s script forms (scripts/script-form.mjs) as vm.Script and keeps
+ * what V8 compiled between starts, the functions a start ran included. What a person notices is
+ * only that hob starts sooner: a build run through it does what node's own loader makes of its
+ * modules, on the first start and on those that read the caches, and no cache (damaged, from
+ * other flags, from a file since edited) changes that. A cache V8 refuses is written again, so
+ * "the caches stay as they were" below says V8 took them.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleOptions } from '../../scripts/build.mjs';
 import { routeDynamicImports } from '../../scripts/dynamic-imports.mjs';
+import { writeScriptForms } from '../../scripts/script-form.mjs';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { dmOf, startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
@@ -22,55 +24,67 @@ import { tempDir } from '../support/temp-dirs.js';
 const LOADER = join(import.meta.dirname, '../../bin/code-cache.mjs');
 const BANNER = String((bundleOptions({}, 'unused').banner as { js: string }).js);
 
-/** A small dist/ as the build leaves it: the banner on each file, every import() routed. */
+/** A small dist/ as the build leaves it: the banner on each file, every import() routed, the script forms beside. */
 const FILES: Record<string, string> = {
   'cli.js': `import { shared } from './chunk-a.js';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-const awaited = await Promise.resolve('awaited');
-console.log('cli', shared(), awaited, join('a', 'b'));
-const later = await import('./later-b.js');
-console.log('later', later.name, later.url === new URL('./later-b.js', import.meta.url).href, later.dir === import.meta.dirname);
-console.log('builtin', typeof (await import('node:os')).cpus);
-console.log('text', "import('./nowhere.js')", \`import(\${'x'})\`);
-// As hob start does (src/core/steady-heap.ts): a V8 flag changed midway, noted for the loader.
-setFlagsFromString('--heap-growing-percent=50');
-(globalThis[Symbol.for('hob.v8-flags-changed')] ??= []).push(['--heap-growing-percent=50', '--heap-growing-percent=0']);
-const late = await import('./late-c.js');
-console.log('late', late.value);
+async function main() {
+  const awaited = await Promise.resolve('awaited');
+  console.log('cli', shared(), awaited, join('a', 'b'));
+  const later = await import('./later-b.js');
+  console.log('later', later.name, later.url === new URL('./later-b.js', import.meta.url).href, later.dir === import.meta.dirname, later.bump(), later.count);
+  console.log('builtin', typeof (await import('node:os')).cpus);
+  console.log('text', "import('./nowhere.js')", \`import(\${'x'})\`);
+  if (process.env.RUN_WORK) (await import('./work-d.js')).work();
+  // As hob start does (src/core/steady-heap.ts): a V8 flag changed midway, noted for the loader.
+  setFlagsFromString('--heap-growing-percent=50');
+  (globalThis[Symbol.for('hob.v8-flags-changed')] ??= []).push(['--heap-growing-percent=50', '--heap-growing-percent=0']);
+  const late = await import('./late-c.js');
+  console.log('late', late.value);
+}
+main();
 `,
   'chunk-a.js': `export function shared() { return 'shared'; }\n`,
+  // An export that changes after it was imported is read as it is now, as a module's binding is.
   'later-b.js': `import { shared } from './chunk-a.js';
 export const name = 'b+' + shared();
 export const url = import.meta.url;
 export const dir = import.meta.dirname;
+export let count = 0;
+export function bump() { count += 1; return 'bumped'; }
 `,
   // Top-level code is always in a cache: a stale one would answer C1 after the edit below.
   'late-c.js': `export const value = 'C1';\n`,
+  'work-d.js': `export function work() {
+  const steps = [1, 2, 3].map((step) => ({ step, twice: step * 2 }));
+  return steps.filter(({ twice }) => twice > 2).reduce((sum, { step }) => sum + step, 0);
+}
+`,
   'broken.js': `import './chunk-a.js';\nthrow new Error('broken at load');\n`,
   // As \`hob start\` imports its channels' SDKs: at once, the first connecting as soon as it is in.
   'together.js': `const order = [];
 const first = import('./first-sdk.js').then(() => setImmediate(() => order.push('the first one took an answer')));
 const second = import('./second-sdk.js').then((sdk) => order.push(sdk.ran));
-await Promise.all([first, second]);
-console.log(order.join(', '));
+Promise.all([first, second]).then(() => console.log(order.join(', ')));
 `,
   'first-sdk.js': `export const ready = true;\n`,
   'second-sdk.js': `export const ran = 'the second one ran';\n`,
 };
-const EXPECTED = ['cli shared awaited a/b', 'later b+shared true true', 'builtin function', "text import('./nowhere.js') import(x)", 'late C1'].join('\n');
+const EXPECTED = ['cli shared awaited a/b', 'later b+shared true true bumped 1', 'builtin function', "text import('./nowhere.js') import(x)", 'late C1'].join('\n');
 
 async function fixture(): Promise<{ dist: string; cache: string }> {
   const root = tempDir('hob-code-cache-');
   for (const [name, text] of Object.entries(FILES)) writeFileSync(join(root, name), `${BANNER}\n${text}`);
   await routeDynamicImports(root);
+  await writeScriptForms(root, BANNER);
   return { dist: root, cache: join(root, '.code-cache') };
 }
 
-/** Runs `entry` through the loader (node's flags `flags` besides the one it needs). */
-function throughLoader(entry: string, cache: string, flags: string[] = []) {
+/** Runs `entry` through the loader (with node's flags `flags`). */
+function throughLoader(entry: string, cache: string, flags: string[] = [], env: Record<string, string> = {}) {
   const script = `const { importWithCodeCache } = await import(${JSON.stringify(LOADER)}); await importWithCodeCache(process.argv[1], process.argv[2], { writeAfterMs: 0 });`;
-  return spawnSync(process.execPath, ['--experimental-vm-modules', ...flags, '--input-type=module', '-e', script, entry, cache], { encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script, entry, cache], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...env } });
 }
 
 /** Each cache file with what says whether it was written again (a new file replaces it). */
@@ -91,13 +105,35 @@ describe('dist/ loaded through the code cache', () => {
     expect(first.stderr).toBe('');
     expect(first.stdout.trim()).toBe(EXPECTED);
     const written = caches(cache);
-    // One per file the start loaded (broken.js was not), the one loaded after the flag changed too.
+    // One per file the start ran (broken.js and work-d.js it did not), the one loaded after the flag changed too.
     expect([...written.keys()].map((name) => name.split('.js.')[0]).sort()).toEqual(['chunk-a', 'cli', 'late-c', 'later-b']);
 
     const second = throughLoader(join(dist, 'cli.js'), cache);
     expect(second.stderr).toBe('');
     expect(second.stdout.trim()).toBe(EXPECTED);
     expect(caches(cache)).toEqual(written);
+  });
+
+  it('keeps compiled the functions a start ran, not only the top levels', async () => {
+    const { dist, cache } = await fixture();
+    const ran = throughLoader(join(dist, 'cli.js'), cache, [], { RUN_WORK: '1' });
+    expect(ran.stderr).toBe('');
+    const size = (dir: string) => statSync(join(dir, readdirSync(dir).find((name) => name.startsWith('work-d.js.')) as string)).size;
+    const withWork = size(cache);
+    // The same chunk run again by a start that only loads it: its cache holds the top level alone.
+    const other = join(dist, '.other-cache');
+    const loaded = throughLoader(join(dist, 'cli.js'), other, [], { RUN_WORK: '1' });
+    expect(loaded.stdout.trim()).toBe(EXPECTED);
+    const onlyLoaded = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      const vm = await import('node:vm');
+      const { readFileSync } = await import('node:fs');
+      const source = readFileSync(process.argv[1], 'utf8');
+      const script = new vm.Script(\`(function (exports, require, module, __hobMeta, __hobI) {'use strict';\\n\${source}\\n})\`, { filename: process.argv[1], lineOffset: -1 });
+      script.runInThisContext();
+      process.stdout.write(String(script.createCachedData().length));
+    `, join(dist, 'script', 'work-d.js')], { encoding: 'utf8', timeout: 30_000 });
+    expect(size(other)).toBe(withWork);
+    expect(withWork).toBeGreaterThan(Number(onlyLoaded.stdout) + 200);
   });
 
   it('starts from the source when a cache is damaged, and writes it again', async () => {
@@ -117,8 +153,9 @@ describe('dist/ loaded through the code cache', () => {
   it('runs a file edited since its cache was written as it reads now, even at the same length', async () => {
     const { dist, cache } = await fixture();
     throughLoader(join(dist, 'cli.js'), cache);
-    const late = join(dist, 'late-c.js');
-    writeFileSync(late, readFileSync(late, 'utf8').replace("'C1'", "'C2'"));
+    // The script form is what the loader runs (the build writes both).
+    const late = join(dist, 'script', 'late-c.js');
+    writeFileSync(late, readFileSync(late, 'utf8').replace('"C1"', '"C2"'));
     const later = new Date(statSync(late).mtimeMs + 5_000);
     utimesSync(late, later, later);
 

@@ -1,0 +1,69 @@
+// Writes each ES module of dist/ a second time, as a script, in dist/script/: what
+// bin/code-cache.mjs runs. Node 20 can keep V8's compiled code between starts only as a code
+// cache, and a module's cache can be made only before the module runs: it then holds the top
+// levels and none of the functions a start calls, which V8 compiled again at every start
+// (a fifth of the main thread's time until `hob start`'s first answers). A script's cache is
+// made after it ran, with every function it ran. esbuild turns each chunk's `import`s into
+// `require()`s of the chunks it names and its `export`s into getters (live, as a module's
+// bindings are), and `import.meta` into `__hobMeta`; the loader hands each script `require`,
+// `module`, `__hobMeta` and `__hobI` (scripts/dynamic-imports.mjs). Node's own loader still
+// runs the ES modules (with `--enable-source-maps`, the PostgreSQL worker, `node dist/cli.js`).
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { transform } from 'esbuild';
+
+/** Where the scripts go, inside dist/. */
+export const SCRIPT_DIR = 'script';
+
+/**
+ * Writes `dir/script/NAME.js` (and its source map, through the module's own back to src/) for
+ * each `NAME.js` of `dir` that begins with `banner` (scripts/build.mjs's), which the script
+ * form leaves out: the loader provides what it defines. A chunk that awaits at its top level
+ * cannot be a script; the build then fails naming it.
+ */
+export async function writeScriptForms(dir, banner) {
+  const out = join(dir, SCRIPT_DIR);
+  mkdirSync(out, { recursive: true });
+  const names = readdirSync(dir).filter((name) => name.endsWith('.js'));
+  await Promise.all(names.map(async (name) => {
+    const path = join(dir, name);
+    // A shebang (cli.js's) goes too. Each line left out stays as an empty one, so the module's
+    // source map still finds every line where it was.
+    const module = readFileSync(path, 'utf8');
+    const shebang = module.startsWith('#!');
+    const source = shebang ? module.slice(module.indexOf('\n') + 1) : module;
+    if (!source.startsWith(`${banner}\n`)) throw new Error(`${path}: the banner is missing (scripts/build.mjs's bundleOptions sets it)`);
+    const body = `${shebang ? '\n\n' : '\n'}${source.slice(banner.length + 1).replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '')}`;
+    // The module's map, inlined so esbuild maps the script through it.
+    const map = readOptional(`${path}.map`);
+    const input = map ? `${body}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(map).toString('base64')}\n` : body;
+    let result;
+    try {
+      result = await transform(input, {
+        format: 'cjs',
+        platform: 'node',
+        target: 'node20',
+        loader: 'js',
+        define: { 'import.meta.url': '__hobMeta.url', 'import.meta.dirname': '__hobMeta.dirname', 'import.meta.filename': '__hobMeta.filename', 'import.meta': '__hobMeta' },
+        minifyWhitespace: true,
+        sourcemap: map ? 'external' : false,
+        sourcefile: name,
+        logLevel: 'silent',
+      });
+    } catch (error) {
+      const awaits = String(error?.message).includes('Top-level await');
+      throw new Error(`${path}: ${awaits ? 'awaits at its top level, which a script cannot (bin/code-cache.mjs runs dist/ as scripts): move the await into a function' : error?.message}`);
+    }
+    writeFileSync(join(out, name), map ? `${result.code}//# sourceMappingURL=${name}.map\n` : result.code);
+    if (map) writeFileSync(join(out, `${name}.map`), result.map);
+  }));
+  return names.length;
+}
+
+function readOptional(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

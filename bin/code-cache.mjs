@@ -136,7 +136,8 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
 
   globalThis[IMPORT] = async (base, specifier, options) => {
     if (typeof specifier === 'string' && specifier.startsWith('./') && base.startsWith(distUrl) && scripts.has(specifier.slice(2))) return load(specifier.slice(2));
-    return import(specifier, options);
+    // Anything else as the chunk's own import() would take it: a relative name from the chunk's place.
+    return import(typeof specifier === 'string' && /^\.\.?\//.test(specifier) ? new URL(specifier, base).href : specifier, options);
   };
 
   const startProbe = underStartFlags(probe);

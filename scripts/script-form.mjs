@@ -16,6 +16,12 @@ import { transform } from 'esbuild';
 export const SCRIPT_DIR = 'script';
 
 /**
+ * Each script's first line: it is one function, of what bin/code-cache.mjs hands it, strict as
+ * the module was.
+ */
+export const SCRIPT_HEAD = "(function (exports, require, module, __hobMeta, __hobI) {'use strict';";
+
+/**
  * Writes `dir/script/NAME.js` (and its source map, through the module's own back to src/) for
  * each `NAME.js` of `dir` that begins with `banner` (scripts/build.mjs's), which the script
  * form leaves out: the loader provides what it defines. A chunk that awaits at its top level
@@ -54,10 +60,21 @@ export async function writeScriptForms(dir, banner) {
       const awaits = String(error?.message).includes('Top-level await');
       throw new Error(`${path}: ${awaits ? 'awaits at its top level, which a script cannot (bin/code-cache.mjs runs dist/ as scripts): move the await into a function' : error?.message}`);
     }
-    writeFileSync(join(out, name), map ? `${result.code}//# sourceMappingURL=${name}.map\n` : result.code);
-    if (map) writeFileSync(join(out, `${name}.map`), result.map);
+    // The file is the function the loader calls, so the loader compiles the file's text as it is:
+    // wrapped there, a second copy of each chunk's text stayed in memory until V8's first full
+    // collection (~1.5 MB more RSS when three channels were up). Its map moves a line down.
+    const script = `${SCRIPT_HEAD}\n${result.code}})\n`;
+    writeFileSync(join(out, name), map ? `${script}//# sourceMappingURL=${name}.map\n` : script);
+    if (map) writeFileSync(join(out, `${name}.map`), shiftedOneLine(result.map));
   }));
   return names.length;
+}
+
+/** A source map for the same code one line further down (`;` starts a line in its mappings). */
+function shiftedOneLine(map) {
+  const parsed = JSON.parse(map);
+  parsed.mappings = `;${parsed.mappings}`;
+  return JSON.stringify(parsed);
 }
 
 function readOptional(path) {

@@ -128,7 +128,7 @@ describe('dist/ loaded through the code cache', () => {
       const vm = await import('node:vm');
       const { readFileSync } = await import('node:fs');
       const source = readFileSync(process.argv[1], 'utf8');
-      const script = new vm.Script(\`(function (exports, require, module, __hobMeta, __hobI) {'use strict';\\n\${source}\\n})\`, { filename: process.argv[1], lineOffset: -1 });
+      const script = new vm.Script(source, { filename: process.argv[1] });
       script.runInThisContext();
       process.stdout.write(String(script.createCachedData().length));
     `, join(dist, 'script', 'work-d.js')], { encoding: 'utf8', timeout: 30_000 });

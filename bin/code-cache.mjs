@@ -97,6 +97,8 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
       chunk.error = error;
       throw error;
     }
+    // What esbuild's own CommonJS form marks (scripts/script-form.mjs hands out the exports unmarked).
+    if (!Object.hasOwn(module.exports, '__esModule')) Object.defineProperty(module.exports, '__esModule', { value: true });
     return module.exports;
   }
 

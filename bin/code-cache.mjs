@@ -51,6 +51,8 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
   const distUrl = pathToFileURL(`${distDir}/`).href;
   const flagsTag = fnv1a([process.version, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
   const scripts = new Set(readdirSync(scriptDir));
+  // Every chunk sits in dist/, so one require finds the packages and built-ins for all of them.
+  const nodeRequire = createRequire(entry);
   /** Each chunk compiled, by file name: its script, the chunks it requires, and once run its module (or the error it threw). */
   const chunks = new Map();
 
@@ -87,7 +89,6 @@ export async function importWithCodeCache(entry, cacheDir, { writeAfterMs = 5_00
     // import.meta is the module's: code that finds files beside its chunk finds them in dist/.
     const file = join(distDir, name);
     const meta = { url: pathToFileURL(file).href, dirname: distDir, filename: file };
-    const nodeRequire = createRequire(file);
     const require = (specifier) => (specifier.startsWith('./') ? run(specifier.slice(2)) : nodeRequire(specifier));
     require.resolve = nodeRequire.resolve;
     require.cache = nodeRequire.cache;

@@ -1,6 +1,6 @@
 import { GrammyError, type Api } from 'grammy';
 import type { AdoptedAnswer, FinalAnswer, LiveAnswer } from '../../src/gateway/channel.js';
-import { loadMarkdown, markdownToTelegramHtml, needsMarkdown, stripMarkdown } from './html.js';
+import { markdownFor, markdownToTelegramHtml, stripMarkdown } from './html.js';
 import type { TelegramLogger } from './logger.js';
 import { describeError, MAX_MESSAGE_LENGTH } from './outbound.js';
 
@@ -56,7 +56,7 @@ export class TelegramDrafts {
   /** @internal sends one draft text; says when to wait (429) or to stop trying */
   async send(place: DraftPlace, draftId: number, markdown: string): Promise<{ retryAfterMs?: number; stop?: boolean }> {
     const thread = place.threadId !== undefined ? { message_thread_id: place.threadId } : {};
-    if (needsMarkdown(markdown)) await loadMarkdown();
+    await markdownFor(markdown);
     const html = markdownToTelegramHtml(markdown);
     try {
       if (html.length <= MAX_MESSAGE_LENGTH) {

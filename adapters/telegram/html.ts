@@ -40,9 +40,9 @@ export async function loadMarkdown(): Promise<void> {
   await walks.load();
 }
 
-/** Whether rendering `markdown` waits for loadMarkdown() first. */
-export function needsMarkdown(markdown: string): boolean {
-  return !walks.isLoaded && !isPlainText(markdown);
+/** Loads the walk first when `markdown` (not sent as plain text) needs it. */
+export async function markdownFor(markdown: string, plain?: boolean): Promise<void> {
+  if (!plain && !walks.isLoaded && !isPlainText(markdown)) await walks.load();
 }
 
 /** Escapes text for Telegram HTML, in element content and in attribute values alike. */

@@ -3,7 +3,7 @@ import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import { PartialSendError, type Button, type OutboundAudio, type OutboundMessage, type SendOptions, type SentRef, type Target } from '../../src/gateway/channel.js';
 import { splitMessage, splitRendered, type RenderedChunk } from '../../src/gateway/format/split.js';
 import { sendInParts } from '../../src/gateway/send-parts.js';
-import { loadMarkdown, markdownToTelegramHtml, needsMarkdown, stripMarkdown } from './html.js';
+import { markdownFor, markdownToTelegramHtml, stripMarkdown } from './html.js';
 import type { TelegramLogger } from './logger.js';
 import { MAX_MESSAGE_LENGTH } from './capabilities.js';
 
@@ -33,7 +33,7 @@ export class TelegramOutbound {
    * retry with `skipParts` sends only the rest: the person reads each part once.
    */
   async send(target: Target, message: OutboundMessage, options: SendOptions = {}): Promise<SentRef> {
-    await markdownFor(message);
+    await walkFor(message);
     if (message.audio) return this.sendAudio(target, message, message.audio, options.onPartSent);
     if (message.file) return this.sendFile(target, message, message.file, options.skipParts ?? 0, options.onPartSent);
     const chunks = this.chunksOf(message);
@@ -55,7 +55,7 @@ export class TelegramOutbound {
   }
 
   async edit(ref: SentRef, message: OutboundMessage): Promise<void> {
-    await markdownFor(message);
+    await walkFor(message);
     const chatId = chatIdOf(ref.chatId);
     const messageId = Number(ref.messageId);
     const keyboard = keyboardExtra(message.buttons);
@@ -199,8 +199,9 @@ export class TelegramOutbound {
 }
 
 /** The Markdown walk, loaded first when the message's text (or a file's caption) needs it (html.ts). */
-async function markdownFor(message: OutboundMessage): Promise<void> {
-  if (!message.plain && (needsMarkdown(message.text) || needsMarkdown(message.file?.caption ?? ''))) await loadMarkdown();
+async function walkFor(message: OutboundMessage): Promise<void> {
+  await markdownFor(message.text, message.plain);
+  await markdownFor(message.file?.caption ?? '', message.plain);
 }
 
 /** Numeric chat ids as numbers (what Telegram sends us); `@channel` names as they are. */

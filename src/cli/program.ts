@@ -154,7 +154,6 @@ storeCommand
     runStoreMigrate(config, url, flags, path);
   });
 
-
 /** The config named by `--config` (or found in the usual places). */
 async function readConfig() {
   const { loadHobConfig } = await import('../app/channels.js');
